@@ -1,0 +1,20 @@
+"""Per-lab sessions: the pure-Python objects the browser bridge drives.
+
+``create(lab)`` imports ``swarmlab.sessions.<lab>`` and calls its ``make_session()``.
+No registry to edit: adding a lab means adding a module.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .base import Session
+
+LABS = ("swarm", "vicsek", "boids")
+
+
+def create(lab: str) -> Session:
+    if lab not in LABS:
+        raise ValueError(f"unknown lab {lab!r}; choose one of {', '.join(LABS)}")
+    module = importlib.import_module(f"{__name__}.{lab}")
+    return module.make_session()
