@@ -10,7 +10,7 @@ import importlib
 
 from .base import Session
 
-LABS = ("swarm", "vicsek", "boids")
+LABS = ("swarm", "vicsek", "boids", "demo")
 
 
 def create(lab: str) -> Session:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..params import ParamSpec, specs_to_json
+from ..params import ParamSpec, clamp, specs_to_json
 
 
 class Session:
@@ -58,6 +58,29 @@ class Session:
     def frame(self) -> np.ndarray:
         """Flat float32 array; layout documented by each lab."""
         raise NotImplementedError
+
+    # --- shared ops -------------------------------------------------------------------
+    def op_parse_query(self, query: dict) -> dict:
+        """Lenient reading of URL parameters (share links, embeds).
+
+        Returns ``{"values": {name: value}, "notices": [text, ...]}``: out-of-range
+        numbers are clamped, anything else invalid or unknown is ignored, and each
+        such case gets a short notice for the page to show.  Nothing is applied.
+        """
+        if not isinstance(query, dict):
+            raise ValueError("query must be an object of name: value")
+        names = {s.name for s in self.SPECS}
+        values, notices = {}, []
+        for key, raw in query.items():
+            if key not in names:
+                notices.append(f"ignored unknown setting {key!r}")
+                continue
+            value, notice = clamp(self.SPECS, key, raw)
+            if notice:
+                notices.append(notice)
+            if value is not None:
+                values[key] = value
+        return {"values": values, "notices": notices}
 
     # --- ops every lab provides ---------------------------------------------------
     def op_reset(self, **params: Any) -> dict:  # restart with these parameter values

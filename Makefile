@@ -1,0 +1,77 @@
+# Swarm Lab — two commands do everything:
+#   make run    vendor the runtime (verified), then serve the app and print its URL
+#   make test   create .venv, install test deps, vendor, ensure a Chromium, run all tests
+# Also: make bench, make dist, make offline, make clean.
+
+PYTHON ?= python3
+PORT ?= 8000
+VENV := .venv
+VPY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+CHROMIUM ?= $(shell command -v chromium 2>/dev/null || command -v chromium-browser 2>/dev/null)
+PYTEST_ARGS ?=
+
+.PHONY: run serve vendor test unit browser bench dist offline clean venv chromium help
+
+help:
+	@echo "make run      serve the app on http://127.0.0.1:$(PORT)/ (vendors the runtime first)"
+	@echo "make test     set everything up and run unit + browser tests"
+	@echo "make bench    benchmarks (ratios measured side by side)"
+	@echo "make dist     static site in dist/site;  make offline  single file dist/swarm-lab.html"
+	@echo "make clean    remove generated files"
+
+run: vendor
+	@$(PYTHON) tools/pyfiles.py
+	@$(PYTHON) tools/serve.py --port $(PORT)
+
+serve: run
+
+vendor:
+	@$(PYTHON) tools/vendor.py
+
+$(STAMP): pyproject.toml
+	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	@$(VPY) -m pip install -q --disable-pip-version-check --upgrade pip
+	@$(VPY) -m pip install -q --disable-pip-version-check -e '.[test,bench]'
+	@rm -f $(VENV)/.installed-*
+	@touch $@
+
+venv: $(STAMP)
+
+# Use a system Chromium when there is one ($$CHROMIUM, /usr/bin/chromium); otherwise
+# let Playwright download its own (the ordinary route on a developer's machine).
+chromium: venv
+	@if [ -n "$(CHROMIUM)" ] && [ -x "$(CHROMIUM)" ]; then \
+	  echo "chromium: using $(CHROMIUM)"; \
+	else \
+	  echo "chromium: no system Chromium found; running playwright install chromium"; \
+	  $(VPY) -m playwright install chromium; \
+	fi
+
+unit: venv
+	@$(VPY) tools/pyfiles.py
+	$(VPY) -m pytest tests/unit -q $(PYTEST_ARGS)
+
+browser: venv vendor chromium
+	@$(VPY) tools/pyfiles.py
+	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest tests/browser -q $(PYTEST_ARGS)
+
+test: venv vendor chromium
+	@$(VPY) tools/pyfiles.py
+	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest -q $(PYTEST_ARGS)
+
+bench: venv vendor chromium
+	@mkdir -p dist/bench
+	CHROMIUM=$(CHROMIUM) $(VPY) -m tools.bench
+
+dist: vendor
+	@$(PYTHON) tools/pyfiles.py
+	@$(PYTHON) tools/build_dist.py
+
+offline: vendor
+	@$(PYTHON) tools/pyfiles.py
+	@$(PYTHON) tools/build_offline.py
+
+clean:
+	rm -rf assets/vendor dist node_modules $(VENV) .pytest_cache tests/browser/screenshots
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

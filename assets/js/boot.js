@@ -1,0 +1,276 @@
+/* Swarm Lab boot supervisor (a classic script, so it runs even where modules cannot).
+ *
+ * It owns the loading overlay and the error panel, and it is the only place that
+ * decides the page has failed to start.  Everything it learns comes from:
+ *   - a fetch wrapper that measures bytes of the runtime files as they arrive
+ *     (real progress) and notices failed downloads of our own files;
+ *   - window "error" / "unhandledrejection" events and PyScript's error output;
+ *   - calls from Python (app/main.py): SwarmBoot.stage(), .fail(), .ready().
+ *
+ * The page never goes blank: any failure shows what failed and what to try.
+ */
+(function () {
+  "use strict";
+
+  // Approximate sizes (bytes) of what each stage downloads; real Content-Length wins.
+  const FILES = {
+    "pyodide.asm.wasm": { stage: "runtime", size: 10105545 },
+    "python_stdlib.zip": { stage: "runtime", size: 2360737 },
+    "pyodide-lock.json": { stage: "runtime", size: 112205 },
+    "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl": { stage: "numpy", size: 3061133 },
+  };
+  const STAGES = [
+    { id: "runtime", label: "Python runtime" },
+    { id: "numpy", label: "numpy" },
+    { id: "engine", label: "Swarm Lab engine" },
+  ];
+  const STALL_MS = 45000; // no progress for this long: say so, with what to try
+
+  const state = {
+    stage: "runtime",
+    loaded: {},
+    total: {},
+    failed: false,
+    done: false,
+    errors: [],
+    lastProgress: Date.now(),
+    readyCallbacks: [],
+    started: (typeof performance !== "undefined" ? performance.now() : 0),
+  };
+  const $ = (id) => document.getElementById(id);
+  // Opened as a plain file (not the single-file build): modules and fetch are blocked,
+  // so every other failure is a consequence of this one; explain this one only.
+  const FILE_MODE = location.protocol === "file:" && !window.SWARMLAB_SINGLE_FILE;
+  const FILE_WHAT = "this page was opened as a file";
+
+  function fileKey(url) {
+    try {
+      const name = String(url).split("?")[0].split("#")[0].split("/").pop();
+      return Object.prototype.hasOwnProperty.call(FILES, name) ? name : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function render() {
+    const overlay = $("boot-overlay");
+    if (!overlay || state.done || state.failed) return;
+    let loaded = 0, total = 0;
+    for (const name in FILES) {
+      total += state.total[name] || FILES[name].size;
+      loaded += Math.min(state.loaded[name] || 0, state.total[name] || FILES[name].size);
+    }
+    // Downloads are ~85% of the wait; the rest is compiling and importing.
+    let frac = 0.85 * (loaded / total);
+    const idx = STAGES.findIndex((s) => s.id === state.stage);
+    if (state.stage === "engine") frac = Math.max(frac, 0.92);
+    const bar = $("boot-progress");
+    if (bar) {
+      bar.value = Math.round(frac * 100);
+      bar.setAttribute("aria-valuetext", `${Math.round(frac * 100)}%`);
+    }
+    const list = $("boot-stages");
+    if (list) {
+      STAGES.forEach((s, i) => {
+        const li = list.querySelector(`[data-stage="${s.id}"]`);
+        if (!li) return;
+        li.classList.toggle("done", i < idx);
+        li.classList.toggle("active", i === idx);
+        let extra = "";
+        if (s.id !== "engine") {
+          let l = 0, t = 0;
+          for (const name in FILES) {
+            if (FILES[name].stage !== s.id) continue;
+            t += state.total[name] || FILES[name].size;
+            l += state.loaded[name] || 0;
+          }
+          extra = ` · ${(l / 1e6).toFixed(1)} of ${(t / 1e6).toFixed(1)} MB`;
+        }
+        const span = li.querySelector(".detail");
+        if (span) span.textContent = i < idx ? " · done" : extra;
+      });
+    }
+  }
+
+  function stage(id, detail) {
+    if (state.failed || state.done) return;
+    state.stage = id;
+    state.lastProgress = Date.now();
+    const msg = $("boot-message");
+    if (msg && detail) msg.textContent = detail;
+    render();
+  }
+
+  function fail(what, detail, hint) {
+    if (FILE_MODE && what !== FILE_WHAT) return;
+    if (state.failed || state.done) {
+      if (state.done) console.error("[swarmlab]", what, detail);
+      return;
+    }
+    state.failed = true;
+    const overlay = $("boot-overlay");
+    if (overlay) overlay.hidden = true;
+    const panel = $("boot-error");
+    if (!panel) {
+      document.body.textContent = `Swarm Lab could not start: ${what}. ${detail || ""}`;
+      return;
+    }
+    $("boot-error-what").textContent = what;
+    $("boot-error-hint").textContent = hint || defaultHint();
+    const pre = $("boot-error-detail");
+    const details = [detail].concat(state.errors).filter(Boolean).join("\n\n");
+    pre.textContent = details || "(no further detail)";
+    panel.hidden = false;
+    document.documentElement.classList.add("boot-failed");
+    try { window.dispatchEvent(new CustomEvent("swarmlab:boot-failed", { detail: { what, detail } })); } catch (e) { /* old browser */ }
+  }
+
+  function defaultHint() {
+    return "Reload the page. If it fails again, try a current Chrome, Edge, Firefox or Safari; " +
+      "if you run your own copy, run `make run` again (it re-checks the downloaded runtime).";
+  }
+
+  function ready() {
+    if (state.failed) return;
+    state.done = true;
+    const overlay = $("boot-overlay");
+    if (overlay) overlay.hidden = true;
+    document.documentElement.classList.add("booted");
+    const ms = (typeof performance !== "undefined" ? performance.now() : 0) - state.started;
+    window.SwarmBoot.bootMs = ms;
+    const cbs = state.readyCallbacks.splice(0);
+    cbs.forEach((cb) => { try { cb(); } catch (e) { console.error(e); } });
+  }
+
+  function whenReady() {
+    return new Promise((resolve, reject) => {
+      if (state.done) return resolve();
+      state.readyCallbacks.push(resolve);
+      window.addEventListener("swarmlab:boot-failed", () => reject(new Error("boot failed")), { once: true });
+    });
+  }
+
+  // --- fetch wrapper: progress for runtime files, clear failures for our own files ---
+  const realFetch = window.fetch ? window.fetch.bind(window) : null;
+  function sameOrigin(url) {
+    try { return new URL(url, location.href).origin === location.origin; } catch (e) { return false; }
+  }
+  if (realFetch) {
+    window.fetch = async function (input, init) {
+      const url = typeof input === "string" ? input : (input && input.url) || String(input);
+      const key = fileKey(url);
+      let response;
+      try {
+        response = await realFetch(input, init);
+      } catch (err) {
+        if (!state.done && (key || sameOrigin(url))) {
+          fail(`could not download ${shortName(url)}`, String(err && err.message || err),
+            "Check your connection to the site that serves Swarm Lab and reload.");
+        }
+        throw err;
+      }
+      if (!response.ok && !state.done && (key || sameOrigin(url)) && !/\.py$/.test(url.split("?")[0]) ) {
+        fail(`could not download ${shortName(url)} (HTTP ${response.status})`,
+          `${url} answered ${response.status} ${response.statusText}`,
+          "The copy of Swarm Lab on this site is incomplete. If you host it, run `make dist` (or `make run` locally) again; otherwise tell your teacher.");
+        return response;
+      }
+      if (!response.ok && !state.done && /\.py$/.test(url.split("?")[0])) {
+        fail(`could not load the engine file ${shortName(url)} (HTTP ${response.status})`, url,
+          "The Swarm Lab engine files are missing on this site; re-deploy the whole folder.");
+        return response;
+      }
+      if (!key || !response.body || state.done) return response;
+      const len = Number(response.headers.get("Content-Length")) || FILES[key].size;
+      state.total[key] = len;
+      state.loaded[key] = 0;
+      const reader = response.body.getReader();
+      const counted = new ReadableStream({
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (done) { controller.close(); return; }
+          state.loaded[key] += value.byteLength;
+          state.lastProgress = Date.now();
+          render();
+          controller.enqueue(value);
+        },
+        cancel(reason) { return reader.cancel(reason); },
+      });
+      if (FILES[key].stage === "numpy") stage("numpy", "Downloading numpy…");
+      return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
+    };
+  }
+
+  function shortName(url) {
+    return String(url).split("?")[0].split("/").pop() || String(url);
+  }
+
+  // --- errors from anywhere during boot ---
+  function record(msg) {
+    if (!msg) return;
+    state.errors.push(String(msg).slice(0, 2000));
+  }
+  window.addEventListener("error", (ev) => {
+    if (state.done) return;
+    record(ev.message || (ev.error && ev.error.stack));
+    // A module or script element that failed to load fires a non-bubbling error; catch it here.
+    const t = ev.target;
+    if (t && t !== window && (t.src || t.href)) {
+      fail(`could not load ${shortName(t.src || t.href)}`, t.src || t.href,
+        "A file of the app is missing or blocked. Reload; if you host Swarm Lab, re-deploy the whole folder.");
+    }
+  }, true);
+  window.addEventListener("unhandledrejection", (ev) => {
+    if (state.done) return;
+    const r = ev.reason;
+    record((r && (r.stack || r.message)) || String(r));
+    fail("the Python runtime did not start", (r && r.message) || String(r));
+  });
+  // PyScript reports Python errors through console.error during boot.
+  const realError = console.error.bind(console);
+  console.error = function (...args) {
+    if (!state.done && !state.failed) {
+      const text = args.map((a) => (a && a.stack) || String(a)).join(" ");
+      record(text);
+      if (/Traceback|PythonError|Error:|PY\d{4}/.test(text)) {
+        fail("Python raised an error while starting", text);
+      }
+    }
+    realError(...args);
+  };
+  window.addEventListener("py:progress", (ev) => {
+    const d = String(ev.detail || "");
+    state.lastProgress = Date.now();
+    if (/numpy/i.test(d)) stage("numpy", d.replace(/^Load/, "Load") + "…");
+    else if (/Loaded Pyodide/.test(d)) stage("engine", "Starting the engine…");
+    const msg = $("boot-message");
+    if (msg && d && !state.failed) msg.textContent = d;
+  });
+
+  // --- watchdog: a stalled boot says so instead of spinning forever ---
+  setInterval(() => {
+    if (state.done || state.failed) return;
+    if (Date.now() - state.lastProgress > STALL_MS) {
+      fail("loading stalled", `No progress for ${Math.round(STALL_MS / 1000)} s while loading the ${state.stage}.`,
+        "Your connection may be slow or the browser may block WebAssembly. Reload; if this repeats, try another browser.");
+    }
+  }, 2000);
+
+  // --- file:// without the single-file build: explain instead of failing cryptically ---
+  function checkFileProtocol() {
+    if (FILE_MODE) {
+      fail(FILE_WHAT,
+        `Browsers do not let a page opened from a folder (${location.pathname.split("/").pop() || "index.html"}) load the Python runtime it needs.`,
+        "Open the single-file version instead (swarm-lab.html, built with `make offline`), which works with a double-click and no network; or serve this folder with `make run` and open the address it prints.");
+      return true;
+    }
+    return false;
+  }
+
+  window.SwarmBoot = { stage, fail, ready, whenReady, state, bootMs: null };
+  document.addEventListener("DOMContentLoaded", () => {
+    if (!checkFileProtocol()) render();
+    const retry = $("boot-error-retry");
+    if (retry) retry.addEventListener("click", () => location.reload());
+  });
+})();

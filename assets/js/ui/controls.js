@@ -1,0 +1,137 @@
+// Build HTML controls from the engine's parameter specs.
+//
+// A spec row is {name, default, label, kind, min, max, step, unit, help, choices, group, advanced}
+// (app/swarmlab/params.py).  Every control gets a visible <label>, an accessible
+// name, and an <output> that shows the value with its unit.  Changes go through
+// `apply(name, value)`, which must return {ok: true} or {ok: false, error}; on an
+// error the control snaps back to its last good value and shows the message, so
+// bad input never loses state.
+
+let uid = 0;
+
+export function formatValue(spec, value) {
+  if (spec.kind === "bool") return value ? "on" : "off";
+  if (spec.kind === "choice") return String(value);
+  const step = Number(spec.step) || 1;
+  const decimals = Math.max(0, Math.min(4, Math.ceil(-Math.log10(step) - 1e-9)));
+  const text = Number(value).toFixed(spec.kind === "int" ? 0 : decimals);
+  return spec.unit ? `${text} ${spec.unit}` : text;
+}
+
+/**
+ * @param {HTMLElement} container  where to append the rows
+ * @param {Array} specs             spec rows, in display order
+ * @param {object} opts
+ *   values: {name: value}          initial values (defaults otherwise)
+ *   apply(name, value)             -> {ok, error?}
+ *   only: [names]                  build only these (in this order)
+ *   labels: {name: text}           override labels (e.g. shorter on the page)
+ *   onError(message)               optional extra reporting
+ */
+export function buildControls(container, specs, opts = {}) {
+  const byName = new Map(specs.map((s) => [s.name, s]));
+  const names = opts.only || specs.map((s) => s.name);
+  const values = { ...Object.fromEntries(specs.map((s) => [s.name, s.default])), ...(opts.values || {}) };
+  const rows = new Map();
+
+  for (const name of names) {
+    const spec = byName.get(name);
+    if (!spec) throw new Error(`no parameter spec named ${name}`);
+    const id = `ctl-${name}-${++uid}`;
+    const row = document.createElement("div");
+    row.className = `ctl ctl-${spec.kind}`;
+    row.dataset.param = name;
+    const label = document.createElement("label");
+    label.htmlFor = id;
+    label.textContent = (opts.labels && opts.labels[name]) || spec.label;
+    let input;
+    const output = document.createElement("output");
+    output.htmlFor = id;
+
+    if (spec.kind === "bool") {
+      input = document.createElement("input");
+      input.type = "checkbox";
+      input.checked = Boolean(values[name]);
+      row.append(input, label);
+    } else if (spec.kind === "choice") {
+      input = document.createElement("select");
+      for (const c of spec.choices) {
+        const o = document.createElement("option");
+        o.value = c;
+        o.textContent = (opts.choiceLabels && opts.choiceLabels[name] && opts.choiceLabels[name][c]) || c;
+        input.append(o);
+      }
+      input.value = values[name];
+      row.append(label, input);
+    } else {
+      input = document.createElement("input");
+      input.type = "range";
+      input.min = spec.min;
+      input.max = spec.max;
+      input.step = spec.step || (spec.kind === "int" ? 1 : "any");
+      input.value = values[name];
+      row.append(label, output, input);
+      output.textContent = formatValue(spec, values[name]);
+    }
+    input.id = id;
+    input.name = name;
+    if (spec.help) {
+      const help = document.createElement("p");
+      help.className = "help";
+      help.id = `${id}-help`;
+      help.textContent = spec.help;
+      input.setAttribute("aria-describedby", help.id);
+      row.append(help);
+    }
+
+    const read = () => {
+      if (spec.kind === "bool") return input.checked;
+      if (spec.kind === "choice") return input.value;
+      return spec.kind === "int" ? parseInt(input.value, 10) : parseFloat(input.value);
+    };
+    const show = (v) => {
+      if (spec.kind === "bool") input.checked = Boolean(v);
+      else input.value = v;
+      if (spec.kind !== "bool" && spec.kind !== "choice") output.textContent = formatValue(spec, v);
+      input.setAttribute("aria-valuetext", formatValue(spec, v));
+    };
+    show(values[name]);
+
+    const commit = () => {
+      const v = read();
+      const result = opts.apply ? opts.apply(name, v) : { ok: true };
+      if (result && result.ok === false) {
+        row.classList.add("invalid");
+        show(values[name]);
+        row.title = result.error;
+        if (opts.onError) opts.onError(result.error);
+        return;
+      }
+      row.classList.remove("invalid");
+      row.title = "";
+      values[name] = v;
+      show(v);
+    };
+    // Sliders apply live while dragging; selects and checkboxes on change.
+    if (input.type === "range") {
+      input.addEventListener("input", () => { output.textContent = formatValue(spec, read()); commit(); });
+    } else {
+      input.addEventListener("change", commit);
+    }
+    rows.set(name, { row, input, spec, show });
+    container.append(row);
+  }
+
+  return {
+    rows,
+    /** Set a control's shown value without calling apply (e.g. after a reset). */
+    set(name, value) {
+      const r = rows.get(name);
+      if (!r) return;
+      values[name] = value;
+      r.show(value);
+    },
+    get(name) { return values[name]; },
+    values() { return { ...values }; },
+  };
+}

@@ -1,0 +1,32 @@
+"""Helpers for browser tests (import with `from browserlib import ...`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "tests" / "browser" / "screenshots"
+BOOT_TIMEOUT_MS = 90_000
+
+
+def wait_ready(page, timeout=BOOT_TIMEOUT_MS):
+    """Wait until the active lab is mounted (or the boot failed: then fail with the panel text)."""
+    page.wait_for_function(
+        "document.documentElement.classList.contains('lab-ready') || document.documentElement.classList.contains('boot-failed')",
+        timeout=timeout,
+    )
+    if page.evaluate("document.documentElement.classList.contains('boot-failed')"):
+        what = page.inner_text("#boot-error")
+        raise AssertionError(f"boot failed: {what}")
+
+
+def engine_call(page, lab: str, method: str, args: dict | None = None):
+    """Call the Python session from the test, through the same bridge the page uses."""
+    return page.evaluate("([lab, m, a]) => window.swarmlab.engine.call(lab, m, a)", [lab, method, args or {}])
+
+
+def screenshot(page, name: str):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

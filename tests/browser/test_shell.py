@@ -1,0 +1,92 @@
+"""The app shell in a real Chromium: boot, no outside requests, errors shown, tab links."""
+
+from __future__ import annotations
+
+from browserlib import ROOT, screenshot, wait_ready
+
+
+def canvas_png(page) -> bytes:
+    return page.locator("section.lab:not([hidden]) canvas").first.screenshot()
+
+
+def test_boot_imports_numpy_and_draws(page, server):
+    page.goto(f"{server}/?lab=swarm")
+    wait_ready(page)
+    info = page.evaluate("JSON.parse(window.swarmlabBridge.info())")
+    assert info["numpy"] == "2.0.2"
+    assert info["python"].startswith("3.12")
+    # The JS -> Python -> canvas loop runs: the stage changes between two shots.
+    a = canvas_png(page)
+    page.wait_for_timeout(700)
+    b = canvas_png(page)
+    assert a != b, "the stage canvas did not change while running"
+    assert page.is_hidden("#boot-overlay")
+
+
+def test_no_outside_requests_and_no_console_errors(page, server):
+    page.goto(f"{server}/?lab=swarm")
+    wait_ready(page)
+    page.wait_for_timeout(10_000)  # ten seconds of running
+    assert page.rec.outside_requests() == []
+    assert page.rec.page_errors == []
+    assert page.rec.console_errors == []
+    # No CDN or font host anywhere in what we serve.
+    for rel in ("index.html", "pyscript.toml", "assets/css/app.css"):
+        text = (ROOT / rel).read_text()
+        assert "cdn." not in text and "fonts.googleapis" not in text, rel
+
+
+def test_missing_numpy_wheel_shows_error_panel(page, server):
+    page.route("**/numpy-2.0.2-*.whl", lambda route: route.fulfill(status=404, body="gone"))
+    page.goto(f"{server}/?lab=swarm")
+    page.wait_for_selector("#boot-error:not([hidden])", timeout=60_000)
+    text = page.inner_text("#boot-error")
+    assert "could not download numpy-2.0.2" in text
+    assert "What to try" in text
+    assert page.is_hidden("#boot-overlay")
+    screenshot(page, "boot-error-desktop")
+
+
+def test_missing_runtime_wasm_shows_error_panel(page, server):
+    page.route("**/pyodide.asm.wasm", lambda route: route.abort())
+    page.goto(f"{server}/?lab=swarm")
+    page.wait_for_selector("#boot-error:not([hidden])", timeout=60_000)
+    assert "pyodide.asm.wasm" in page.inner_text("#boot-error-what")
+
+
+def test_python_error_during_boot_shows_error_panel(page, server):
+    broken = "raise RuntimeError('engine exploded on purpose')\n"
+    page.route("**/app/swarmlab/__init__.py", lambda route: route.fulfill(status=200, body=broken,
+                                                                          content_type="text/x-python"))
+    page.goto(f"{server}/?lab=swarm")
+    page.wait_for_selector("#boot-error:not([hidden])", timeout=60_000)
+    assert "engine" in page.inner_text("#boot-error-what")
+    assert "engine exploded on purpose" in page.text_content("#boot-error-detail")
+
+
+def test_lab_query_selects_tab(page, server):
+    page.goto(f"{server}/?lab=vicsek")
+    assert page.get_attribute("#tab-vicsek", "aria-selected") == "true"
+    assert page.get_attribute("#tab-swarm", "aria-selected") == "false"
+    assert page.is_visible("#lab-vicsek") or page.locator("#lab-vicsek").get_attribute("hidden") is None
+    wait_ready(page)
+    assert page.evaluate("window.swarmlab.active") == "vicsek"
+    # Clicking another tab switches without reloading and updates the address.
+    page.click("#tab-boids")
+    page.wait_for_function("new URLSearchParams(location.search).get('lab') === 'boids'")
+    assert page.get_attribute("#tab-boids", "aria-selected") == "true"
+
+
+def test_unknown_lab_gives_notice(page, server):
+    page.goto(f"{server}/?lab=nonsense")
+    wait_ready(page)
+    assert "no lab called" in page.inner_text("#notices")
+    assert page.get_attribute("#tab-swarm", "aria-selected") == "true"
+
+
+def test_plain_index_from_file_explains_itself(page, tmp_path):
+    page.goto((ROOT / "index.html").as_uri())
+    page.wait_for_selector("#boot-error:not([hidden])", timeout=15_000)
+    text = page.inner_text("#boot-error")
+    assert "opened as a file" in text
+    assert "make run" in text and "swarm-lab.html" in text

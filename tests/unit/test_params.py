@@ -1,0 +1,88 @@
+"""One validation path for every parameter: clear errors, nothing half-applied."""
+
+import json
+import math
+
+import pytest
+
+from swarmlab.params import ParamSpec, clamp, defaults, specs_to_json, validate, validate_many
+from swarmlab.sessions.base import Session
+
+SPECS = (
+    ParamSpec("speed", 10.0, "Speed", min=1, max=30, step=0.5, unit="lengths/s"),
+    ParamSpec("k", 7, "Neighbours", kind="int", min=1, max=20, step=1),
+    ParamSpec("align_on", True, "Alignment", kind="bool"),
+    ParamSpec("mode", "range", "Mode", kind="choice", choices=("range", "nearest")),
+)
+
+
+@pytest.mark.parametrize("name,raw,want", [
+    ("speed", 12, 12.0), ("speed", "12.5", 12.5), ("k", "3", 3), ("k", 4.0, 4),
+    ("align_on", "off", False), ("align_on", True, True), ("align_on", 1, True),
+    ("mode", "nearest", "nearest"),
+])
+def test_valid_values_are_coerced(name, raw, want):
+    got = validate(SPECS, name, raw)
+    assert got == want and type(got) is type(want)
+
+
+@pytest.mark.parametrize("name,raw,fragment", [
+    ("speed", float("nan"), "finite"), ("speed", math.inf, "finite"), ("speed", "fast", "number"),
+    ("speed", 31, "[1, 30]"), ("speed", True, "number"), ("k", 2.5, "whole"), ("k", 0, "[1, 20]"),
+    ("align_on", "maybe", "on/off"), ("mode", "swarm", "range, nearest"), ("nope", 1, "unknown parameter"),
+    ("speed", None, "number"),
+])
+def test_invalid_values_name_the_parameter_and_range(name, raw, fragment):
+    with pytest.raises(ValueError) as exc:
+        validate(SPECS, name, raw)
+    assert name in str(exc.value) and fragment in str(exc.value)
+
+
+def test_validate_many_is_all_or_nothing():
+    with pytest.raises(ValueError):
+        validate_many(SPECS, {"speed": 5, "k": -1})
+    assert validate_many(SPECS, {"speed": 5, "k": 2}) == {"speed": 5.0, "k": 2}
+
+
+def test_clamp_for_urls():
+    assert clamp(SPECS, "speed", "99") == (30, "speed was out of range and was set to 30")
+    v, note = clamp(SPECS, "speed", "nan")
+    assert v is None and "ignored" in note
+    assert clamp(SPECS, "k", "5") == (5, None)
+
+
+def test_specs_json_round_trip():
+    rows = json.loads(json.dumps(specs_to_json(SPECS)))
+    assert [r["name"] for r in rows] == ["speed", "k", "align_on", "mode"]
+    assert rows[0]["unit"] == "lengths/s" and rows[3]["choices"] == ["range", "nearest"]
+    assert defaults(SPECS)["k"] == 7
+
+
+class Toy(Session):
+    lab = "toy"
+    SPECS = SPECS
+
+    def __init__(self):
+        self.speed = 10.0
+
+    def op_set(self, name, value):
+        v = validate(self.SPECS, name, value)
+        self.speed = v
+        return {"speed": self.speed}
+
+
+def test_session_call_reports_errors_and_keeps_state():
+    s = Toy()
+    assert json.loads(s.call("set", json.dumps({"name": "speed", "value": 3}))) == {"speed": 3.0}
+    out = json.loads(s.call("set", json.dumps({"name": "speed", "value": "NaN"})))
+    assert "speed" in out["error"] and s.speed == 3.0
+    assert "unknown method" in json.loads(s.call("explode"))["error"]
+    assert "not valid JSON" in json.loads(s.call("set", "{oops"))["error"]
+    assert "error" in json.loads(s.call("set", json.dumps({"nam": "speed"})))
+
+
+def test_parse_query_clamps_and_reports():
+    s = Toy()
+    out = s.op_parse_query({"speed": "100", "k": "3", "mode": "bogus", "colour": "red"})
+    assert out["values"] == {"speed": 30, "k": 3}
+    assert len(out["notices"]) == 3
