@@ -6,6 +6,7 @@
 // ctx = { engine, lab, params, notify, reducedMotion, embed, setQuery }
 
 import { Engine } from "./engine.js";
+import "./embed.js";
 
 const LABS = ["swarm", "vicsek", "boids"];
 const params = new URLSearchParams(location.search);

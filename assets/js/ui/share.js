@@ -1,0 +1,60 @@
+// Shareable state: read settings from the page URL and build "Copy link" URLs.
+//
+// The URL carries the lab, the sample/seed and every non-default setting, e.g.
+//   ?lab=swarm&sample=7&align=0&mode=nearest&k=7
+// Opening it reproduces the run from its restart with those settings.  Reading is
+// lenient and goes through the engine's own specs (session.op_parse_query):
+// out-of-range numbers are clamped, unknown or malformed values are ignored, and
+// each case produces a notice the page shows.  Nothing ever blanks the page.
+
+/** Query keys that belong to the shell, not to a lab's parameters. */
+export const SHELL_KEYS = new Set(["lab", "embed", "trial", "controls"]);
+
+/** Settings for `lab` found in `params` (URLSearchParams): {values, notices}. */
+export function readQuery(engine, lab, params) {
+  const query = {};
+  for (const [k, v] of params.entries()) if (!SHELL_KEYS.has(k)) query[k] = v;
+  if (Object.keys(query).length === 0) return { values: {}, notices: [] };
+  const res = engine.tryCall(lab, "parse_query", { query });
+  if (!res.ok) return { values: {}, notices: [res.error] };
+  return res.value;
+}
+
+function encode(spec, value) {
+  if (spec.kind === "bool") return value ? "1" : "0";
+  if (spec.kind === "float") return String(Math.round(Number(value) * 1e6) / 1e6);
+  return String(value);
+}
+
+/**
+ * A full URL for the current page that opens `lab` with `values`.
+ * Only settings that differ from their spec default are written.
+ * `extra` adds shell keys (e.g. {trial: "passage"}).
+ */
+export function shareUrl(lab, values, specs, extra = {}) {
+  const q = new URLSearchParams();
+  q.set("lab", lab);
+  for (const [k, v] of Object.entries(extra)) if (v !== null && v !== undefined) q.set(k, String(v));
+  for (const spec of specs) {
+    if (!(spec.name in values)) continue;
+    const v = values[spec.name];
+    const differs = spec.kind === "float" || spec.kind === "int"
+      ? Math.abs(Number(v) - Number(spec.default)) > 1e-12
+      : v !== spec.default;
+    if (differs) q.set(spec.name, encode(spec, v));
+  }
+  const keep = new URLSearchParams(location.search);
+  if (keep.get("embed") === "1") q.set("embed", "1");
+  return `${location.origin === "null" ? "" : location.origin}${location.pathname}?${q.toString()}`;
+}
+
+/** Copy `url` to the clipboard; falls back to a prompt. Reports through `notify`. */
+export async function copyLink(url, notify) {
+  try {
+    await navigator.clipboard.writeText(url);
+    notify && notify("Link copied. Opening it replays this run from its start with the same settings.");
+  } catch (err) {
+    window.prompt("Copy this link:", url);
+  }
+  return url;
+}
