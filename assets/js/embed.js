@@ -1,0 +1,1 @@
+// Embedding support (see tools/build docs); filled in by the deploy work.
