@@ -48,7 +48,7 @@ chromium: venv
 	  $(VPY) -m playwright install chromium; \
 	fi
 
-unit: venv
+unit: venv vendor
 	@$(VPY) tools/pyfiles.py
 	$(VPY) -m pytest tests/unit -q $(PYTEST_ARGS)
 

@@ -1,20 +1,78 @@
-"""Neighbour search: public API.
+"""Neighbour search with a cell list ("grid binning"), exact and vectorised.
 
-THIS FILE IS A TEMPORARY O(N^2) REFERENCE with the final API.  It is being
-replaced by the cell-list implementation; callers must rely only on the API.
+Public API
+----------
+``neighbour_pairs(x, box, cutoff, group=None) -> Pairs``
+    All **ordered** pairs (both (i, j) and (j, i) appear), ``i != j``, with
+    periodic distance ``r <= cutoff``, sorted by ``i`` and, within one ``i``, by
+    ``(r, j)`` (nearest first, ties by id).
+``in_field_of_view(pairs, u, half_angle)``, ``k_nearest(pairs, k)``
+    Filters on a ``Pairs`` (order preserved).
+``nearest_any(x, box, group=None) -> (j, r)``
+    Nearest other agent at any distance (ring search that grows until exact).
 
-Pairs are **ordered** (both (i, j) and (j, i) appear), exclude i == j, and are
-sorted by ``i`` and, within one ``i``, by ``(r, j)`` (nearest first, ties by id).
-``d[p]`` is ``space.displacement(x[i[p]], x[j[p]])``: the vector from i to j.
+Exactness contract
+------------------
+The result is *identical* to brute force over all pairs (the oracle in
+``tests/unit/oracles.py``): same pairs, same order, and ``d[p]`` equal to
+``space.displacement(x[i[p]], x[j[p]], box)``, ``r[p] = sqrt(dx*dx + dy*dy)``.  The cell
+list is only a candidate generator; every candidate is tested with the exact
+formula.  Floating-point safety comes from two margins: cells are at least
+``cutoff * (1 + 1e-9)`` (plus a few ulps of the box) wide per stencil step, and
+the cheap squared-distance pre-filter keeps everything within that enlarged
+radius before the exact test.
+
+Units and frames: positions in model lengths in ``[0, W) x [0, H)``; every
+displacement is the minimum image from i to j (``space.displacement``).
+
+Algorithm (per call, all numpy, no Python loop over agents)
+-----------------------------------------------------------
+1. Cells of side ``>= cutoff / m`` (``m`` = ``cells_per_cutoff``); a dimension
+   less than ``2m + 1`` cells wide becomes one single cell (then that dimension
+   is searched by brute force, which keeps small boxes and ``cutoff >= L/2``
+   correct).  Replica id goes into the cell key: ``key = g * ncells + cell``.
+2. Agents are sorted by key (uint16 keys -> numpy's radix sort), cell starts
+   come from ``bincount`` + ``cumsum``.
+3. Half shell: agent p (in sorted order) pairs with the rest of its own row
+   segment (agents after p in its cell, then the next ``m`` cells of the row)
+   and with ``m`` rows above, columns ``cx-m .. cx+m``.  Cells of one row are
+   consecutive in the key, so each row is one contiguous slice of the sorted
+   agents (two slices where it wraps).  The per-cell slice table is cached per
+   (box, cutoff, grid).
+4. One ``np.repeat`` + ``arange`` turns all slices into candidate partners;
+   a cheap squared-distance test with margin, then the exact displacement and
+   ``sqrt(dx*dx + dy*dy)`` on the survivors.
+5. Each unordered pair is emitted in both directions; the reverse vector is
+   ``0.0 - d`` (bit-identical to the minimum image of the reverse unless a
+   component sits at exactly L/2, which is possible only for
+   ``cutoff >= L/2``; then the reverse is recomputed and filtered on its own).
+6. Output order (i, r, j): LSD radix sort with numpy's radix argsort on
+   uint16 keys (r quantised to 16 bits, then i); runs with equal quantised r
+   (rare) are re-sorted exactly by (r, j).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
-from .space import Box, displacement
+from .space import Box, displacement, wrap
+
+# Relative safety margin on the cutoff for cell sizes and the pre-filter.
+_REL = 1e-9
+# Absolute margin in units of the box size (covers rounding of wrapped positions).
+_ABS = 64 * np.finfo(np.float64).eps
+# Up to this many cell keys, binning sorts uint16 keys (numpy's O(N) radix sort).
+_KEY16 = 1 << 16
+
+
+def _norm(d: np.ndarray) -> np.ndarray:
+    """|d| over the last axis as sqrt(dx*dx + dy*dy): IEEE-exact operations only, so
+    distances (and hence pair order) are bit-identical in CPython and in Pyodide,
+    whose libm hypot differs in the last bit."""
+    return np.sqrt(d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1])
 
 
 @dataclass
@@ -36,7 +94,11 @@ class Pairs:
 
     def take(self, idx: np.ndarray) -> "Pairs":
         """Pairs at integer indices or boolean mask ``idx`` (order preserved)."""
-        return Pairs(self.i[idx], self.j[idx], self.d[idx], self.r[idx], self.n)
+        idx = np.asarray(idx)
+        if idx.dtype == bool:
+            idx = np.flatnonzero(idx)
+        # np.take(axis=0) is ~10x faster than d[idx] for (M, 2) rows
+        return Pairs(self.i[idx], self.j[idx], np.take(self.d, idx, axis=0), self.r[idx], self.n)
 
     def __len__(self) -> int:
         return int(self.i.shape[0])
@@ -46,34 +108,395 @@ class Pairs:
         return np.bincount(self.i, minlength=self.n)
 
 
-def neighbour_pairs(x: np.ndarray, box: Box, cutoff: float, group: np.ndarray | None = None) -> Pairs:
+def _empty_pairs(n: int) -> Pairs:
+    return Pairs(np.zeros(0, np.intp), np.zeros(0, np.intp), np.zeros((0, 2)), np.zeros(0), n)
+
+
+# ---------------------------------------------------------------------------
+# Grid geometry (cached)
+# ---------------------------------------------------------------------------
+
+
+def _row_pieces(cx: np.ndarray, nx: int, lo_off: int, hi_off: int) -> tuple[np.ndarray, ...]:
+    """Columns ``cx+lo_off .. cx+hi_off`` of a periodic row as two half-open pieces.
+
+    Returns (a0, a1, b0, b1): piece A = [a0, a1), piece B = [b0, b1) (B may be empty).
+    Requires ``hi_off - lo_off + 1 <= nx`` (no column twice).
+    """
+    lo = cx + lo_off
+    hi = cx + hi_off
+    a0 = np.where(lo < 0, 0, lo)
+    a1 = np.where(hi >= nx, nx, hi + 1)
+    b0 = np.where(lo < 0, lo + nx, 0)
+    b1 = np.where(lo < 0, nx, np.where(hi >= nx, hi - nx + 1, 0))
+    return a0, a1, b0, b1
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """A periodic grid of ``nx * ny`` cells over a box.
+
+    Cell id ``c = cy * nx + cx``.  ``mx``/``my``: stencil reach in cells
+    (0 when the dimension is a single cell).  ``hx``/``hy``: cell sides.
+    """
+
+    nx: int
+    ny: int
+    mx: int
+    my: int
+    hx: float
+    hy: float
+
+    @property
+    def nc(self) -> int:
+        return self.nx * self.ny
+
+
+def _dim_cells(length: float, reach: float, m: int, cap: int) -> tuple[int, int]:
+    """Cells along one dimension and stencil reach for a search radius ``reach``.
+
+    Cell side >= reach / m.  ``reach`` already exceeds the cutoff by the safety
+    margin, so agents within the cutoff are at most ``m`` cells apart even after
+    rounding of their cell coordinates.  If fewer than ``2m + 1`` cells fit, try
+    a smaller ``m``; if not even 3 fit, use a single cell (reach 0 = brute force
+    along this dimension).  ``cap`` bounds the cell count (memory, tiny cutoffs).
+    """
+    for mm in range(m, 0, -1):
+        if reach <= 0.0:
+            n = cap
+        else:
+            n = int(np.floor(length * mm / reach))
+            n = min(n, cap)
+        if n >= 2 * mm + 1:
+            return n, mm
+    return 1, 0
+
+
+@lru_cache(maxsize=64)
+def _make_grid(width: float, height: float, reach: float, m: int, max_cells: int) -> _Grid:
+    # Per-dimension cap keeps nx*ny <= max_cells roughly in proportion to the sides.
+    aspect = width / height
+    capx = max(1, int(np.sqrt(max_cells * aspect)))
+    capy = max(1, int(np.sqrt(max_cells / aspect)))
+    nx, mx = _dim_cells(width, reach, m, capx)
+    ny, my = _dim_cells(height, reach, m, capy)
+    return _Grid(nx, ny, mx, my, width / nx, height / ny)
+
+
+@lru_cache(maxsize=8)  # a table is ~128 bytes per cell; a few (R, personal space, ...) in use
+def _half_table(g: _Grid) -> tuple[np.ndarray, np.ndarray]:
+    """Half-shell slices per cell: (first_cell, end_cell) of shape (nc, S), int64.
+
+    Slot 0: own row, columns cx .. cx+mx (the caller replaces its start by p+1,
+    so it covers the agents after p in its own cell and the forward cells).
+    Slot 1: the wrapped remainder of slot 0.
+    Slots 2k, 2k+1 (k = 1..my): row cy+k, columns cx-mx .. cx+mx (two pieces).
+    Ends are exclusive cell ids; an empty slot has first == end.
+    """
+    nx, ny = g.nx, g.ny
+    cells = np.arange(g.nc, dtype=np.intp)
+    cx, cy = cells % nx, cells // nx
+    first, end = [], []
+    a0, a1, b0, b1 = _row_pieces(cx, nx, 0, g.mx)
+    row = cy * nx
+    first += [row + a0, row + b0]
+    end += [row + a1, row + b1]
+    for k in range(1, g.my + 1):
+        row = ((cy + k) % ny) * nx
+        a0, a1, b0, b1 = _row_pieces(cx, nx, -g.mx, g.mx)
+        first += [row + a0, row + b0]
+        end += [row + a1, row + b1]
+    f = np.ascontiguousarray(np.stack(first, axis=1))
+    e = np.ascontiguousarray(np.stack(end, axis=1))
+    e = np.where(e > f, e, f)  # empty pieces: first == end
+    f.setflags(write=False)
+    e.setflags(write=False)
+    return f, e
+
+
+# ---------------------------------------------------------------------------
+# Binning
+# ---------------------------------------------------------------------------
+
+
+def _as_positions(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 2 or x.shape[1] != 2:
+        raise ValueError(f"positions must have shape (N, 2), got {x.shape}")
+    return x
+
+
+def _group_ids(group: np.ndarray | None, n: int) -> tuple[np.ndarray | None, int]:
+    """Replica ids mapped to 0..G-1 (int64), or (None, 1) without groups."""
+    if group is None:
+        return None, 1
+    g = np.asarray(group)
+    if g.shape != (n,):
+        raise ValueError(f"group must have shape ({n},), got {g.shape}")
+    if n == 0:
+        return np.zeros(0, np.intp), 1
+    g = g.astype(np.intp, copy=False)
+    lo, hi = int(g.min()), int(g.max())
+    if lo >= 0 and hi < 4 * n + 16:
+        return g, hi + 1
+    _, inv = np.unique(g, return_inverse=True)
+    inv = inv.reshape(-1).astype(np.intp)
+    return inv, int(inv.max()) + 1
+
+
+@dataclass
+class _Binned:
+    """Agents sorted by cell key.
+
+    order    (N,) int64  agent id at each sorted position
+    xy       (N, 2) float64 wrapped positions in sorted order
+    xs, ys   (N,) float64 contiguous copies of its columns
+    cell     (N,) int64  base cell id (without the replica part) in sorted order
+    gbase    (N,) int64  replica offset ``g * nc`` in sorted order (or None)
+    start    (K+1,) int64 first sorted position of each key; K = G * nc
+    """
+
+    order: np.ndarray
+    xy: np.ndarray
+    xs: np.ndarray
+    ys: np.ndarray
+    cell: np.ndarray
+    gbase: np.ndarray | None
+    start: np.ndarray
+
+
+def _bin(xw: np.ndarray, box: Box, grid: _Grid, g: np.ndarray | None, ngroups: int) -> _Binned:
+    n = xw.shape[0]
+    cx = (xw[:, 0] * (grid.nx / box.width)).astype(np.intp)
+    cy = (xw[:, 1] * (grid.ny / box.height)).astype(np.intp)
+    np.minimum(cx, grid.nx - 1, out=cx)  # x just below L can round up to L
+    np.minimum(cy, grid.ny - 1, out=cy)
+    cell = cy * grid.nx + cx
+    nkeys = grid.nc * ngroups
+    key = cell if g is None else g * grid.nc + cell
+    # Small unsigned keys let numpy use its O(N) radix sort (kind="stable").
+    if nkeys <= _KEY16:
+        order = np.argsort(key.astype(np.uint16), kind="stable")
+    else:
+        order = np.argsort(key, kind="stable")
+    start = np.zeros(nkeys + 1, np.intp)
+    np.cumsum(np.bincount(key, minlength=nkeys), out=start[1:])
+    gbase = None if g is None else (g[order] * grid.nc)
+    xy = np.take(xw, order, axis=0)
+    return _Binned(order, xy, np.ascontiguousarray(xy[:, 0]), np.ascontiguousarray(xy[:, 1]), cell[order], gbase, start)
+
+
+def _wrapped(x: np.ndarray, box: Box) -> np.ndarray:
+    """Positions mapped into [0, L) for binning (no copy when already inside).
+
+    Raises ValueError for non-finite positions (they have no cell).
+    """
+    lo = x.min(axis=0)
+    hi = x.max(axis=0)
+    if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+        raise ValueError("positions must be finite")
+    if (lo < 0).any() or (hi >= box.size).any():
+        return wrap(x, box)
+    return x
+
+
+def _slices(b: _Binned, first: np.ndarray, end: np.ndarray, rows: np.ndarray | None = None):
+    """Per agent (sorted position) and slot: start and length of the partner slice."""
+    cell = b.cell if rows is None else b.cell[rows]
+    f = first[cell]
+    e = end[cell]
+    if b.gbase is not None:
+        gb = (b.gbase if rows is None else b.gbase[rows])[:, None]
+        f = f + gb
+        e = e + gb
+    s = b.start[f]
+    ln = b.start[e] - s
+    return s, ln
+
+
+def _expand(s: np.ndarray, ln: np.ndarray, owner: np.ndarray):
+    """All partners of all slices.
+
+    s, ln : (A, S) slice starts and lengths (sorted positions) for A owners.
+    Returns (p, q): owner and partner sorted position per candidate, grouped by owner.
+    """
+    per = ln.sum(axis=1)
+    s = s.ravel()
+    ln = ln.ravel()
+    ends = np.cumsum(ln)
+    total = int(ends[-1]) if ends.size else 0
+    q = np.repeat(s - (ends - ln), ln)
+    q += np.arange(total, dtype=np.intp)
+    p = np.repeat(owner, per)
+    return p, q
+
+
+def _approx_r2(b: _Binned, p: np.ndarray, q: np.ndarray, box: Box) -> np.ndarray:
+    """Cheap squared minimum-image distance (within a few ulps of the exact one)."""
+    dx = np.abs(b.xs[q] - b.xs[p])
+    dx = np.minimum(dx, box.width - dx)
+    dy = np.abs(b.ys[q] - b.ys[p])
+    dy = np.minimum(dy, box.height - dy)
+    dx *= dx
+    dy *= dy
+    dx += dy
+    return dx
+
+
+# ---------------------------------------------------------------------------
+# Output ordering
+# ---------------------------------------------------------------------------
+
+
+def _digits16(v: np.ndarray, nmax: int) -> list[np.ndarray]:
+    """Non-negative ints ``v < nmax`` as uint16 digits, least significant first."""
+    out = [v.astype(np.uint16)]  # keeps the low 16 bits
+    shift = 16
+    while nmax > 1 << shift:
+        out.append((v >> shift).astype(np.uint16))
+        shift += 16
+    return out
+
+
+def _emit_sorted(ii: np.ndarray, jj: np.ndarray, dd: np.ndarray, rr: np.ndarray, n: int) -> Pairs:
+    """Ordered pairs sorted by (i, r, j).
+
+    LSD radix sort with numpy's O(M) radix argsort (kind="stable" on uint16):
+    first by r quantised to 16 bits, then by i (16-bit digits).  Runs of one i
+    with equal quantised r (rare) are then re-sorted exactly by (r, j).
+    """
+    if ii.size == 0:
+        return Pairs(ii, jj, dd, rr, n)
+    rmax = float(rr.max())
+
+    def quantise(v):  # monotone in v, 0..65535 (division first: no overflow for tiny rmax)
+        return (v / rmax * 65535.0).astype(np.uint16) if rmax > 0 else np.zeros(v.shape, np.uint16)
+
+    perm = np.argsort(quantise(rr), kind="stable")
+    for dig in _digits16(ii, n):
+        perm = perm[np.argsort(dig[perm], kind="stable")]
+    I = ii[perm]
+    J = jj[perm]
+    R = rr[perm]
+    D = np.take(dd, perm, axis=0)
+    # exact tie-break where (i, quantised r) repeats
+    rqs = quantise(R)
+    tie = np.flatnonzero((I[1:] == I[:-1]) & (rqs[1:] == rqs[:-1]))
+    if tie.size:
+        pos = np.unique(np.concatenate((tie, tie + 1)))
+        src = pos[np.lexsort((J[pos], R[pos], I[pos]))]
+        J[pos] = J[src]
+        R[pos] = R[src]
+        D[pos] = D[src]
+    return Pairs(I, J, D, R, n)
+
+
+# ---------------------------------------------------------------------------
+# Public API
+# ---------------------------------------------------------------------------
+
+
+def _auto_m(n_per_group: float, area: float, cutoff: float) -> int:
+    """Cells per cutoff from the mean number of agents per cutoff^2 (rho R^2).
+
+    Measured crossover (tools/bench, 2-core x86): the 3x3 stencil wins below
+    rho R^2 ~ 5; finer cells (fewer wasted candidates, more slices) win above.
+    """
+    rho_r2 = n_per_group / area * cutoff * cutoff if np.isfinite(cutoff) else np.inf
+    if rho_r2 < 5.0:
+        return 1
+    return 2 if rho_r2 < 10.0 else 3
+
+
+def neighbour_pairs(
+    x: np.ndarray,
+    box: Box,
+    cutoff: float,
+    group: np.ndarray | None = None,
+    *,
+    cells_per_cutoff: int | None = None,
+) -> Pairs:
     """All ordered pairs (i, j), i != j, with periodic distance ``r <= cutoff``.
 
     x      : (N, 2) positions inside the box
     group  : optional (N,) int replica ids; pairs only form within one group
              (one cell list serves many independent replicas)
+    cells_per_cutoff : optional tuning knob m >= 1 (cell side ~ cutoff / m,
+             stencil (2m+1)^2); default picks 1, 2 or 3 from the density.
+             Results do not depend on it, only the speed.
+
+    Sorted by i, then (r, j).  Exactly equal to brute force (see module doc).
     """
-    x = np.asarray(x, dtype=np.float64)
+    x = _as_positions(x)
     n = x.shape[0]
-    ii, jj = np.nonzero(~np.eye(n, dtype=bool))
-    if group is not None:
-        g = np.asarray(group)
-        keep = g[ii] == g[jj]
-        ii, jj = ii[keep], jj[keep]
-    d = displacement(x[ii], x[jj], box)
-    r = np.hypot(d[:, 0], d[:, 1])
-    keep = np.flatnonzero(r <= cutoff)
-    ii, jj, d, r = ii[keep], jj[keep], d[keep], r[keep]
-    order = np.lexsort((jj, r, ii))
-    return Pairs(ii[order].astype(np.int64), jj[order].astype(np.int64), d[order], r[order], n)
+    cutoff = float(cutoff)
+    if n < 2 or not cutoff >= 0.0:  # also rejects NaN
+        return _empty_pairs(n)
+    g, ngroups = _group_ids(group, n)
+    area = box.width * box.height
+    m = _auto_m(n / ngroups, area, cutoff) if cells_per_cutoff is None else int(cells_per_cutoff)
+    if m < 1:
+        raise ValueError(f"cells_per_cutoff must be >= 1, got {cells_per_cutoff}")
+    reach = min(cutoff * (1.0 + _REL) + _ABS * max(box.width, box.height), 1e300)
+    max_cells = 4 * n // ngroups + 16
+    grid = _make_grid(float(box.width), float(box.height), reach, int(m), max_cells)
+    xw = _wrapped(x, box)
+    b = _bin(xw, box, grid, g, ngroups)
+    first, end = _half_table(grid)
+
+    # candidates: half shell, own-row slice starts right after p
+    s, ln = _slices(b, first, end)
+    pos = np.arange(n, dtype=np.intp)
+    ln[:, 0] -= pos + 1 - s[:, 0]
+    s[:, 0] = pos + 1
+    p, q = _expand(s, ln, pos)
+
+    # cheap pre-filter with margin, then the exact test on the survivors
+    keep = np.flatnonzero(_approx_r2(b, p, q, box) <= reach * reach)
+    p = p[keep]
+    q = q[keep]
+    xr = b.xy if xw is x else np.take(x, b.order, axis=0)  # raw positions, sorted
+    xp = np.take(xr, p, axis=0)
+    xq = np.take(xr, q, axis=0)
+    d = displacement(xp, xq, box)
+    r = _norm(d)
+    if cutoff * (1.0 + _REL) < 0.5 * min(box.width, box.height):
+        # no component can sit at L/2, so the reverse vector is exactly 0.0 - d
+        # (also +0.0, never -0.0, for coincident agents) with the same r
+        keep = np.flatnonzero(r <= cutoff)
+        if keep.size != r.size:
+            p, q, d, r = p[keep], q[keep], np.take(d, keep, axis=0), r[keep]
+        i = b.order[p]
+        j = b.order[q]
+        ii = np.concatenate((i, j))
+        jj = np.concatenate((j, i))
+        dd = np.concatenate((d, 0.0 - d))
+        rr = np.concatenate((r, r))
+    else:
+        # cutoff >= L/2: at exactly L/2 both directions give -L/2, so compute the
+        # reverse on its own and filter each direction separately
+        d2 = displacement(xq, xp, box)
+        r2 = _norm(d2)
+        k1 = np.flatnonzero(r <= cutoff)
+        k2 = np.flatnonzero(r2 <= cutoff)
+        ii = np.concatenate((b.order[p[k1]], b.order[q[k2]]))
+        jj = np.concatenate((b.order[q[k1]], b.order[p[k2]]))
+        dd = np.concatenate((np.take(d, k1, axis=0), np.take(d2, k2, axis=0)))
+        rr = np.concatenate((r[k1], r2[k2]))
+    return _emit_sorted(ii, jj, dd, rr, n)
 
 
 def in_field_of_view(pairs: Pairs, u: np.ndarray, half_angle: float) -> Pairs:
     """Keep pairs with j inside the forward cone of i: angle(u_i, r_ij) <= half_angle.
 
     u : (N, 2) unit headings.  A coincident neighbour (r == 0) counts as visible.
+    Test: ``u_i . d_ij >= cos(half_angle) * r_ij - 1e-12 * r_ij``.
     """
-    cosang = np.einsum("pk,pk->p", u[pairs.i], pairs.d)
+    u = np.asarray(u, dtype=np.float64)
+    u0 = np.ascontiguousarray(u[:, 0])  # 1-D gathers: ~2x faster than u[pairs.i] rows
+    u1 = np.ascontiguousarray(u[:, 1])
+    cosang = u0[pairs.i] * pairs.d[:, 0]
+    cosang += u1[pairs.i] * pairs.d[:, 1]
     return pairs.take(np.flatnonzero(cosang >= np.cos(half_angle) * pairs.r - 1e-12 * pairs.r))
 
 
@@ -89,23 +512,118 @@ def k_nearest(pairs: Pairs, k: int) -> Pairs:
     return pairs.take(np.flatnonzero(rank < k))
 
 
+def _ring_slices(b: _Binned, grid: _Grid, rows: np.ndarray, k: int):
+    """Slices of the block of cells within Chebyshev distance ``k`` of each agent.
+
+    rows : (Q,) sorted positions of the query agents.  Returns (s, ln) of shape
+    (Q, 2 * nrows): each row of the block is one slice of the sorted agents, two
+    where it wraps.  A dimension with ``2k + 1 >= n`` cells is covered whole
+    (each cell once).  Computed per agent (only unresolved agents get here).
+    """
+    nx, ny = grid.nx, grid.ny
+    cell = b.cell[rows]
+    cx, cy = cell % nx, cell // nx
+    if 2 * k + 1 >= nx:
+        z = np.zeros_like(cx)
+        a0, a1, b0, b1 = z, z + nx, z, z
+    else:
+        a0, a1, b0, b1 = _row_pieces(cx, nx, -k, k)
+    if 2 * k + 1 >= ny:
+        rowid = np.broadcast_to(np.arange(ny, dtype=np.intp) * nx, (cx.size, ny))
+    else:
+        rowid = ((cy[:, None] + np.arange(-k, k + 1)) % ny) * nx
+    first = np.stack((rowid + a0[:, None], rowid + b0[:, None]), axis=2).reshape(cx.size, -1)
+    end = np.stack((rowid + a1[:, None], rowid + b1[:, None]), axis=2).reshape(cx.size, -1)
+    if b.gbase is not None:
+        gb = b.gbase[rows][:, None]
+        first = first + gb
+        end = end + gb
+    s = b.start[first]
+    return s, b.start[end] - s
+
+
+def _nearest_chunk(b: _Binned, xr: np.ndarray, box: Box, owners: np.ndarray, s: np.ndarray, ln: np.ndarray):
+    """Nearest candidate of each owner: (owner sorted position, j id, r), owners with one."""
+    p, q = _expand(s, ln, owners)
+    r2 = _approx_r2(b, p, q, box)
+    r2[p == q] = np.inf  # never pair with itself
+    per = ln.sum(axis=1)  # >= 1: the block holds the owner itself
+    best = np.minimum.reduceat(r2, np.cumsum(per) - per)
+    # finalists: within a relative hair of the approximate best, then exact
+    thr = best * (1.0 + 1e-9) + 1e-300
+    fin = np.flatnonzero((r2 <= np.repeat(thr, per)) & (r2 < np.inf))
+    pf, qf = p[fin], q[fin]
+    if pf.size == 0:  # every owner alone in its block
+        return pf, pf, np.zeros(0)
+    j = b.order[qf]
+    d = displacement(np.take(xr, pf, axis=0), np.take(xr, qf, axis=0), box)
+    r = _norm(d)
+    o = np.lexsort((j, r, pf))
+    head = o[np.concatenate(([True], pf[o][1:] != pf[o][:-1]))]
+    return pf[head], j[head], r[head]
+
+
+# Candidate budget per chunk of queries in nearest_any (bounds memory to ~100 MB).
+_CHUNK = 1 << 21
+
+
 def nearest_any(x: np.ndarray, box: Box, group: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Nearest other agent at any distance.
 
     Returns (j, r): (N,) int64 index (-1 if alone) and (N,) float64 distance (inf if alone).
     Ties are broken by the smaller j.
+
+    Ring search on one grid: cells hold about one agent on average, refined
+    once if the agents are clustered (agent-weighted occupancy > 4).  Each agent
+    looks at the block of cells within k rings (k = 1, 2, 4, ...) and is done
+    when its best exact distance is below the radius the block is guaranteed to
+    cover, or when the block is the whole box.  Exact, like brute force.
     """
-    x = np.asarray(x, dtype=np.float64)
+    x = _as_positions(x)
     n = x.shape[0]
-    if n == 0:
-        return np.zeros(0, np.int64), np.zeros(0)
-    d = displacement(x[:, None, :], x[None, :, :], box)
-    r = np.hypot(d[..., 0], d[..., 1])
-    r[np.arange(n), np.arange(n)] = np.inf
-    if group is not None:
-        g = np.asarray(group)
-        r[g[:, None] != g[None, :]] = np.inf
-    j = np.argmin(r, axis=1).astype(np.int64)
-    rr = r[np.arange(n), j]
-    j[~np.isfinite(rr)] = -1
-    return j, rr
+    jout = np.full(n, -1, np.intp)
+    rout = np.full(n, np.inf)
+    if n < 2:
+        return jout, rout
+    g, ngroups = _group_ids(group, n)
+    W, H = float(box.width), float(box.height)
+    npg = n / ngroups
+    xw = _wrapped(x, box)
+    h = np.sqrt(W * H / npg)  # about one agent per cell
+    grid = _make_grid(W, H, float(h), 1, int(4 * npg) + 16)
+    b = _bin(xw, box, grid, g, ngroups)
+    cnt = np.diff(b.start)
+    occupancy = float(np.dot(cnt, cnt)) / n  # mean count in an agent's own cell
+    if occupancy > 4.0:  # clustered: finer cells (at most 16 per agent)
+        h = h / np.sqrt(occupancy / 2.0)
+        grid = _make_grid(W, H, float(h), 1, int(16 * npg) + 16)
+        b = _bin(xw, box, grid, g, ngroups)
+    xr = b.xy if xw is x else np.take(x, b.order, axis=0)  # raw positions, sorted
+    todo = np.arange(n, dtype=np.intp)  # sorted positions still unresolved
+    k = 1
+    while todo.size:
+        allx, ally = 2 * k + 1 >= grid.nx, 2 * k + 1 >= grid.ny
+        # the block covers a disc of radius k * cell side around each agent
+        cover = k * min(np.inf if allx else grid.hx, np.inf if ally else grid.hy)
+        cover = cover * (1.0 - 1e-9) - _ABS * max(W, H)
+        s, ln = _ring_slices(b, grid, todo, k)
+        cum = np.cumsum(ln.sum(axis=1))
+        cuts = np.searchsorted(cum, np.arange(_CHUNK, int(cum[-1]), _CHUNK), side="right")
+        done_pos = []
+        for lo, hi in zip(np.concatenate(([0], cuts)), np.concatenate((cuts, [todo.size]))):
+            if hi <= lo:
+                continue
+            pf, jf, rf = _nearest_chunk(b, xr, box, todo[lo:hi], s[lo:hi], ln[lo:hi])
+            ok = np.flatnonzero(rf < cover) if not (allx and ally) else np.arange(pf.size)
+            ids = b.order[pf[ok]]
+            jout[ids] = jf[ok]
+            rout[ids] = rf[ok]
+            done_pos.append(pf[ok])
+        if allx and ally:
+            break  # the whole box was searched: the rest are alone
+        resolved = np.zeros(n, bool)
+        for dp in done_pos:
+            resolved[dp] = True
+        todo = todo[~resolved[todo]]
+        k *= 2
+    return jout, rout

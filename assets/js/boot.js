@@ -226,6 +226,17 @@
     record((r && (r.stack || r.message)) || String(r));
     fail("the Python runtime did not start", (r && r.message) || String(r));
   });
+  // A Content-Security-Policy that forbids what the runtime needs: say so at once.
+  document.addEventListener("securitypolicyviolation", (ev) => {
+    if (state.done || state.failed) return;
+    const d = ev.effectiveDirective || ev.violatedDirective || "";
+    if (!/^(script-src|default-src|connect-src|worker-src)/.test(d)) return;
+    const what = ev.blockedURI === "wasm-eval" ? "WebAssembly (needs 'wasm-unsafe-eval')"
+      : ev.blockedURI === "eval" ? "Function()/eval (PyScript needs 'unsafe-eval')" : ev.blockedURI;
+    fail("this site's Content-Security-Policy blocks the Python runtime",
+      `${d} blocked ${what}${ev.sourceFile ? " in " + ev.sourceFile : ""}`,
+      "The site hosting Swarm Lab must allow 'wasm-unsafe-eval' and 'unsafe-eval' in script-src (see the README, Content-Security-Policy). Tell its administrator, or use the single-file version.");
+  });
   // PyScript reports Python errors through console.error during boot.
   const realError = console.error.bind(console);
   console.error = function (...args) {

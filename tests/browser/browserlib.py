@@ -11,8 +11,9 @@ BOOT_TIMEOUT_MS = 90_000
 
 def wait_ready(page, timeout=BOOT_TIMEOUT_MS):
     """Wait until the active lab is mounted (or the boot failed: then fail with the panel text)."""
+    # An arrow function, not an expression string: Playwright evals strings, which a CSP may forbid.
     page.wait_for_function(
-        "document.documentElement.classList.contains('lab-ready') || document.documentElement.classList.contains('boot-failed')",
+        "() => document.documentElement.classList.contains('lab-ready') || document.documentElement.classList.contains('boot-failed')",
         timeout=timeout,
     )
     if page.evaluate("document.documentElement.classList.contains('boot-failed')"):

@@ -45,7 +45,7 @@ export function shareUrl(lab, values, specs, extra = {}) {
   }
   const keep = new URLSearchParams(location.search);
   if (keep.get("embed") === "1") q.set("embed", "1");
-  return `${location.origin === "null" ? "" : location.origin}${location.pathname}?${q.toString()}`;
+  return `${location.href.split(/[?#]/)[0]}?${q.toString()}`;
 }
 
 /** Copy `url` to the clipboard; falls back to a prompt. Reports through `notify`. */

@@ -1,0 +1,62 @@
+"""``python -m swarmlab vicsek-check``: the eight-seed check of Lab 2.
+
+For each seed (3, 17, 41, 73, 101, 211, 307, 499) the teaching model runs with
+a = 0 and with a = 1 from the same start and with the same kicks; after 1,000
+warm-up updates P is averaged over the next 500.  Prints the table with three
+decimals, or with ``--json`` the exact numbers (repr precision, so runs can be
+compared bit for bit with the browser):
+
+    {"seeds": [{"seed": 3, "a0": ..., "a1": ...}, ...8 rows],
+     "mean": {"a0": ..., "a1": ...}, "range": {"a0": [min, max], "a1": [min, max]}}
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from .. import vicsek
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "vicsek-check",
+        help="eight-seed check of the Vicsek lab (a = 0 vs a = 1)",
+        description=(
+            "Run the eight-seed check of Lab 2: 64 agents, L = 1, R = 0.12 (self included), "
+            "step 0.01, kicks 0.35*U[-1,1]; for each seed a = 0 and a = 1 share start and kicks; "
+            "1000 warm-up updates, then the mean order parameter P over the next 500."
+        ),
+    )
+    p.add_argument("--json", action="store_true",
+                   help="print the results as JSON with full (repr) float precision")
+    p.add_argument("--one-at-a-time", action="store_true",
+                   help="run the 16 runs one after another instead of batched (same numbers; for benchmarks)")
+    p.set_defaults(func=run)
+
+
+def format_table(result: dict) -> str:
+    lines = [
+        "Eight-seed check (Vicsek lab): 64 agents, L=1, R=0.12, step 0.01, kick 0.35*U[-1,1]",
+        f"P averaged over updates {vicsek.CHECK_WARMUP + 1}-{vicsek.CHECK_WARMUP + vicsek.CHECK_MEASURE}",
+        "",
+        f"{'seed':>6}  {'P (a=0)':>9}  {'P (a=1)':>9}",
+    ]
+    for row in result["seeds"]:
+        lines.append(f"{row['seed']:>6}  {row['a0']:>9.3f}  {row['a1']:>9.3f}")
+    m, r = result["mean"], result["range"]
+    lines.append(f"{'mean':>6}  {m['a0']:>9.3f}  {m['a1']:>9.3f}")
+    ra0 = f"{r['a0'][0]:.3f}-{r['a0'][1]:.3f}"
+    ra1 = f"{r['a1'][0]:.3f}-{r['a1'][1]:.3f}"
+    lines.append(f"{'range':>6}  {ra0:>9}  {ra1:>9}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    mode = "serial" if args.one_at_a_time else "batched"
+    result = vicsek.run_check(mode)
+    if args.json:
+        print(json.dumps(result))  # json writes floats with repr: shortest round-trip digits
+    else:
+        print(format_table(result))
+    return 0

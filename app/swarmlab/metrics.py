@@ -1,0 +1,266 @@
+"""Group measurements and their history (generic: used by every lab).
+
+All functions are pure and read only; the plots never steer the agents.
+
+Order parameters (u_i = unit heading of agent i, N agents)
+----------------------------------------------------------
+* whole-group agreement (polarisation)  ``P = |(1/N) sum_i u_i|``, 0 <= P <= 1.
+  N independent random headings give about ``sqrt(pi / (4 N))`` (0.07 for 150).
+* local agreement: for each agent with at least one social neighbour,
+  ``P_i = |(u_i + sum_{j in S_i} u_j) / (1 + |S_i|)|``; the mean of P_i over
+  those agents.  Isolated agents are excluded; NaN if every agent is isolated.
+* mean nearest spacing: mean over agents of the periodic distance to the nearest
+  other agent (lengths), via ``cells.nearest_any``; NaN for fewer than 2 agents.
+* very-close share: fraction of all agents whose nearest other agent is closer
+  than ``close`` (1.2 lengths in Lab 1).
+* rotation (milling) order parameter (Tunstrom et al. 2013)
+  ``M = |(1/N) sum_i rhat_i x u_i|`` where ``rhat_i`` is the unit vector from the
+  group centre to agent i and ``x`` the 2-D cross product.  On the torus the
+  centre is the circular mean of each coordinate.  M is near 1 for a mill (where
+  P is near 0) and near 0 for a translating group.
+
+History
+-------
+:class:`History` samples on an integer clock ("ticks", e.g. model steps) every
+``interval`` ticks, keeps at most ``capacity`` samples per series and, when
+full, drops every other sample and doubles the interval, so the whole run stays
+visible at a coarser density.  Event markers (tick, label) are kept separately
+and are never thinned.  Export: :meth:`History.to_dict` and
+:meth:`History.to_csv` (units in the header).
+"""
+
+from __future__ import annotations
+
+import bisect
+import csv
+import io
+import math
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from . import cells
+from .space import Box, displacement
+
+
+def headings_to_u(theta: np.ndarray) -> np.ndarray:
+    """(N,) angles -> (N, 2) unit vectors (cos, sin)."""
+    theta = np.asarray(theta, dtype=np.float64)
+    return np.stack([np.cos(theta), np.sin(theta)], axis=-1)
+
+
+def polarization(u: np.ndarray) -> float:
+    """Whole-group agreement ``P = |mean_i u_i|``; NaN for no agents.  u : (N, 2)."""
+    if u.shape[0] == 0:
+        return math.nan
+    m = u.mean(axis=0)
+    return float(math.hypot(m[0], m[1]))
+
+
+def local_agreement(u: np.ndarray, pairs: "cells.Pairs") -> float:
+    """Mean over non-isolated agents of |(u_i + sum_j u_j) / (1 + n_i)|.
+
+    u     : (N, 2) unit headings
+    pairs : social-neighbour pairs (i -> j), as used by the rules
+    Returns NaN when no agent has a social neighbour.
+    """
+    n = u.shape[0]
+    cnt = np.bincount(pairs.i, minlength=n)
+    has = cnt > 0
+    if not np.any(has):
+        return math.nan
+    sx = np.bincount(pairs.i, weights=u[pairs.j, 0], minlength=n) + u[:, 0]
+    sy = np.bincount(pairs.i, weights=u[pairs.j, 1], minlength=n) + u[:, 1]
+    p = np.hypot(sx[has], sy[has]) / (1.0 + cnt[has])
+    return float(p.mean())
+
+
+def nearest_spacing(x: np.ndarray, box: Box, close: float = 1.2, nearest: tuple | None = None) -> tuple[float, float]:
+    """(mean nearest spacing, very-close share) for positions x (N, 2).
+
+    ``nearest`` may pass a precomputed ``cells.nearest_any(x, box)`` result.
+    Mean over agents that have another agent (NaN if none); share over all agents
+    of ``r_nn < close`` (NaN for no agents).
+    """
+    n = x.shape[0]
+    if n == 0:
+        return math.nan, math.nan
+    _, r = nearest if nearest is not None else cells.nearest_any(x, box)
+    finite = np.isfinite(r)
+    mean = float(r[finite].mean()) if np.any(finite) else math.nan
+    share = float(np.count_nonzero(r < close) / n)
+    return mean, share
+
+
+def periodic_centre(x: np.ndarray, box: Box) -> np.ndarray:
+    """Circular mean of each coordinate: the group centre on the torus, shape (2,)."""
+    size = box.size
+    ang = 2.0 * np.pi * x / size
+    c = np.arctan2(np.sin(ang).mean(axis=0), np.cos(ang).mean(axis=0))
+    return np.mod(c / (2.0 * np.pi) * size, size)
+
+
+def rotation_order(x: np.ndarray, u: np.ndarray, box: Box) -> float:
+    """Milling order ``M = |mean_i (rhat_i x u_i)|`` about the periodic centre; NaN for no agents."""
+    n = x.shape[0]
+    if n == 0:
+        return math.nan
+    rel = displacement(periodic_centre(x, box), x, box)
+    r = np.hypot(rel[:, 0], rel[:, 1])
+    safe = np.where(r > 0, r, 1.0)
+    cross = (rel[:, 0] * u[:, 1] - rel[:, 1] * u[:, 0]) / safe
+    cross[r == 0] = 0.0
+    return float(abs(cross.mean()))
+
+
+# ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Series:
+    """One chart series: key, readable label, unit ("" = dimensionless)."""
+
+    name: str
+    label: str
+    unit: str = ""
+
+
+class History:
+    """Metric history with thinning and event markers.
+
+    series       : the Series to keep (one list of floats each)
+    tick_seconds : model seconds per tick (e.g. 1/60 for Lab 1 steps)
+    interval     : sampling interval in ticks (Lab 1: 15 steps = 0.25 s)
+    capacity     : maximum samples per series (about 2,400)
+    time_label   : CSV header of the time column
+    """
+
+    def __init__(
+        self,
+        series: Sequence[Series],
+        tick_seconds: float,
+        interval: int,
+        capacity: int = 2400,
+        time_label: str = "time (s)",
+        max_markers: int = 1000,
+    ):
+        if interval < 1 or capacity < 2:
+            raise ValueError("interval must be >= 1 and capacity >= 2")
+        self.series = tuple(series)
+        self.tick_seconds = float(tick_seconds)
+        self.base_interval = int(interval)
+        self.capacity = int(capacity)
+        self.time_label = time_label
+        self.max_markers = int(max_markers)
+        self.clear()
+
+    def clear(self) -> None:
+        self.interval = self.base_interval
+        self.ticks: list[int] = []
+        self.values: dict[str, list[float]] = {s.name: [] for s in self.series}
+        self.markers: list[tuple[int, str]] = []
+        self.version = 0  # bumped at every thinning (callers holding a partial copy refetch)
+
+    def __len__(self) -> int:
+        return len(self.ticks)
+
+    @property
+    def interval_seconds(self) -> float:
+        return self.interval * self.tick_seconds
+
+    def due(self, tick: int) -> bool:
+        """True if a sample at ``tick`` would be kept (a multiple of the interval, not yet recorded)."""
+        return tick % self.interval == 0 and (not self.ticks or tick > self.ticks[-1])
+
+    def record(self, tick: int, values: Mapping[str, float]) -> bool:
+        """Store one sample if due; thin first when full.  Returns whether it was stored."""
+        if not self.due(tick):
+            return False
+        if len(self.ticks) >= self.capacity:
+            self._thin()
+            if not self.due(tick):
+                return False
+        self.ticks.append(int(tick))
+        for s in self.series:
+            v = values.get(s.name, math.nan)
+            self.values[s.name].append(math.nan if v is None else float(v))
+        return True
+
+    def _thin(self) -> None:
+        self.interval *= 2
+        keep = [k for k, t in enumerate(self.ticks) if t % self.interval == 0]
+        self.ticks = [self.ticks[k] for k in keep]
+        for name, vals in self.values.items():
+            self.values[name] = [vals[k] for k in keep]
+        self.version += 1
+
+    def mark(self, tick: int, label: str) -> None:
+        """Add an event marker (never thinned; at most ``max_markers``, oldest dropped)."""
+        self.markers.append((int(tick), str(label)))
+        if len(self.markers) > self.max_markers:
+            del self.markers[0]
+
+    def times(self) -> list[float]:
+        return [t * self.tick_seconds for t in self.ticks]
+
+    def to_dict(self, since: float | None = None) -> dict:
+        """Chart data: times, series values (NaN kept), labels, units and all markers.
+
+        ``since`` (seconds): only samples strictly later are returned (an incremental
+        update); callers compare ``version`` with their copy and refetch in full
+        after a thinning.
+        """
+        start = 0
+        if since is not None:
+            start = bisect.bisect_right(self.ticks, since / self.tick_seconds + 1e-9)
+        return {
+            "t": [t * self.tick_seconds for t in self.ticks[start:]],
+            "series": {s.name: self.values[s.name][start:] for s in self.series},
+            "labels": {s.name: s.label for s in self.series},
+            "units": {s.name: s.unit for s in self.series},
+            "markers": [{"t": t * self.tick_seconds, "label": lab} for t, lab in self.markers],
+            "interval": self.interval_seconds,
+            "version": self.version,
+            "full": since is None,
+            "count": len(self.ticks),
+        }
+
+    def to_csv(self) -> str:
+        """CSV text: one row per sample, plus one row per marker (metric cells empty).
+
+        Header: the time column and each series as "label (unit)"; the last column
+        ``event`` holds marker labels.  Rows are in time order; a marker at the same
+        tick as a sample follows that sample.  Missing values are empty cells.
+        """
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        head = [self.time_label]
+        for s in self.series:
+            head.append(f"{s.label} ({s.unit or 'dimensionless'})")
+        head.append("event")
+        w.writerow(head)
+        marks = sorted(self.markers, key=lambda m: m[0])
+        mi = 0
+        for k, tick in enumerate(self.ticks):
+            while mi < len(marks) and marks[mi][0] < tick:
+                w.writerow(self._marker_row(marks[mi]))
+                mi += 1
+            row = [_fmt_time(tick * self.tick_seconds)]
+            for s in self.series:
+                row.append(_fmt_value(self.values[s.name][k]))
+            row.append("")
+            w.writerow(row)
+        while mi < len(marks):
+            w.writerow(self._marker_row(marks[mi]))
+            mi += 1
+        return buf.getvalue()
+
+    def _marker_row(self, mark: tuple[int, str]) -> list[str]:
+        return [_fmt_time(mark[0] * self.tick_seconds)] + [""] * len(self.series) + [mark[1]]
+
+
+def _fmt_time(t: float) -> str:
+    return f"{t:.10g}"
+
+
+def _fmt_value(v: float) -> str:
+    return "" if not math.isfinite(v) else f"{v:.6g}"

@@ -1,0 +1,113 @@
+"""Counter-based (keyed) random numbers.
+
+Why keyed draws
+---------------
+A sequential generator (``np.random.default_rng``) hands out numbers in the
+order they are asked for, so the noise an agent receives would depend on how
+many agents exist, in which order they are processed, and on how the run was
+chunked into frames.  SPEC.md requires the opposite for Lab 1: the noise
+``xi`` of agent ``id`` at timestep ``step`` in sample ``s`` is a fixed number,
+whatever the population, frame rate, pauses or playback speed.
+
+So every draw here is a pure function of its key::
+
+    bits = H(sample, stream, id, counter)          # 64 random bits
+    uniform = top 53 bits * 2**-53                  # exact, in [0, 1)
+    normal  = sqrt(-2 ln u1) * cos(2 pi u2)         # Box-Muller, two streams
+
+``H`` is two rounds of the SplitMix64 finaliser (Steele, Lea & Flood 2014),
+applied to ``key + gamma * counter`` where ``counter = id << 32 | step``
+packs the (agent ID, timestep) pair injectively (both < 2**32).  The first
+round is exactly SplitMix64's output at position ``counter`` of the stream
+seeded by ``key``; the second round, xor-ed with a second key, decorrelates
+different samples and streams.  Only integer arithmetic modulo 2**64 (exact
+everywhere) is used for the bits; the float conversion is exact; the normal
+transform uses ``np.log``, ``np.sqrt`` and ``np.cos`` only.
+
+``stream`` separates independent uses (heading noise, initial positions,
+initial headings, ...) so that they never share numbers: uniforms use lane 0 of
+a stream, the two Box-Muller inputs of a normal use lanes 1 and 2, so
+``keyed_uniform(s, k, ...)`` and ``keyed_normal(s, k, ...)`` are independent.
+
+Everything is vectorised over ``ids`` (and ``counter`` may be an array that
+broadcasts with it).  Only numpy and the standard library are used.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_GAMMA = 0x9E3779B97F4A7C15  # 2**64 / golden ratio, odd
+_M1 = 0xBF58476D1CE4E5B9
+_M2 = 0x94D049BB133111EB
+_KEY2 = 0xD1B54A32D192ED03
+_MASK64 = (1 << 64) - 1
+_TWO_POW_M53 = 2.0 ** -53
+
+
+def _mix64(z: np.ndarray) -> np.ndarray:
+    """SplitMix64 finaliser on a uint64 array (wraps modulo 2**64)."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(_M1)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(_M2)
+    return z ^ (z >> np.uint64(31))
+
+
+def _mix64_int(z: int) -> int:
+    """The same finaliser on a Python int (for scalar keys)."""
+    z &= _MASK64
+    z = ((z ^ (z >> 30)) * _M1) & _MASK64
+    z = ((z ^ (z >> 27)) * _M2) & _MASK64
+    return z ^ (z >> 31)
+
+
+def _keys(sample: int, stream: int) -> tuple[int, int]:
+    sample = int(sample)
+    stream = int(stream)
+    if sample < 0 or stream < 0:
+        raise ValueError("sample and stream must be non-negative integers")
+    k1 = _mix64_int(sample * _GAMMA + _mix64_int(stream + 0x5EED))
+    k2 = _mix64_int(k1 ^ _KEY2)
+    return k1, k2
+
+
+def keyed_bits(sample: int, stream: int, ids, counter, lane: int = 0) -> np.ndarray:
+    """64 random bits per element, a pure function of (sample, stream, lane, id, counter).
+
+    ids     : int array (N,) of non-negative agent IDs (< 2**32)
+    counter : int or int array broadcasting with ``ids`` (< 2**32), e.g. a timestep
+    lane    : 0..3, sub-stream (see module docstring)
+    returns : uint64 array of the broadcast shape
+    """
+    ids = np.asarray(ids, dtype=np.int64)
+    counter = np.asarray(counter, dtype=np.int64)
+    if ids.size and (ids.min() < 0 or ids.max() >= 1 << 32):
+        raise ValueError("ids must be in [0, 2**32)")
+    if counter.size and (counter.min() < 0 or counter.max() >= 1 << 32):
+        raise ValueError("counter must be in [0, 2**32)")
+    if not 0 <= int(lane) < 4:
+        raise ValueError("lane must be 0..3")
+    k1, k2 = _keys(sample, 4 * int(stream) + int(lane))
+    packed = (ids.astype(np.uint64) << np.uint64(32)) | counter.astype(np.uint64)
+    packed = np.atleast_1d(packed)  # arrays wrap silently; numpy scalars would warn
+    z = _mix64(packed * np.uint64(_GAMMA) + np.uint64(k1))
+    return _mix64(z ^ np.uint64(k2))
+
+
+def keyed_uniform(sample: int, stream: int, ids, counter) -> np.ndarray:
+    """Uniform float64 in [0, 1) with 53 random bits, keyed like :func:`keyed_bits`."""
+    return _unit(keyed_bits(sample, stream, ids, counter, 0))
+
+
+def _unit(bits: np.ndarray) -> np.ndarray:
+    return (bits >> np.uint64(11)).astype(np.float64) * _TWO_POW_M53
+
+
+def keyed_normal(sample: int, stream: int, ids, counter) -> np.ndarray:
+    """Standard normal float64, keyed like :func:`keyed_bits` (Box-Muller).
+
+    Uses lanes 1 and 2 of ``stream``; u1 is shifted to (0, 1] so the logarithm
+    is finite (largest possible |value| about 8.6).
+    """
+    u1 = 1.0 - _unit(keyed_bits(sample, stream, ids, counter, 1))  # (0, 1]
+    u2 = _unit(keyed_bits(sample, stream, ids, counter, 2))
+    return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)

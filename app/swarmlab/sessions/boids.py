@@ -1,0 +1,161 @@
+"""Lab 3 session ("Three rules"): the object the browser bridge drives.
+
+Ops (JSON in, JSON out through :meth:`Session.call`; every input is validated
+first, so a bad value returns ``{"error": ...}`` and changes nothing):
+
+``reset(**params)``     restart from the seeded start.  ``params`` may hold any
+                        of the SPECS (k_sep, k_ali, k_coh, population, radius,
+                        sample) and the world ``width``/``height`` in lengths;
+                        the others keep their current values.  The treat is released.
+``set(name, value)``    one live change, no restart (time and positions kept):
+                        weights and radius apply from the next step; population
+                        adds/removes boids; ``sample`` is stored for the next restart.
+``preset(name)``        live: "separation" (1.5/0/0), "cohesion" (0/0/1) or
+                        "balanced" (1.5/1/1, the defaults).
+``step(n)``             advance n steps of ``DT`` = 0.025 s (0 <= n <= 4000).
+``treat(x, y, on)``     hold (on=true) or release the treat at (x, y) lengths.
+``population(n)``       live population change (removes the most recent first).
+``resize(width, height)`` live world resize: positions are stretched with it.
+``metrics()``           {"P", "spacing", "N", "t"}.
+``state()``             summary: t, steps, N, params, world, treat, constants.
+
+Frame layout (float32, flat), read by assets/js/labs/boids.js::
+
+    [0] N   [1] t (s)   [2] treat on (0/1)   [3] treat x   [4] treat y
+    then per boid k (k = 0..N-1, in id order): [5+4k] x, [6+4k] y, [7+4k] vx, [8+4k] vy
+
+Positions in lengths inside [0, width) x [0, height); velocities in lengths/s.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict
+from typing import Any
+
+import numpy as np
+
+from .. import boids
+from ..params import validate, validate_many
+from ..space import wrap
+from .base import Session
+
+FRAME_HEADER = 5
+MAX_STEPS_PER_CALL = 4000
+
+
+class BoidsSession(Session):
+    lab = "boids"
+    SPECS = boids.SPECS
+
+    def __init__(self) -> None:
+        self.params = boids.Params()
+        self.treat = boids.Treat()
+        self.state = boids.initial_state(self.params)
+
+    # --- restart and live changes ---------------------------------------------------
+    def op_reset(self, **params: Any) -> dict:
+        new = self.params.with_values(**params)  # raises before anything changes
+        self.params = new
+        self.treat = boids.Treat()
+        self.state = boids.initial_state(new)
+        return self.op_state()
+
+    def op_set(self, name: str, value: Any) -> dict:
+        value = validate(self.SPECS, name, value)
+        if name == "population":
+            return self.op_population(value)
+        self.params = self.params.with_values(**{name: value})
+        out = self.op_state()
+        if name == "sample":
+            out["notice"] = "the sample number applies at the next restart"
+        return out
+
+    def op_preset(self, name: str) -> dict:
+        if name not in boids.PRESETS:
+            raise ValueError(f"unknown preset {name!r}; choose one of {', '.join(boids.PRESETS)}")
+        self.params = self.params.with_values(**boids.PRESETS[name])
+        return self.op_state()
+
+    def op_population(self, n: Any) -> dict:
+        n = validate(self.SPECS, "population", n)
+        self.state = boids.resize_population(self.state, n, self.params)
+        self.params = self.params.with_values(population=n)
+        return self.op_state()
+
+    def op_resize(self, width: Any, height: Any) -> dict:
+        size = validate_many(boids.WORLD_SPECS, {"width": width, "height": height})
+        old = self.params.box
+        new = self.params.with_values(**size)
+        self.state = boids.rescale_world(self.state, old, new.box)
+        if self.treat.on:
+            self.treat = boids.Treat(True, *_wrap_point(self.treat.x * new.width / old.width,
+                                                         self.treat.y * new.height / old.height, new))
+        self.params = new
+        return self.op_state()
+
+    def op_treat(self, x: Any = 0.0, y: Any = 0.0, on: Any = True) -> dict:
+        on = _as_bool(on)
+        px, py = _finite("x", x), _finite("y", y)
+        self.treat = boids.Treat(on, *_wrap_point(px, py, self.params)) if on else boids.Treat(False, self.treat.x, self.treat.y)
+        return {"treat": asdict(self.treat)}
+
+    # --- running and reading ---------------------------------------------------------
+    def op_step(self, n: Any = 1) -> dict:
+        if isinstance(n, bool) or not isinstance(n, (int, float)) or n != int(n) or not 0 <= n <= MAX_STEPS_PER_CALL:
+            raise ValueError(f"step n must be a whole number in [0, {MAX_STEPS_PER_CALL}], got {n!r}")
+        self.state = boids.run(self.state, self.params, int(n), self.treat)
+        return {"t": self.state.t, "steps": self.state.steps, "N": self.state.n}
+
+    def op_metrics(self) -> dict:
+        return boids.measure(self.state, self.params)
+
+    def op_state(self) -> dict:
+        p = asdict(self.params)
+        world = {"width": p.pop("width"), "height": p.pop("height")}
+        return {
+            "t": self.state.t,
+            "steps": self.state.steps,
+            "N": self.state.n,
+            "params": p,
+            "world": world,
+            "treat": asdict(self.treat),
+            "presets": boids.PRESETS,
+            "constants": {
+                "dt": boids.DT, "eps": boids.EPS, "v_min": boids.V_MIN, "v_max": boids.V_MAX,
+                "sep_scale": boids.SEP_SCALE, "ali_scale": boids.ALI_SCALE,
+                "coh_scale": boids.COH_SCALE, "treat_rate": boids.TREAT_RATE,
+            },
+        }
+
+    def frame(self) -> np.ndarray:
+        s = self.state
+        out = np.empty(FRAME_HEADER + 4 * s.n, dtype=np.float32)
+        out[:FRAME_HEADER] = (s.n, s.t, float(self.treat.on), self.treat.x, self.treat.y)
+        body = out[FRAME_HEADER:].reshape(s.n, 4)
+        body[:, 0:2] = s.x
+        body[:, 2:4] = s.v
+        return out
+
+
+def _finite(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"treat {name} must be a finite number (lengths), got {value!r}")
+    return float(value)
+
+
+def _as_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    raise ValueError(f"treat on must be true or false, got {value!r}")
+
+
+def _wrap_point(x: float, y: float, params: boids.Params) -> tuple[float, float]:
+    p = wrap(np.array([x, y]), params.box)
+    return float(p[0]), float(p[1])
+
+
+def make_session() -> BoidsSession:
+    return BoidsSession()

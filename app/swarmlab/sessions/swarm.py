@@ -1,0 +1,356 @@
+"""Lab 1 session ("Swarm Lab"): the object the browser bridge drives.
+
+Every op reads and returns JSON-able values; a ``ValueError`` (bad input)
+leaves the session unchanged and reaches JavaScript as ``{"error": msg}``.
+Model time advances only in :meth:`SwarmSession.op_step`, in whole steps of
+1/60 s, so playback speed and frame rate never change results: the page asks
+for however many steps its speed setting wants per animation frame.
+
+One neighbour search per model state: the session caches the
+:class:`~swarmlab.swarm.Neighbourhood` and :class:`~swarmlab.swarm.Steering` of
+the current state under the current parameters; the next step, the metrics and
+the selected-individual panel all read that one cache.  Any change of state or
+parameters drops it.
+
+Frame layout (``frame()``, float32, flat)
+-----------------------------------------
+Header, ``HEADER = 8`` floats:
+
+====  =====================================================================
+ [0]  N, number of agents
+ [1]  t, model time in seconds
+ [2]  threat active (1.0) or not (0.0)
+ [3]  threat x (model lengths; 0 when inactive)
+ [4]  threat y
+ [5]  selected agent index, -1 if none
+ [6]  obstacle code: 0 none, 1 circle, 2 passage
+ [7]  paused at the five-minute limit (1.0) or not (0.0)
+====  =====================================================================
+
+then N records of ``STRIDE = 3`` floats: ``x, y, theta`` (lengths, lengths,
+radians counter-clockwise from +x; y is "up" in the model frame).  Records are
+in index order, which is stable-ID order: an agent keeps its index for its
+whole life (new agents are appended, removal takes the newest), so the page can
+key its trails on the index.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import swarm
+from ..params import defaults, validate, validate_many
+from ..space import distance
+from .base import Session
+
+HEADER = 8
+STRIDE = 3
+SELECT_RADIUS = 4.0  # lengths: a click selects the nearest agent within this distance
+MAX_STEPS_PER_CALL = 6000
+
+
+def _clock(t: float) -> str:
+    s = int(math.floor(t + 1e-9))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def _marker_label(name: str, value: Any) -> str:
+    if name in ("separation", "alignment", "cohesion"):
+        return f"{name} {'on' if value else 'off'}"
+    if name in ("w_s", "w_a", "w_c"):
+        rule = {"w_s": "separation", "w_a": "alignment", "w_c": "cohesion"}[name]
+        return f"{rule} weight {value:g}"
+    if name == "mode":
+        return "neighbours: " + ("nearest few" if value == "nearest" else "range")
+    if name == "R":
+        return f"range R {value:g} lengths"
+    if name == "k":
+        return f"nearest few k = {value}"
+    if name == "v":
+        return f"speed {value:g} lengths/s"
+    if name == "sigma":
+        return f"uncertainty {value:g}°/√s"
+    if name == "obstacle":
+        return f"obstacle: {value}"
+    if name == "N":
+        return f"population {value}"
+    return f"{name} {value}"
+
+
+class SwarmSession(Session):
+    """Lab 1 session.  Created with the defaults and already reset."""
+
+    lab = "swarm"
+    SPECS = swarm.SPECS
+
+    def __init__(self, **params: Any):
+        self.values: dict = defaults(self.SPECS)
+        self.selected_id: int | None = None
+        self.trial: str | None = None
+        self.history = swarm.new_history()
+        self.op_reset(**params)
+
+    # --- internal helpers -------------------------------------------------------------------
+    @property
+    def params(self) -> swarm.SwarmParams:
+        return self._p
+
+    def _invalidate(self) -> None:
+        self._nb = None
+        self._steer = None
+
+    def _neighbourhood(self) -> swarm.Neighbourhood:
+        if self._nb is None:
+            self._nb = swarm.find_neighbours(self.state, self._p)
+        return self._nb
+
+    def _steering(self) -> swarm.Steering:
+        if self._steer is None:
+            self._steer = swarm.steering(self.state, self._p, self._neighbourhood())
+        return self._steer
+
+    def _selected_index(self) -> int | None:
+        return None if self.selected_id is None else self.state.index_of(self.selected_id)
+
+    def _ensure_selected(self) -> int:
+        """Index of the selected agent; selects the lowest ID if none is selected."""
+        idx = self._selected_index()
+        if idx is None:
+            if self.state.n == 0:
+                raise ValueError("there are no agents")
+            idx = 0
+            self.selected_id = int(self.state.ids[0])
+        return idx
+
+    def _record(self) -> None:
+        if self.history.due(self.state.step):
+            self.history.record(self.state.step, swarm.measure(self.state, self._neighbourhood()))
+
+    def _mark(self, label: str) -> None:
+        self.history.mark(self.state.step, label)
+
+    # --- ops ----------------------------------------------------------------------------------
+    def op_reset(self, **params: Any) -> dict:
+        """Restart with the current values updated by ``params`` (all validated first)."""
+        new = dict(self.values)
+        new.update(validate_many(self.SPECS, params))
+        self._restart(new)
+        return self.op_state()
+
+    def _restart(self, values: dict) -> None:
+        p = swarm.SwarmParams(**values)
+        self.values = dict(values)
+        self._p = p
+        self.state = swarm.initial_state(p)
+        self._invalidate()
+        self.history.clear()
+        self.at_limit = False
+        self.continued = False
+        self.trial = None
+        if self._selected_index() is None:
+            self.selected_id = None
+        self._record()
+
+    def op_restart_trial(self, trial: str) -> dict:
+        """Restart with the defaults plus the trial's settings (keeping sample and appearance)."""
+        tr = swarm.trial(trial)
+        vals = defaults(self.SPECS)
+        vals.update(validate_many(self.SPECS, tr.settings))
+        vals["sample"] = self.values["sample"]
+        vals["appearance"] = self.values["appearance"]
+        self._restart(vals)
+        self.trial = tr.id
+        out = self.op_state()
+        out["trial_info"] = tr.to_json()
+        return out
+
+    def op_trials(self) -> list:
+        """The trials table (id, title, question, try_next, settings)."""
+        return [t.to_json() for t in swarm.TRIALS]
+
+    def op_set(self, name: str, value: Any) -> dict:
+        """One live change.  Never moves an agent, except that a new obstacle displaces
+        agents inside it and population changes add or remove agents.  Adds a chart marker.
+        """
+        v = validate(self.SPECS, name, value)
+        out = {"name": name, "value": v, "changed": v != self.values[name]}
+        if not out["changed"]:
+            return out
+        if name == "N":
+            out.update(self.op_population(v))
+            return out
+        self.values[name] = v
+        self._p = swarm.SwarmParams(**self.values)
+        if name in swarm.RESTART_ONLY:
+            out["applies"] = "restart"
+            return out
+        if name in swarm.DRAWING_ONLY:
+            out["applies"] = "drawing"
+            return out
+        self._invalidate()
+        label = _marker_label(name, v)
+        if name == "obstacle":
+            self.state, moved = swarm.place_obstacle(self.state, v)
+            out["moved"] = moved.tolist()
+            if moved.size:
+                label += f" ({moved.size} moved out)"
+        self._mark(label)
+        out["applies"] = "now"
+        return out
+
+    def op_population(self, n: int) -> dict:
+        """Add agents (scattered, reproducible) or remove the most recently added, to reach n."""
+        n = validate(self.SPECS, "N", n)
+        before = self.state.n
+        if n == before:
+            return {"N": n, "added": 0, "removed": 0}
+        self.state = swarm.set_population(self.state, n, self.values["obstacle"])
+        self.values["N"] = n
+        self._p = swarm.SwarmParams(**self.values)
+        self._invalidate()
+        if self._selected_index() is None:
+            self.selected_id = None
+        self._mark(_marker_label("N", n))
+        return {"N": n, "added": max(n - before, 0), "removed": max(before - n, 0)}
+
+    def op_step(self, n: int = 1) -> dict:
+        """Advance n whole steps (stops at the five-minute limit until :meth:`op_continue`)."""
+        if isinstance(n, bool) or not isinstance(n, (int, float)) or n != int(n) or not 0 <= n <= MAX_STEPS_PER_CALL:
+            raise ValueError(f"step: n must be a whole number in [0, {MAX_STEPS_PER_CALL}], got {n!r}")
+        done = 0
+        for _ in range(int(n)):
+            if not self.continued and self.state.step >= swarm.TIME_LIMIT_STEPS:
+                self.at_limit = True
+                break
+            self.state = swarm.step(self.state, self._p, self._neighbourhood(), self._steering())
+            self._invalidate()
+            self._record()
+            done += 1
+        if not self.continued and self.state.step >= swarm.TIME_LIMIT_STEPS:
+            self.at_limit = True
+        return {"t": self.state.t, "step": self.state.step, "steps_done": done,
+                "paused_at_limit": self.at_limit, "clock": _clock(self.state.t)}
+
+    def op_continue(self) -> dict:
+        """Lift the five-minute pause; the run keeps its state and history."""
+        self.continued = True
+        self.at_limit = False
+        return self.op_state()
+
+    def op_turn_one(self) -> dict:
+        """Turn the selected agent by +60 deg (selects the lowest ID if none is selected)."""
+        idx = self._ensure_selected()
+        self.state = swarm.turn_one(self.state, idx)
+        self._invalidate()
+        self._mark(f"turned one (agent {self.selected_id})")
+        return {"index": idx, "id": self.selected_id, "theta": float(self.state.theta[idx])}
+
+    def op_threat(self) -> dict:
+        """Send a threat past the selected agent (selects the lowest ID if none is selected)."""
+        idx = self._ensure_selected()
+        self.state = swarm.start_threat(self.state, idx)
+        self._invalidate()
+        self._mark("threat")
+        pos = swarm.threat_position(self.state)
+        return {"index": idx, "id": self.selected_id, "x": float(pos[0]), "y": float(pos[1]),
+                "seconds": swarm.THREAT_STEPS * swarm.DT}
+
+    def op_select(self, x: float | None = None, y: float | None = None, index: int | None = None,
+                  radius: float = SELECT_RADIUS) -> dict:
+        """Select by model point (nearest agent within ``radius`` lengths, periodic) or by index.
+
+        No argument clears the selection.  Returns {"index", "id"} (both None if nothing selected).
+        """
+        if index is not None:
+            if isinstance(index, bool) or not isinstance(index, (int, float)) or index != int(index) \
+                    or not 0 <= index < self.state.n:
+                raise ValueError(f"select: index must be in [0, {self.state.n - 1}], got {index!r}")
+            self.selected_id = int(self.state.ids[int(index)])
+        elif x is not None and y is not None:
+            try:
+                pt = np.array([float(x), float(y)])
+            except (TypeError, ValueError):
+                raise ValueError(f"select: x and y must be numbers, got {x!r}, {y!r}") from None
+            if not np.all(np.isfinite(pt)):
+                raise ValueError("select: x and y must be finite")
+            if isinstance(radius, bool) or not isinstance(radius, (int, float)) or not 0 < radius <= 50:
+                raise ValueError(f"select: radius must be a number in (0, 50] lengths, got {radius!r}")
+            self.selected_id = None
+            if self.state.n:
+                dist = distance(pt[None, :], self.state.x, swarm.BOX)
+                k = int(np.argmin(dist))
+                if dist[k] <= radius:
+                    self.selected_id = int(self.state.ids[k])
+        else:
+            self.selected_id = None
+        idx = self._selected_index()
+        return {"index": idx, "id": self.selected_id}
+
+    def op_selected(self) -> dict | None:
+        """Panel data for the selected agent (None if nothing is selected); see swarm.agent_view."""
+        idx = self._selected_index()
+        if idx is None:
+            return None
+        return swarm.agent_view(self.state, self._p, self._neighbourhood(), self._steering(), idx)
+
+    def op_metrics(self) -> dict:
+        """Current metric values (under the current settings, even before anything moves)."""
+        out = swarm.measure(self.state, self._neighbourhood())
+        out["t"] = self.state.t
+        return out
+
+    def op_history(self, since: float | None = None, version: int | None = None) -> dict:
+        """Chart series and markers; incremental (samples after ``since``) if ``version`` still matches."""
+        if since is not None and version is not None and int(version) == self.history.version:
+            return self.history.to_dict(since=float(since))
+        return self.history.to_dict()
+
+    def op_csv(self) -> str:
+        """The metric history as CSV text (units in the header, markers as event rows)."""
+        return self.history.to_csv()
+
+    def op_state(self) -> dict:
+        s = self.state
+        return {
+            "lab": self.lab,
+            "t": s.t,
+            "clock": _clock(s.t),
+            "step": s.step,
+            "N": s.n,
+            "sample": s.sample,
+            "params": dict(self.values),
+            "selected": self.selected_id,
+            "selected_index": self._selected_index(),
+            "threat_active": swarm.threat_position(s) is not None,
+            "paused_at_limit": self.at_limit,
+            "continued": self.continued,
+            "trial": self.trial,
+            "fallbacks": s.fallbacks,
+        }
+
+    # --- frame --------------------------------------------------------------------------------
+    def frame(self) -> np.ndarray:
+        s = self.state
+        out = np.empty(HEADER + STRIDE * s.n, dtype=np.float32)
+        tp = swarm.threat_position(s)
+        idx = self._selected_index()
+        out[:HEADER] = (
+            s.n, s.t,
+            0.0 if tp is None else 1.0,
+            0.0 if tp is None else tp[0],
+            0.0 if tp is None else tp[1],
+            -1 if idx is None else idx,
+            swarm.OBSTACLE_CODES[self.values["obstacle"]],
+            1.0 if self.at_limit else 0.0,
+        )
+        body = out[HEADER:].reshape(s.n, STRIDE)
+        body[:, 0:2] = s.x
+        body[:, 2] = s.theta
+        return out
+
+
+def make_session() -> SwarmSession:
+    return SwarmSession()

@@ -1,0 +1,209 @@
+"""Browser session of Lab 2, "Few turns, one direction" (Vicsek alignment).
+
+The live stage is the teaching form (64 agents, L = 1, R = 0.12 with self,
+step 0.01, kicks 0.35 * U[-1, 1]) with **seed 3**; restart replays it exactly
+(same start, same kicks).  The only knob is the alignment ``a`` (live: changing
+it does not restart; the kick stream simply continues).
+
+Frame layout (``frame()``: flat float32, 6 * 64 = 384 values)
+--------------------------------------------------------------
+    [ x_0, y_0, th_0,  x_1, y_1, th_1,  ...,  x_63, y_63, th_63,      # block A: now
+      px_0, py_0, pth_0,  ...,  px_63, py_63, pth_63 ]                # block B: one update ago
+
+* Block A: positions of the current update, in model units, in [0, 1); headings
+  th in radians, counter-clockwise from +x, in [-pi, pi).  Screen y is up in the
+  model: the page flips it if its canvas y points down.
+* Block B: the previous update's positions **unwrapped next to the current
+  ones** (``p = x + displacement(x, x_prev)``, so a component may lie slightly
+  outside [0, 1) when the agent crossed the edge) and its previous heading.
+  Interpolate ``p + s * (x - p)`` for s in [0, 1] and wrap when drawing; the
+  path is the straight step the agent took.  Right after a reset block B equals
+  block A.  The page keeps its own 8-update trail from successive frames.
+
+Ops (JSON in/out through ``Session.call``)
+------------------------------------------
+reset(a=None)            restart seed 3 from the start (a kept unless given)
+set(name, value)         live change of a parameter ("a"), no restart
+step(n=1)                n updates -> {"t", "P"}
+metrics()                {"t", "P", "history": [P of the last <= 300 updates, oldest first]}
+state()                  constants and current values (see op_state)
+select(x, y)             nearest arrow (periodic distance) to a model point -> {"index", "distance"}
+                         (select(index=i) picks directly; select() with no args clears)
+neighbours(i)            agent i's neighbourhood now: {"index", "neighbours" (others, ascending),
+                         "size" (count incl. self), "mean_heading", "turn_to", "kick", "radius"}
+check_start(mode="batched"|"serial")   begin the eight-seed check (runs in chunks)
+check_advance(updates)   do that many units of work -> {"progress": 0..1, "done"}
+check_result()           the CLI --json shape: {"seeds": [...8], "mean": {...}, "range": {...}}
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+import numpy as np
+
+from .. import cells, detmath, vicsek
+from ..params import ParamSpec, validate
+from ..space import displacement, distance, wrap, wrap_angle
+from .base import Session
+
+LIVE_SEED = 3
+HISTORY = 300
+
+_STEP_SPEC = (ParamSpec("n", 1, "Updates", kind="int", min=1, max=10000, step=1),)
+_CHECK_SPECS = (
+    ParamSpec("updates", 1, "Updates", kind="int", min=1, max=1_000_000, step=1),
+    ParamSpec("mode", "batched", "Mode", kind="choice", choices=("batched", "serial")),
+    ParamSpec("warmup", vicsek.CHECK_WARMUP, "Warm-up", kind="int", min=0, max=100_000, step=1),
+    ParamSpec("measure", vicsek.CHECK_MEASURE, "Measured", kind="int", min=1, max=100_000, step=1),
+)
+_POINT_SPECS = (
+    ParamSpec("x", 0.5, "x", min=-1e6, max=1e6),
+    ParamSpec("y", 0.5, "y", min=-1e6, max=1e6),
+    ParamSpec("index", 0, "Agent", kind="int", min=0, max=vicsek.TEACHING.n - 1, step=1),
+)
+
+
+class VicsekSession(Session):
+    lab = "vicsek"
+    SPECS = (
+        ParamSpec(
+            "a", 1.0, "Alignment a", min=0.0, max=1.0, step=0.01,
+            help="How far each arrow turns toward its neighbours' mean heading per update: "
+                 "0 = random kicks only, 1 = Vicsek's rule.",
+        ),
+    )
+
+    def __init__(self):
+        self.params = vicsek.TEACHING
+        self.values = {s.name: s.default for s in self.SPECS}
+        self._check: vicsek.CheckRun | None = None
+        self.selected: int | None = None
+        self.op_reset()
+
+    # --- live model ----------------------------------------------------------------
+    def op_reset(self, **params: Any) -> dict:
+        new = dict(self.values)
+        for name, value in params.items():  # validate everything before touching state
+            new[name] = validate(self.SPECS, name, value)
+        self.values = new
+        self.ens = vicsek.Ensemble([(LIVE_SEED, self.values["a"])], self.params)
+        self.prev = self.ens.state
+        self.history: deque[float] = deque([float(self.ens.order[0])], maxlen=HISTORY)
+        return self.op_state()
+
+    def op_set(self, name: str, value: Any) -> dict:
+        v = validate(self.SPECS, name, value)
+        self.values[name] = v
+        if name == "a":
+            self.ens.align[:] = v
+        return {"name": name, "value": v}
+
+    def op_step(self, n: int = 1) -> dict:
+        n = validate(_STEP_SPEC, "n", n)
+        for _ in range(n):
+            self.prev = self.ens.state
+            p = self.ens.step()
+            self.history.append(float(p[0]))
+        return {"t": self.ens.t, "P": float(self.ens.order[0])}
+
+    def op_metrics(self) -> dict:
+        return {"t": self.ens.t, "P": float(self.ens.order[0]), "history": list(self.history)}
+
+    def op_state(self) -> dict:
+        p = self.params
+        return {
+            "lab": self.lab,
+            "t": self.ens.t,
+            "n": p.n,
+            "box": p.box,
+            "radius": p.radius,
+            "speed": p.speed,
+            "kick": 0.5 * p.eta,
+            "seed": LIVE_SEED,
+            "params": dict(self.values),
+            "P": float(self.ens.order[0]),
+            "selected": self.selected,
+            "frame_layout": "6*n float32: [x, y, theta]*n now, then [px, py, ptheta]*n one update ago",
+        }
+
+    def frame(self) -> np.ndarray:
+        box = self.params.space
+        x = self.ens.state.x[0]
+        th = self.ens.state.theta[0]
+        px = x + displacement(x, self.prev.x[0], box)  # previous position next to the current one
+        now = np.column_stack([x, th])
+        before = np.column_stack([px, self.prev.theta[0]])
+        return np.concatenate([now.ravel(), before.ravel()]).astype(np.float32)
+
+    # --- selection ---------------------------------------------------------------------
+    def op_select(self, x: Any = None, y: Any = None, index: Any = None) -> dict:
+        if index is not None:
+            i = validate(_POINT_SPECS, "index", index)
+            self.selected = i
+            return {"index": i, "distance": None}
+        if x is None and y is None:
+            self.selected = None
+            return {"index": None, "distance": None}
+        if x is None or y is None:
+            raise ValueError("select needs both x and y (model units)")
+        px = validate(_POINT_SPECS, "x", x)
+        py = validate(_POINT_SPECS, "y", y)
+        box = self.params.space
+        point = wrap(np.array([px, py]), box)
+        d = distance(self.ens.state.x[0], point[None, :], box)
+        i = int(np.argmin(d))  # ties: the smaller index
+        self.selected = i
+        return {"index": i, "distance": float(d[i])}
+
+    def op_neighbours(self, i: Any) -> dict:
+        i = validate(_POINT_SPECS, "index", i)
+        p = self.params
+        x = self.ens.state.x[0]
+        th = self.ens.state.theta[0]
+        pairs = cells.neighbour_pairs(x, p.space, p.radius)
+        mine = np.sort(pairs.j[pairs.i == i])
+        s, c = detmath.sincos(th)
+        sx, sy = vicsek.heading_sums(pairs, c, s)
+        cancel = sx[i] == 0.0 and sy[i] == 0.0
+        mean = None if cancel else float(detmath.atan2(sy[i], sx[i]))
+        a = float(self.ens.align[0])
+        delta = 0.0 if cancel else float(wrap_angle(mean - th[i]))
+        turn_to = float(wrap_angle(th[i] + a * delta))
+        return {
+            "index": i,
+            "neighbours": [int(j) for j in mine],
+            "size": int(mine.size) + 1,
+            "mean_heading": mean,
+            "turn_to": turn_to,  # heading before the next kick; the kick wedge is turn_to +- kick
+            "kick": 0.5 * p.eta,
+            "radius": p.radius,
+        }
+
+    # --- the eight-seed check, in chunks ----------------------------------------------
+    def op_check_start(self, mode: str = "batched", warmup: Any = None, measure: Any = None) -> dict:
+        mode = validate(_CHECK_SPECS, "mode", mode)
+        w = vicsek.CHECK_WARMUP if warmup is None else validate(_CHECK_SPECS, "warmup", warmup)
+        m = vicsek.CHECK_MEASURE if measure is None else validate(_CHECK_SPECS, "measure", measure)
+        self._check = vicsek.CheckRun(mode, warmup=w, measure=m)
+        return {"progress": 0.0, "done": False, "mode": mode, "total": self._check.total}
+
+    def op_check_advance(self, updates: Any = 1) -> dict:
+        n = validate(_CHECK_SPECS, "updates", updates)
+        if self._check is None:
+            raise ValueError("no check running: call check_start first")
+        self._check.advance(n)
+        return {"progress": self._check.progress, "done": self._check.done}
+
+    def op_check_result(self) -> dict:
+        if self._check is None:
+            raise ValueError("no check running: call check_start first")
+        return self._check.result()  # ValueError while unfinished
+
+
+def make_session() -> VicsekSession:
+    return VicsekSession()
+
+
+__all__ = ["VicsekSession", "make_session", "LIVE_SEED"]

@@ -1,0 +1,658 @@
+// Lab 3 page: "Three rules" (classic Reynolds boids).
+//
+// The Python session (app/swarmlab/sessions/boids.py) owns the model; this module
+// builds the page, runs the display loop and drives the session:
+//   * the world is sized to the stage canvas (constant area 16,000 lengths², so the
+//     density, hence the behaviour, does not depend on the screen) and follows
+//     canvas resizes live (op_resize stretches positions, nothing restarts);
+//   * each displayed frame turns the real time since the last one into WHOLE model
+//     steps (StepClock); if the engine cannot keep up (thousands of boids) the page
+//     drops the backlog and runs in slow motion, and says so, rather than freezing;
+//   * the treat: a held pointer (mouse, touch or pen; pointer capture, touch-action
+//     none so the page does not scroll) or Enter/Space on the focused stage at a
+//     keyboard cursor moved with the arrow keys.  op_treat on press/move, off on release;
+//   * hidden page: createLoop stops ticking, so the model freezes;
+//     prefers-reduced-motion: the page starts paused.
+//
+// Frame layout (see the session): [N, t, treat_on, treat_x, treat_y, then x, y, vx, vy per boid].
+// The controller returned by mount() also offers play/pause/restart/world, used by the tests.
+
+import { buildControls } from "../ui/controls.js";
+import { createLoop, StepClock } from "../ui/loop.js";
+import { readQuery, shareUrl, copyLink } from "../ui/share.js";
+import { LineChart } from "../ui/chart.js";
+
+const LAB = "boids";
+const HEADER = 5;
+const WORLD_AREA = 160 * 100;       // lengths², the default 160 x 100 world
+const GLYPH_LENGTH = 1.6;           // lengths: glyphs are drawn a little larger than a body
+const GLYPH_MIN_PX = 7;             // CSS px, so glyphs stay visible on small screens
+const HUES = 24;                    // heading colour buckets (one path per bucket)
+const FRAME_BUDGET_MS = 28;         // engine time per displayed frame before slowing down
+const METRICS_EVERY_MS = 250;
+const CURSOR_STEP = 3;              // lengths per arrow key press (Shift: x4)
+const HISTORY_MAX = 2400;
+
+const PRESETS = [
+  {
+    name: "separation",
+    title: "Separation only",
+    weights: "1.5 / 0 / 0",
+    look: "Every boid only backs away from anyone too close, so the birds fan out over the whole sky and keep an even gap, but nobody flies with anybody.",
+  },
+  {
+    name: "cohesion",
+    title: "Cohesion only",
+    weights: "0 / 0 / 1",
+    look: "Every boid only heads for the middle of its neighbours, so the sky empties into a few tight knots of boids buzzing round each other and going nowhere.",
+  },
+  {
+    name: "balanced",
+    title: "All three balanced",
+    weights: "1.5 / 1 / 1 (the defaults)",
+    look: "Keeping space, matching and staying close together make groups that line up and travel; watch groups meet and merge, break apart and swing round together.",
+  },
+];
+
+function ensureCss() {
+  if (document.querySelector('link[data-lab-css="boids"]')) return;
+  const link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = "assets/css/boids.css";
+  link.dataset.labCss = "boids";
+  document.head.append(link);
+}
+
+const LAYOUT = `
+  <div class="lab-layout bd-layout">
+    <div class="bd-main">
+      <div class="stage bd-stage">
+        <canvas class="bd-canvas" tabindex="0" role="application" aria-roledescription="flock stage"
+          aria-label="A flock of boids flying over a sky whose edges wrap around. Press and hold anywhere to offer a treat; the flock steers towards it until you let go. Keyboard: arrow keys move a cursor, hold Enter or Space to offer the treat there."
+          aria-describedby="bd-stage-help"></canvas>
+        <p class="bd-slow" hidden></p>
+      </div>
+      <p class="stage-caption" id="bd-stage-help">
+        <strong>The treat:</strong> press and hold on the sky (mouse or finger) and the flock steers towards that
+        spot; drag to move it; let go and they spread out again. Keyboard: focus the stage, move the cursor with the
+        arrow keys, hold <kbd>Enter</kbd> or <kbd>Space</kbd>.
+      </p>
+      <p class="stage-caption bd-world"></p>
+      <figure class="panel bd-chart-fig">
+        <canvas class="bd-chart" role="img" aria-label="Shared heading P and mean nearest spacing over model time, with a marker at every change of rules"></canvas>
+        <figcaption>P (left axis, 0 to 1) and mean nearest spacing in body lengths (right axis), sampled four times a model second. Vertical lines mark rule changes.</figcaption>
+      </figure>
+    </div>
+    <div class="bd-side">
+      <div class="controls bd-controls">
+        <h3>Rules</h3>
+        <div class="bd-weights"></div>
+        <div class="bd-pop"></div>
+        <details class="bd-advanced">
+          <summary>More settings</summary>
+          <div class="bd-adv-rows"></div>
+        </details>
+        <div class="btn-row bd-transport">
+          <button type="button" class="btn primary bd-play"></button>
+          <button type="button" class="btn bd-restart" title="Start again from the same scattered start, keeping the settings">Restart</button>
+          <button type="button" class="btn bd-copy">Copy link</button>
+        </div>
+        <div class="readouts bd-readouts">
+          <div class="readout"><span class="k">boids</span><span class="v bd-N">–</span></div>
+          <div class="readout"><span class="k">model time</span><span class="v bd-t">–</span></div>
+          <div class="readout"><span class="k">shared heading P</span><span class="v bd-P">–</span></div>
+          <div class="readout"><span class="k">mean nearest spacing</span><span class="v bd-spacing">–</span></div>
+        </div>
+      </div>
+      <section class="panel bd-try" aria-labelledby="bd-try-h">
+        <h3 id="bd-try-h">Try this</h3>
+        <p class="bd-try-intro">Each button changes the three weights at once while the flock keeps flying.</p>
+        <div class="bd-presets"></div>
+      </section>
+    </div>
+  </div>
+  <div class="bd-below">
+    <div class="panel explain bd-explain"></div>
+  </div>`;
+
+function explainHtml(c) {
+  // MathML Core has no bold mathvariant: use the mathematical bold letters themselves.
+  const BOLD = { a: "\u{1D41A}", p: "\u{1D429}", v: "\u{1D42F}" };
+  const b = (s) => `<mi>${BOLD[s]}</mi>`;
+  const sub = (base, s) => `<msub>${base}<mi>${s}</mi></msub>`;
+  const ksub = (s) => `<msub><mi>k</mi><mtext>${s}</mtext></msub>`;
+  const sumN = `<munder><mo largeop="true" class="bd-sum">∑</mo><mrow><mi>j</mi><mo>∈</mo><msub><mi>N</mi><mi>i</mi></msub></mrow></munder>`;
+  const mean = `<mfrac><mn>1</mn><mrow><mo>|</mo><msub><mi>N</mi><mi>i</mi></msub><mo>|</mo></mrow></mfrac>`;
+  const pi = sub(b("p"), "i"), pj = sub(b("p"), "j"), vi = sub(b("v"), "i"), vj = sub(b("v"), "j");
+  return `
+  <div class="bd-col">
+  <h2>Three rules, and nothing else</h2>
+  <p>Every boid follows the same three habits, and it applies them only to the boids it can see: those within
+  ${c.radius} body lengths of it (its neighbours, <var>N</var><sub>i</sub>). Nothing else reaches it.</p>
+  <ol>
+    <li><strong>Separation — keep your space.</strong> Move away from neighbours, and the closer one is, the harder
+      the push.</li>
+    <li><strong>Alignment — fly like those around you.</strong> Nudge your velocity towards the average velocity of
+      your neighbours.</li>
+    <li><strong>Cohesion — don't get left behind.</strong> Steer towards the middle of your neighbours.</li>
+  </ol>
+  <p>No rule mentions a destination, a leader or the flock as a whole. Whatever the flock does, it is each boid
+  reacting to a handful of others.</p>
+
+  <h2>The formulas</h2>
+  <p>For boid <var>i</var> at position <b>p</b><sub>i</sub> with velocity <b>v</b><sub>i</sub>:</p>
+  <div class="formula"><math display="block" aria-label="separation">
+    <msub>${b("a")}<mtext>sep</mtext></msub><mo>=</mo>${ksub("sep")}${sumN}
+    <mfrac><mrow>${pi}<mo>−</mo>${pj}</mrow><mrow><msup><mrow><mo>|</mo>${pi}<mo>−</mo>${pj}<mo>|</mo></mrow><mn>2</mn></msup><mo>+</mo><mi>ε</mi></mrow></mfrac>
+  </math></div>
+  <p>Each neighbour pushes along the line from it to you, with a strength that falls off like one over the distance
+  (an inverse-square weight on the separation vector). The small <var>ε</var> = ${c.eps} (length²) stops the push from
+  blowing up when two boids touch: one neighbour can push at most 1/(2√<var>ε</var>), and two boids in exactly the same
+  spot push each other not at all.</p>
+  <div class="formula"><math display="block" aria-label="alignment">
+    <msub>${b("a")}<mtext>ali</mtext></msub><mo>=</mo>${ksub("ali")}<mrow><mo>(</mo>${mean}${sumN}${vj}<mo>−</mo>${vi}<mo>)</mo></mrow>
+  </math></div>
+  <p>The difference between your neighbours' average velocity and your own: zero when you already match them.</p>
+  <div class="formula"><math display="block" aria-label="cohesion">
+    <msub>${b("a")}<mtext>coh</mtext></msub><mo>=</mo>${ksub("coh")}<mrow><mo>(</mo>${mean}${sumN}${pj}<mo>−</mo>${pi}<mo>)</mo></mrow>
+  </math></div>
+  <p>The arrow from you to the centre of your neighbours. A boid with no neighbours feels none of the three rules and
+  flies straight on.</p>
+  <div class="formula"><math display="block" aria-label="update">
+    ${vi}<mo>←</mo><mtext>limit</mtext><mrow><mo>(</mo>${vi}<mo>+</mo><mo>(</mo><msub>${b("a")}<mtext>sep</mtext></msub><mo>+</mo><msub>${b("a")}<mtext>ali</mtext></msub><mo>+</mo><msub>${b("a")}<mtext>coh</mtext></msub><mo>)</mo><mi>Δt</mi><mo>)</mo></mrow><mo>,</mo><mspace width="1em"></mspace>
+    ${pi}<mo>←</mo>${pi}<mo>+</mo>${vi}<mi>Δt</mi>
+  </math></div>
+  <p>The three pushes are simply added. “limit” keeps every speed between ${c.v_min} and ${c.v_max} body lengths per second:
+  boids never hover and never race. All boids update together from where everyone was a moment before;
+  Δ<var>t</var> = ${c.dt} s. Distances are measured the short way round the wrapping edges.</p>
+  <p class="bd-note">On this page the three sums carry fixed scale factors (${c.sep_scale}, ${c.ali_scale} and ${c.coh_scale})
+  before the slider weights <var>k</var>, because they measure different things (a push per length, a speed, a distance).
+  The factors were chosen so that the default weights 1.5 / 1 / 1 give flocks with boids a few body lengths apart. The treat adds a
+  fourth pull, towards the held point at full speed, with a response rate of ${c.treat_rate} per second.</p>
+
+  </div>
+  <div class="bd-col">
+  <h2>Why purely local rules scale</h2>
+  <p>Each boid's work is a short sum over the few boids near it. When a flock grows by spreading over more sky, that sum
+  stays the same size: birds far away add no neighbours nearby. So 25 times as many boids cost about 25 times as much
+  work, where “everyone looks at everyone” would cost 625 times as much. This needs a quick way to find neighbours; here
+  a grid of cells files boids by place, and each boid checks only the cells next to its own. (Squeezing more boids into
+  the <em>same</em> sky does add neighbours, which is why 2,000 boids run slower here.) Nobody keeps a list of the whole
+  flock and no message has to reach everyone.</p>
+
+  <h2>Why robot swarms care</h2>
+  <p>Drone shows, warehouse robots and underwater vehicles can be built the same way: every machine senses and talks only to
+  those near it. There is then no leader whose failure grounds everyone, no single point of failure: lose a few
+  machines and the others simply close the gaps. Engineers still have to check what the rules produce, which is exactly
+  what you can do with the sliders here.</p>
+
+  <h2>Sources</h2>
+  <ul class="sources">
+    <li>Craig W. Reynolds (1987). Flocks, herds and schools: a distributed behavioral model.
+      <cite>Computer Graphics</cite> 21(4), 25–34 (SIGGRAPH ’87).
+      <a href="https://doi.org/10.1145/37401.37406" rel="noopener" target="_blank">doi:10.1145/37401.37406</a></li>
+  </ul>
+  <p class="bd-note">What this page simplifies: it is 2-D, the units are illustrative, boids see all round (no blind spot), and the
+  rules are plain sums rather than Reynolds' prioritised steering. Try a few sample numbers (More settings): one run
+  can be lucky.</p>
+  </div>`;
+}
+
+export function mount(section, ctx) {
+  ensureCss();
+  const engine = ctx.engine;
+  const specs = engine.spec(LAB);
+  const minimal = ctx.params.get("controls") === "minimal";
+
+  section.innerHTML = LAYOUT;
+  section.classList.add("bd");
+  const $ = (sel) => section.querySelector(sel);
+  const canvas = $(".bd-canvas");
+  const stageEl = $(".bd-stage");
+  const g = canvas.getContext("2d");
+  if (minimal) $(".bd-advanced").hidden = true;
+
+  // ---- size the stage, then start the model in a world of the same shape ----
+  let cssW = 0, cssH = 0, dpr = 1;
+  function measure() {
+    cssW = Math.max(200, Math.round(stageEl.clientWidth || 640));
+    const ratio = cssW >= 560 ? 0.625 : 1.1;
+    const maxH = Math.max(260, (window.innerHeight || 800) - 190);
+    cssH = Math.round(Math.min(cssW * ratio, maxH));
+    dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
+    canvas.style.height = `${cssH}px`;
+    canvas.width = Math.round(cssW * dpr);
+    canvas.height = Math.round(cssH * dpr);
+  }
+  function worldFor(w, h) {
+    const width = Math.sqrt(WORLD_AREA * (w / h));
+    return { width: round3(width), height: round3(WORLD_AREA / width) };
+  }
+  measure();
+
+  const { values: urlValues, notices } = readQuery(engine, LAB, ctx.params);
+  for (const text of notices) ctx.notify(`Three rules: ${text}`, "warn");
+  let st = engine.call(LAB, "reset", { ...urlValues, ...worldFor(cssW, cssH) });
+  let world = { ...st.world };
+  const C = st.constants;
+  $(".bd-explain").innerHTML = explainHtml({ ...C, radius: st.params.radius });
+
+  // ---- state mirrored in the page ----
+  let playing = !ctx.reducedMotion;
+  let t = st.t;
+  let frameBuf = new Float32Array(HEADER + 4 * 2048);
+  let dirty = true;
+  let msPerStep = 1;           // smoothed engine cost of one step
+  let slowFactor = 1;          // model seconds per real second actually achieved
+  const pace = { model: 0, real: 0 };  // decaying sums of both (about the last 30 frames)
+  let lastMetricsAt = -Infinity;
+  const clock = new StepClock(C.dt);
+  const treat = { on: false, x: 0, y: 0, source: null };
+  const cursor = { x: world.width / 2, y: world.height / 2, visible: false };
+  let pointerId = null;
+  let keyHeld = null;
+
+  // ---- history chart ----
+  const hist = { t: [], P: [], spacing: [], markers: [], every: 1, count: 0 };
+  const chart = new LineChart($(".bd-chart"), {
+    title: "Flock measures",
+    xLabel: "model time (s)",
+    minSpan: 30,
+    axes: {
+      left: { label: "P", min: 0, max: 1 },
+      right: { label: "lengths", min: 0, auto: true, pad: 0.1 },
+    },
+    series: [
+      { key: "P", label: "shared heading P", color: "#0f6fb3", axis: "left" },
+      { key: "spacing", label: "mean nearest spacing", color: "#c9582b", axis: "right" },
+    ],
+  });
+  function pushHistory(m) {
+    const last = hist.t.length ? hist.t[hist.t.length - 1] : -1;
+    if (m.t < last) clearHistory();                 // the run was restarted from elsewhere
+    else if (m.t === last) return;
+    hist.count += 1;
+    if ((hist.count - 1) % hist.every) return;
+    hist.t.push(m.t);
+    hist.P.push(m.P);
+    hist.spacing.push(m.spacing);
+    if (hist.t.length > HISTORY_MAX) {         // keep the whole run, at half the density
+      for (const k of ["t", "P", "spacing"]) hist[k] = hist[k].filter((_, i) => i % 2 === 0);
+      hist.every *= 2;
+    }
+    chart.setData({ t: hist.t, series: { P: hist.P, spacing: hist.spacing }, markers: hist.markers });
+  }
+  function mark(label, key) {
+    const prev = hist.markers[hist.markers.length - 1];
+    if (prev && prev.key === key && t - prev.t < 1) {   // one marker per slider drag
+      Object.assign(prev, { t, label });
+    } else {
+      hist.markers.push({ t, label, key });
+    }
+    if (hist.markers.length > 200) hist.markers.shift();
+    chart.setData({ t: hist.t, series: { P: hist.P, spacing: hist.spacing }, markers: hist.markers });
+  }
+  function clearHistory() {
+    Object.assign(hist, { t: [], P: [], spacing: [], markers: [], every: 1, count: 0 });
+    chart.setData({ t: [], series: { P: [], spacing: [] }, markers: [] });
+  }
+
+  // ---- controls built from the specs ----
+  const labels = {
+    k_sep: "Separation k_sep",
+    k_ali: "Alignment k_ali",
+    k_coh: "Cohesion k_coh",
+    population: "Boids",
+  };
+  const apply = (name, v) => {
+    const res = engine.tryCall(LAB, "set", { name, value: v });
+    if (res.ok) {
+      st = res.value;
+      afterSettingsChange(name === "population" ? `${v} boids` : `${name} ${v}`, name);
+    } else {
+      ctx.notify(res.error, "error");
+    }
+    return res;
+  };
+  const weightCtl = buildControls($(".bd-weights"), specs, {
+    only: ["k_sep", "k_ali", "k_coh"], values: st.params, labels, apply,
+  });
+  const popCtl = buildControls($(".bd-pop"), specs, { only: ["population"], values: st.params, labels, apply });
+  const advNames = specs.filter((s) => s.advanced).map((s) => s.name);
+  const advCtl = buildControls($(".bd-adv-rows"), specs, { only: advNames, values: st.params, labels, apply });
+  const allCtls = [weightCtl, popCtl, advCtl];
+
+  function syncControls() {
+    for (const ctl of allCtls) for (const name of ctl.rows.keys()) ctl.set(name, st.params[name]);
+    const w = st.params;
+    for (const btn of section.querySelectorAll(".bd-preset")) {
+      const p = st.presets[btn.dataset.preset];
+      btn.setAttribute("aria-pressed", String(p.k_sep === w.k_sep && p.k_ali === w.k_ali && p.k_coh === w.k_coh));
+    }
+    section.dataset.kSep = String(w.k_sep);
+    section.dataset.kAli = String(w.k_ali);
+    section.dataset.kCoh = String(w.k_coh);
+  }
+
+  function afterSettingsChange(label, key) {
+    syncControls();
+    showWorld();
+    mark(label, key);
+    readFrame();
+    dirty = true;
+  }
+
+  // ---- presets ----
+  const presetBox = $(".bd-presets");
+  for (const p of PRESETS) {
+    const item = document.createElement("div");
+    item.className = "bd-preset-item";
+    const btn = document.createElement("button");
+    btn.type = "button";
+    btn.className = "btn bd-preset";
+    btn.dataset.preset = p.name;
+    btn.innerHTML = `${p.title} <span class="bd-preset-w">${p.weights}</span>`;
+    const look = document.createElement("p");
+    look.className = "bd-look";
+    look.id = `bd-look-${p.name}`;
+    look.textContent = p.look;
+    btn.setAttribute("aria-describedby", look.id);
+    btn.addEventListener("click", () => {
+      const res = engine.tryCall(LAB, "preset", { name: p.name });
+      if (!res.ok) { ctx.notify(res.error, "error"); return; }
+      st = res.value;
+      afterSettingsChange(p.title.toLowerCase(), "preset");
+    });
+    item.append(btn, look);
+    presetBox.append(item);
+  }
+
+  // ---- transport ----
+  const playBtn = $(".bd-play");
+  function showPlay() {
+    playBtn.textContent = playing ? "Pause" : "Play";
+    section.dataset.playing = String(playing);
+  }
+  playBtn.addEventListener("click", () => { playing = !playing; clock.reset(); showPlay(); });
+  // (pace is only accumulated while playing, so a pause does not read as slow motion)
+  $(".bd-restart").addEventListener("click", restart);
+  $(".bd-copy").addEventListener("click", () => {
+    const values = {};
+    for (const s of specs) values[s.name] = st.params[s.name];
+    copyLink(shareUrl(LAB, values, specs), ctx.notify);
+  });
+
+  function restart() {
+    releaseTreat();
+    st = engine.call(LAB, "reset", {});
+    t = st.t;
+    clock.reset();
+    clearHistory();
+    syncControls();
+    readFrame();
+    lastMetricsAt = -Infinity;
+    dirty = true;
+  }
+
+  // ---- the treat: pointer (mouse, touch, pen) ----
+  function toWorld(clientX, clientY) {
+    const r = canvas.getBoundingClientRect();
+    const fx = (clientX - r.left) / Math.max(1, r.width);
+    const fy = (clientY - r.top) / Math.max(1, r.height);
+    return { x: clamp(fx, 0, 0.99999) * world.width, y: clamp(fy, 0, 0.99999) * world.height };
+  }
+  function setTreat(x, y, source) {
+    const res = engine.tryCall(LAB, "treat", { x, y, on: true });
+    if (!res.ok) return;
+    Object.assign(treat, res.value.treat, { source });
+    section.dataset.treat = "on";
+    dirty = true;
+  }
+  function releaseTreat() {
+    if (!treat.on) return;
+    engine.tryCall(LAB, "treat", { x: treat.x, y: treat.y, on: false });
+    treat.on = false;
+    treat.source = null;
+    pointerId = null;
+    keyHeld = null;
+    section.dataset.treat = "off";
+    dirty = true;
+  }
+  section.dataset.treat = "off";
+
+  canvas.addEventListener("pointerdown", (ev) => {
+    if (ev.pointerType === "mouse" && ev.button !== 0) return;
+    if (pointerId !== null) return;                  // one treat at a time
+    ev.preventDefault();
+    pointerId = ev.pointerId;
+    try { canvas.setPointerCapture(ev.pointerId); } catch (_) { /* synthetic pointer */ }
+    canvas.focus({ preventScroll: true });
+    const w = toWorld(ev.clientX, ev.clientY);
+    cursor.x = w.x; cursor.y = w.y;
+    setTreat(w.x, w.y, ev.pointerType || "mouse");
+  });
+  canvas.addEventListener("pointermove", (ev) => {
+    if (ev.pointerId !== pointerId) return;
+    ev.preventDefault();
+    const w = toWorld(ev.clientX, ev.clientY);
+    cursor.x = w.x; cursor.y = w.y;
+    setTreat(w.x, w.y, treat.source);
+  });
+  const endPointer = (ev) => {
+    if (ev.pointerId !== pointerId) return;
+    releaseTreat();
+  };
+  canvas.addEventListener("pointerup", endPointer);
+  canvas.addEventListener("pointercancel", endPointer);
+  canvas.addEventListener("lostpointercapture", endPointer);
+  canvas.addEventListener("contextmenu", (ev) => ev.preventDefault());
+
+  // ---- the treat: keyboard ----
+  canvas.addEventListener("focus", () => { cursor.visible = true; dirty = true; });
+  canvas.addEventListener("blur", () => { cursor.visible = false; if (treat.source === "keyboard") releaseTreat(); dirty = true; });
+  canvas.addEventListener("keydown", (ev) => {
+    const step = CURSOR_STEP * (ev.shiftKey ? 4 : 1);
+    const moves = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] };
+    if (moves[ev.key]) {
+      ev.preventDefault();
+      cursor.x = mod(cursor.x + moves[ev.key][0], world.width);
+      cursor.y = mod(cursor.y + moves[ev.key][1], world.height);
+      cursor.visible = true;
+      if (treat.on && treat.source === "keyboard") setTreat(cursor.x, cursor.y, "keyboard");
+      dirty = true;
+    } else if (ev.key === "Enter" || ev.key === " ") {
+      ev.preventDefault();
+      if (ev.repeat || pointerId !== null) return;
+      keyHeld = ev.key;
+      setTreat(cursor.x, cursor.y, "keyboard");
+    } else if (ev.key === "Escape") {
+      releaseTreat();
+    }
+  });
+  canvas.addEventListener("keyup", (ev) => {
+    if (ev.key === keyHeld) { ev.preventDefault(); releaseTreat(); }
+  });
+
+  // ---- drawing ----
+  const hueStyles = Array.from({ length: HUES }, (_, k) => `hsl(${Math.round((k * 360) / HUES)} 85% 66%)`);
+  const buckets = Array.from({ length: HUES }, () => []);
+
+  function readFrame() {
+    const out = engine.frameInto(LAB, frameBuf);
+    frameBuf = out.data;
+    t = frameBuf[1];
+    section.dataset.t = String(t);
+    section.dataset.n = String(frameBuf[0]);
+  }
+
+  function draw() {
+    const W = canvas.width, H = canvas.height;
+    const sx = W / world.width, sy = H / world.height;
+    g.fillStyle = "#0b1d2a";
+    g.fillRect(0, 0, W, H);
+    const n = frameBuf[0] | 0;
+    const L = Math.max(GLYPH_LENGTH * sx, GLYPH_MIN_PX * dpr);
+    for (const b of buckets) b.length = 0;
+    for (let k = 0; k < n; k++) {
+      const o = HEADER + 4 * k;
+      const vx = frameBuf[o + 2], vy = frameBuf[o + 3];
+      const a = Math.atan2(vy, vx);
+      const h = Math.floor(((a + Math.PI) / (2 * Math.PI)) * HUES) % HUES;
+      buckets[h].push(k);
+    }
+    for (let h = 0; h < HUES; h++) {
+      const list = buckets[h];
+      if (!list.length) continue;
+      g.beginPath();
+      for (const k of list) {
+        const o = HEADER + 4 * k;
+        const px = frameBuf[o] * sx, py = frameBuf[o + 1] * sy;
+        let ux = frameBuf[o + 2], uy = frameBuf[o + 3];
+        const s = Math.hypot(ux, uy) || 1;
+        ux /= s; uy /= s;
+        g.moveTo(px + ux * 0.6 * L, py + uy * 0.6 * L);
+        g.lineTo(px - ux * 0.4 * L - uy * 0.3 * L, py - uy * 0.4 * L + ux * 0.3 * L);
+        g.lineTo(px - ux * 0.2 * L, py - uy * 0.2 * L);
+        g.lineTo(px - ux * 0.4 * L + uy * 0.3 * L, py - uy * 0.4 * L - ux * 0.3 * L);
+        g.closePath();
+      }
+      g.fillStyle = hueStyles[h];
+      g.fill();
+    }
+    if (treat.on) {
+      const tx = treat.x * sx, ty = treat.y * sy;
+      const r = Math.max(1.2 * sx, 7 * dpr);
+      const glow = g.createRadialGradient(tx, ty, 0, tx, ty, r * 4);
+      glow.addColorStop(0, "rgba(255, 214, 102, .55)");
+      glow.addColorStop(1, "rgba(255, 214, 102, 0)");
+      g.fillStyle = glow;
+      g.beginPath(); g.arc(tx, ty, r * 4, 0, 2 * Math.PI); g.fill();
+      g.fillStyle = "#ffd666";
+      g.strokeStyle = "#8a5a00";
+      g.lineWidth = 2 * dpr;
+      g.beginPath(); g.arc(tx, ty, r, 0, 2 * Math.PI); g.fill(); g.stroke();
+    }
+    if (cursor.visible && !(treat.on && treat.source !== "keyboard")) {
+      const cx = cursor.x * sx, cy = cursor.y * sy, r = 10 * dpr;
+      g.strokeStyle = "#ffffff";
+      g.lineWidth = 1.5 * dpr;
+      g.setLineDash([4 * dpr, 3 * dpr]);
+      g.beginPath(); g.arc(cx, cy, r, 0, 2 * Math.PI); g.stroke();
+      g.setLineDash([]);
+      g.beginPath();
+      g.moveTo(cx - 1.6 * r, cy); g.lineTo(cx - 0.5 * r, cy);
+      g.moveTo(cx + 0.5 * r, cy); g.lineTo(cx + 1.6 * r, cy);
+      g.moveTo(cx, cy - 1.6 * r); g.lineTo(cx, cy - 0.5 * r);
+      g.moveTo(cx, cy + 0.5 * r); g.lineTo(cx, cy + 1.6 * r);
+      g.stroke();
+    }
+    dirty = false;
+  }
+
+  // ---- readouts ----
+  const elN = $(".bd-N"), elT = $(".bd-t"), elP = $(".bd-P"), elS = $(".bd-spacing");
+  const slowEl = $(".bd-slow");
+  function refreshMetrics() {
+    const m = engine.call(LAB, "metrics");
+    elN.textContent = String(m.N);
+    elT.textContent = `${m.t.toFixed(1)} s`;
+    elP.textContent = m.P === null ? "–" : m.P.toFixed(2);
+    elS.textContent = m.spacing === null ? "–" : `${m.spacing.toFixed(1)} lengths`;
+    section.dataset.P = String(m.P);
+    pushHistory(m);
+    const slow = playing && slowFactor < 0.8;
+    slowEl.hidden = !slow;
+    if (slow) slowEl.textContent = `Slow motion: about ${slowFactor.toFixed(1)}× real time with ${m.N} boids on this device.`;
+  }
+  function showWorld() {
+    $(".bd-world").textContent =
+      `The sky is ${Math.round(world.width)} × ${Math.round(world.height)} body lengths and its edges wrap around. ` +
+      `Each boid sees the others within ${st.params.radius} lengths. Boids are drawn a little larger than life; colour shows heading.`;
+  }
+  showWorld();
+
+  // ---- the loop ----
+  let failed = false;
+  function tick(dt, now) {
+    try {
+      tickInner(dt, now);
+    } catch (err) {                       // a bug, not bad input: stop and say so once
+      playing = false;
+      showPlay();
+      if (!failed) ctx.notify(`Three rules stopped: ${err.message || err}`, "error");
+      failed = true;
+      console.error(err);
+    }
+  }
+  function tickInner(dt, now) {
+    if (playing && dt > 0) {
+      let n = clock.steps(dt, 1);
+      const cap = Math.max(1, Math.floor(FRAME_BUDGET_MS / msPerStep));
+      if (n > cap) { n = cap; clock.reset(); }
+      if (n > 0) {
+        const t0 = performance.now();
+        engine.call(LAB, "step", { n });
+        const cost = (performance.now() - t0) / n;
+        msPerStep = 0.8 * msPerStep + 0.2 * cost;
+        readFrame();
+        dirty = true;
+      }
+      pace.model = 0.97 * pace.model + n * C.dt;
+      pace.real = 0.97 * pace.real + dt;
+      slowFactor = pace.real > 0.5 ? pace.model / pace.real : 1;
+    }
+    if (dirty) draw();
+    if (now - lastMetricsAt >= METRICS_EVERY_MS) {
+      lastMetricsAt = now;
+      refreshMetrics();
+    }
+  }
+  const loop = createLoop(tick);
+
+  // ---- resizing: the world follows the canvas shape ----
+  let lastW = cssW;
+  function onResize() {
+    const w = Math.round(stageEl.clientWidth);
+    if (!w || Math.abs(w - lastW) < 2) return;
+    lastW = w;
+    measure();
+    const want = worldFor(cssW, cssH);
+    const aspectNow = world.width / world.height, aspectWant = want.width / want.height;
+    if (Math.abs(aspectWant / aspectNow - 1) > 0.02) {
+      const res = engine.tryCall(LAB, "resize", want);
+      if (res.ok) {
+        const fx = cursor.x / world.width, fy = cursor.y / world.height;
+        st = res.value;
+        world = { ...st.world };
+        cursor.x = fx * world.width; cursor.y = fy * world.height;
+        Object.assign(treat, st.treat);
+        showWorld();
+        readFrame();
+      }
+    }
+    dirty = true;
+  }
+  const ro = typeof ResizeObserver !== "undefined" ? new ResizeObserver(onResize) : null;
+  if (ro) ro.observe(stageEl);
+  else window.addEventListener("resize", onResize);
+
+  showPlay();
+  syncControls();
+  readFrame();
+  draw();
+  refreshMetrics();
+
+  return {
+    activate() { loop.start(); },
+    deactivate() { releaseTreat(); loop.stop(); },
+    play() { playing = true; clock.reset(); showPlay(); },
+    pause() { playing = false; showPlay(); },
+    restart,
+    world: () => ({ ...world }),
+    get playing() { return playing; },
+  };
+}
+
+function clamp(v, lo, hi) { return Math.min(hi, Math.max(lo, v)); }
+function mod(a, m) { return ((a % m) + m) % m; }
+function round3(v) { return Math.round(v * 1000) / 1000; }

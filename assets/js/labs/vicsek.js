@@ -1,0 +1,476 @@
+// Lab 2, "Few turns, one direction": the Vicsek alignment model in the page.
+//
+// The Python session (app/swarmlab/sessions/vicsek.py) owns the model; this module
+// builds the page, runs the display loop and drives the session:
+//   * the stage advances at a steady, readable rate (updates per second, default 6),
+//     one op_step(1) and one frame read per update; between updates arrows are drawn
+//     along their straight step (interpolation, see vicsek/stage.js);
+//   * the eight-seed check starts by itself once the first frames are on screen and
+//     runs in chunks sized to a per-frame time budget (vicsek/check.js);
+//   * hidden page: createLoop stops calling tick, so everything freezes;
+//     prefers-reduced-motion: the stage starts paused (the check still runs).
+//
+// The controller returned by mount() also offers play/pause/step/restart/select/settle,
+// which the browser tests use (window.swarmlab.labs.get("vicsek")).
+
+import { createLoop, StepClock } from "../ui/loop.js";
+import { buildControls } from "../ui/controls.js";
+import { readQuery, shareUrl, copyLink } from "../ui/share.js";
+import { Stage } from "./vicsek/stage.js";
+import { PPlot } from "./vicsek/pplot.js";
+import { CheckRunner, renderTable, renderDotPlot, fmt3, BASELINE } from "./vicsek/check.js";
+import { STEPS, RULE_HTML, CHECK_INTRO_HTML, NOTES_HTML } from "./vicsek/text.js";
+
+const LAB = "vicsek";
+const RATE_DEFAULT = 6;       // updates per second
+const RATE_MIN = 1;
+const RATE_MAX = 30;
+const MAX_UPDATES_PER_FRAME = 3;
+const FRAME_BUDGET_MS = 10;   // stage + check work per animation frame (target)
+const MIN_CHECK_MS = 3;
+const CHECK_AFTER_TICKS = 6;  // start the check once the first frames are drawn
+const PICK_TOLERANCE_PX = 26;
+
+function ensureCss() {
+  if (document.querySelector('link[data-lab-css="vicsek"]')) return;
+  const link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = "assets/css/vicsek.css";
+  link.dataset.labCss = "vicsek";
+  document.head.append(link);
+}
+
+const LAYOUT = `
+  <div class="vk-layout">
+    <div class="vk-main">
+      <div class="stage vk-stage">
+        <canvas class="vk-canvas" tabindex="0" role="img"
+          aria-label="Sixty-four arrows moving in a square with wrapping edges. Tap an arrow to follow it; arrow keys pick the next arrow, Escape stops following."></canvas>
+      </div>
+      <ul class="legend vk-legend" aria-label="What the stage shows">
+        <li><span class="swatch vk-sw-wheel"></span>arrow colour = its heading</li>
+        <li><span class="swatch vk-sw-followed"></span>followed arrow</li>
+        <li><span class="swatch vk-sw-circle"></span>its neighbourhood (R = 0.12) and the arrows in it</li>
+        <li><span class="swatch vk-sw-wedge"></span>where its next random nudge can point it (±0.35 rad)</li>
+      </ul>
+      <p class="stage-caption vk-caption"></p>
+    </div>
+    <div class="vk-side">
+      <div class="controls vk-controls">
+        <h3>Controls</h3>
+        <div class="vk-knob"></div>
+        <div class="btn-row vk-transport">
+          <button type="button" class="btn primary vk-play"></button>
+          <button type="button" class="btn vk-step">Step</button>
+          <button type="button" class="btn vk-restart" title="Replay seed 3 from its start, with the same random nudges">Restart</button>
+        </div>
+        <div class="ctl ctl-float vk-rate">
+          <label for="vk-rate">Updates per second</label>
+          <output for="vk-rate" class="vk-rate-out"></output>
+          <input id="vk-rate" type="range" min="${RATE_MIN}" max="${RATE_MAX}" step="1" value="${RATE_DEFAULT}">
+          <p class="help">How fast the stage plays. It changes only the viewing speed, not the model.</p>
+        </div>
+        <div class="readouts vk-readouts">
+          <div class="readout"><span class="k">P (shared heading)</span><span class="v vk-P">–</span></div>
+          <div class="readout"><span class="k">Update</span><span class="v vk-t">0</span></div>
+        </div>
+        <figure class="vk-plot-fig">
+          <canvas class="vk-pplot" role="img" aria-label="P over the last 600 updates, with the 0.11 level of random headings dashed"></canvas>
+          <figcaption>P over the last 600 updates. Dashed: about where P sits when headings are random.</figcaption>
+        </figure>
+        <p class="vk-follow" aria-live="polite">Tap an arrow to follow it.</p>
+        <div class="btn-row">
+          <button type="button" class="btn vk-copy">Copy link</button>
+        </div>
+      </div>
+      <div class="panel vk-steps">
+        <div class="vk-steptabs" role="tablist" aria-label="Three steps"></div>
+        <div class="vk-steppanels"></div>
+      </div>
+    </div>
+    <div class="panel explain vk-rule"></div>
+  </div>
+  <div class="vk-below">
+    <section class="panel vk-check" aria-labelledby="vk-check-h">
+      <h2 id="vk-check-h">Eight-seed check: <var>a</var> = 0 against <var>a</var> = 1</h2>
+      <div class="vk-check-intro"></div>
+      <div class="vk-check-status" role="status">
+        <progress class="vk-progress" max="1" value="0" aria-label="Eight-seed check progress"></progress>
+        <span class="vk-progress-text">Waiting for the stage to start…</span>
+      </div>
+      <div class="vk-check-body" hidden>
+        <div class="vk-check-grid">
+          <div class="vk-table-wrap"><table class="vk-table"></table></div>
+          <div class="vk-dots"></div>
+        </div>
+        <p class="vk-check-summary"></p>
+      </div>
+      <p class="vk-check-error" hidden></p>
+    </section>
+    <div class="panel explain vk-notes"></div>
+  </div>`;
+
+export function mount(section, ctx) {
+  ensureCss();
+  const engine = ctx.engine;
+  const specs = engine.spec(LAB);
+  const minimal = ctx.params.get("controls") === "minimal";
+
+  // settings from the page URL (share links), read leniently by the session
+  const { values: urlValues, notices } = readQuery(engine, LAB, ctx.params);
+  for (const text of notices) ctx.notify(`Few turns: ${text}`, "warn");
+  let st = engine.call(LAB, "reset", urlValues);
+  const N = st.n;
+
+  section.innerHTML = LAYOUT;
+  section.classList.add("vk");
+  const $ = (sel) => section.querySelector(sel);
+  $(".vk-check-intro").innerHTML = CHECK_INTRO_HTML;
+  $(".vk-rule").innerHTML = RULE_HTML;
+  $(".vk-notes").innerHTML = NOTES_HTML;
+  if (minimal) $(".vk-rate").hidden = true;
+
+  const canvas = $(".vk-canvas");
+  const stage = new Stage(canvas, N, { radius: st.radius, kick: st.kick });
+  const plot = new PPlot($(".vk-pplot"), { baseline: BASELINE });
+  let frameBuf = new Float32Array(6 * N);
+
+  // ---- model state mirrored in the page ----
+  let t = st.t;
+  let lastIngestT = -1;
+  let P = st.P;
+  let selected = -1;
+  let neighbourCount = 0;
+
+  function readFrame() {
+    const out = engine.frameInto(LAB, frameBuf);
+    frameBuf = out.data;
+    stage.ingest(frameBuf, t === lastIngestT + 1);
+    lastIngestT = t;
+  }
+
+  function refreshSelection() {
+    if (selected < 0) {
+      stage.setSelection(-1);
+      neighbourCount = 0;
+    } else {
+      const nb = engine.call(LAB, "neighbours", { i: selected });
+      stage.setSelection(selected, nb.neighbours, nb.turn_to);
+      neighbourCount = nb.neighbours.length;
+    }
+    section.dataset.selected = String(selected);
+    section.dataset.neighbours = String(neighbourCount);
+    $(".vk-follow").textContent = selected < 0
+      ? "Tap an arrow to follow it."
+      : `Following arrow ${selected + 1} of ${N}: ${neighbourCount} other ${neighbourCount === 1 ? "arrow" : "arrows"} in its circle.`;
+  }
+
+  const elP = $(".vk-P"), elT = $(".vk-t");
+  function showReadouts() {
+    elP.textContent = P.toFixed(3);
+    elT.textContent = String(t);
+    section.dataset.t = String(t);
+  }
+
+  /** One model update: step, frame, selection, plot. */
+  function updateOnce() {
+    const r = engine.call(LAB, "step", { n: 1 });
+    t = r.t;
+    P = r.P;
+    plot.push(t, P);
+    readFrame();
+    if (selected >= 0) refreshSelection();
+  }
+
+  function afterUpdates() {
+    showReadouts();
+    plotDirty = true;
+    dirty = true;
+  }
+
+  // ---- controls ----
+  const knob = buildControls($(".vk-knob"), specs, {
+    only: ["a"],
+    values: { a: st.params.a },
+    labels: { a: "Alignment a" },
+    apply: (name, v) => {
+      const res = engine.tryCall(LAB, "set", { name, value: v });
+      if (res.ok) {
+        plot.mark(t, v);
+        plotDirty = true;
+        if (selected >= 0) { refreshSelection(); dirty = true; }
+      }
+      return res;
+    },
+    onError: (msg) => ctx.notify(msg, "error"),
+  });
+
+  let rate = RATE_DEFAULT;
+  const rateInput = $("#vk-rate"), rateOut = $(".vk-rate-out");
+  const showRate = () => {
+    rateOut.textContent = `${rate} / s`;
+    rateInput.setAttribute("aria-valuetext", `${rate} updates per second`);
+  };
+  rateInput.addEventListener("input", () => {
+    const v = parseInt(rateInput.value, 10);
+    if (Number.isFinite(v)) rate = Math.max(RATE_MIN, Math.min(RATE_MAX, v));
+    showRate();
+  });
+  showRate();
+
+  // ---- playback ----
+  const clock = new StepClock(1); // one "model second" = one update; speed = updates per second
+  let playing = !ctx.reducedMotion;
+  let s = 1;          // interpolation fraction of the move on screen
+  let anim = false;   // finishing a move while paused (Step, or Pause mid-move)
+  let dirty = true;
+  let plotDirty = true;
+  let ticks = 0;
+  const playBtn = $(".vk-play");
+
+  function showPlaying() {
+    playBtn.textContent = playing ? "Pause" : "Play";
+    playBtn.setAttribute("aria-label", playing ? "Pause the stage" : "Play the stage");
+    section.dataset.playing = playing ? "1" : "0";
+  }
+
+  function play() {
+    if (playing) return;
+    playing = true;
+    anim = false;
+    // continue from where the arrows are on screen: a finished move starts the next update at once
+    clock.carry = s >= 1 ? 0.999999 : s;
+    showPlaying();
+  }
+  function pause() {
+    if (!playing) return;
+    playing = false;
+    anim = !ctx.reducedMotion && s < 1;
+    if (!anim) s = 1;
+    dirty = true;
+    showPlaying();
+  }
+  function stepButton() {
+    if (playing) pause();
+    updateOnce();
+    afterUpdates();
+    if (ctx.reducedMotion) { s = 1; anim = false; } else { s = 0; anim = true; }
+  }
+  function restart() {
+    st = engine.call(LAB, "reset", { a: knob.get("a") });
+    t = st.t;
+    P = st.P;
+    lastIngestT = -1;
+    plot.clear();
+    plot.push(t, P);
+    readFrame();
+    refreshSelection();
+    clock.reset();
+    s = 1;
+    anim = false;
+    afterUpdates();
+  }
+
+  playBtn.addEventListener("click", () => (playing ? pause() : play()));
+  $(".vk-step").addEventListener("click", stepButton);
+  $(".vk-restart").addEventListener("click", restart);
+  $(".vk-copy").addEventListener("click", () => {
+    const url = shareUrl(LAB, { a: knob.get("a") }, specs);
+    copyLink(url, ctx.notify);
+  });
+
+  // ---- selection: tap / click / keyboard ----
+  function select(i) {
+    selected = Number.isInteger(i) && i >= 0 && i < N ? i : -1;
+    refreshSelection();
+    dirty = true;
+  }
+  canvas.addEventListener("pointerdown", (ev) => {
+    const tol = ev.pointerType === "touch" ? PICK_TOLERANCE_PX * 1.4 : PICK_TOLERANCE_PX;
+    const i = stage.pick(ev.clientX, ev.clientY, tol);
+    select(i);
+  });
+  canvas.addEventListener("keydown", (ev) => {
+    if (ev.key === "ArrowRight" || ev.key === "ArrowDown") select(selected < 0 ? 0 : (selected + 1) % N);
+    else if (ev.key === "ArrowLeft" || ev.key === "ArrowUp") select(selected < 0 ? N - 1 : (selected - 1 + N) % N);
+    else if (ev.key === "Escape") select(-1);
+    else if (ev.key === " ") (playing ? pause() : play());
+    else return;
+    ev.preventDefault();
+  });
+
+  // ---- the three steps ----
+  const tabs = $(".vk-steptabs"), panels = $(".vk-steppanels");
+  const tabButtons = [];
+  const stepPanels = [];
+  STEPS.forEach((step, k) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "vk-steptab";
+    b.id = `vk-tab-${step.key}`;
+    b.setAttribute("role", "tab");
+    b.setAttribute("aria-controls", `vk-panel-${step.key}`);
+    b.innerHTML = `<span class="vk-stepnum">${k + 1}</span> ${step.title}`;
+    b.addEventListener("click", () => showStep(k));
+    b.addEventListener("keydown", (ev) => {
+      let j = null;
+      if (ev.key === "ArrowRight") j = (k + 1) % STEPS.length;
+      if (ev.key === "ArrowLeft") j = (k - 1 + STEPS.length) % STEPS.length;
+      if (j !== null) { ev.preventDefault(); showStep(j); tabButtons[j].focus(); }
+    });
+    tabs.append(b);
+    tabButtons.push(b);
+    const p = document.createElement("div");
+    p.className = "vk-steppanel explain";
+    p.id = `vk-panel-${step.key}`;
+    p.setAttribute("role", "tabpanel");
+    p.setAttribute("aria-labelledby", b.id);
+    p.innerHTML = `<h3>Step ${k + 1}: ${step.title}</h3>${step.html}`;
+    if (k < STEPS.length - 1) {
+      const next = document.createElement("button");
+      next.type = "button";
+      next.className = "btn vk-next";
+      next.textContent = `Next: ${STEPS[k + 1].title} →`;
+      next.addEventListener("click", () => { showStep(k + 1); tabButtons[k + 1].focus(); });
+      p.append(next);
+    }
+    panels.append(p);
+    stepPanels.push(p);
+  });
+  function showStep(k) {
+    tabButtons.forEach((b, j) => {
+      b.setAttribute("aria-selected", String(j === k));
+      b.tabIndex = j === k ? 0 : -1;
+    });
+    stepPanels.forEach((p, j) => { p.hidden = j !== k; });
+  }
+  showStep(0);
+
+  // ---- the eight-seed check ----
+  const progress = $(".vk-progress"), progressText = $(".vk-progress-text");
+  const check = new CheckRunner(engine, LAB, {
+    onProgress(p) {
+      progress.value = p;
+      progressText.textContent = `Running the 16 runs in the background: ${Math.floor(100 * p)}%`;
+      section.dataset.check = "running";
+    },
+    onDone(result, info) {
+      progress.value = 1;
+      $(".vk-check-status").hidden = true;
+      renderTable($(".vk-table"), result);
+      renderDotPlot($(".vk-dots"), result);
+      const m = result.mean;
+      $(".vk-check-summary").innerHTML =
+        `With <var>a</var> = 0 the eight seeds average P = ${fmt3(m.a0)}, close to the ${BASELINE} of random headings. ` +
+        `With <var>a</var> = 1 they average P = ${fmt3(m.a1)}: the same start and the same nudges, ` +
+        `and only the alignment turned on. ` +
+        `<span class="vk-muted">(Done in ${(info.elapsedMs / 1000).toFixed(1)} s, in ${info.calls} pieces between frames.)</span>`;
+      $(".vk-check-body").hidden = false;
+      section.dataset.check = "done";
+      section.dataset.checkMaxMs = info.maxCallMs.toFixed(1);
+      section.dataset.checkUnitMs = (info.unitMs || 0).toFixed(2);
+    },
+    onError(message) {
+      const e = $(".vk-check-error");
+      e.textContent = `The eight-seed check stopped: ${message}`;
+      e.hidden = false;
+      $(".vk-check-status").hidden = true;
+      section.dataset.check = "error";
+    },
+  });
+  section.dataset.check = "idle";
+
+  // ---- the loop ----
+  function tick(dt) {
+    const t0 = performance.now();
+    ticks++;
+    if (playing) {
+      let k = clock.steps(dt, rate);
+      if (k > MAX_UPDATES_PER_FRAME) k = MAX_UPDATES_PER_FRAME; // never catch up in a burst
+      for (let j = 0; j < k; j++) updateOnce();
+      if (k > 0) afterUpdates();
+      s = clock.carry;
+      if (s > 1) s = 1;
+      dirty = true;
+    } else if (anim) {
+      s += dt * Math.max(rate, 4);
+      if (s >= 1) { s = 1; anim = false; }
+      dirty = true;
+    }
+    if (dirty) { stage.draw(s); dirty = false; }
+    if (plotDirty) { plot.draw(); plotDirty = false; }
+    if (check.state === "idle" && ticks >= CHECK_AFTER_TICKS) check.start("batched");
+    if (check.state === "running") {
+      const used = performance.now() - t0;
+      check.work(Math.max(MIN_CHECK_MS, FRAME_BUDGET_MS - used));
+    }
+  }
+  const loop = createLoop(tick);
+
+  const ro = typeof ResizeObserver !== "undefined" ? new ResizeObserver(() => {
+    stage.resize();
+    plot.resize();
+    dirty = true;
+    plotDirty = true;
+  }) : null;
+  if (ro) { ro.observe(canvas); ro.observe($(".vk-pplot")); }
+
+  // first picture
+  plot.push(t, P);
+  readFrame();
+  refreshSelection();
+  showReadouts();
+  showPlaying();
+  $(".vk-caption").textContent = ctx.reducedMotion
+    ? "Paused at the start because your device asks for reduced motion. Press Play to run, or Step to take one update at a time."
+    : "Seed 3, 64 arrows. The dashed border is where the edges wrap.";
+
+  return {
+    activate() {
+      stage.resize();
+      plot.resize();
+      dirty = true;
+      plotDirty = true;
+      loop.start();
+    },
+    deactivate() {
+      loop.stop();
+    },
+    // --- used by the browser tests (and handy in the console) ---
+    play,
+    pause,
+    restart,
+    select,
+    get playing() { return playing; },
+    get selected() { return selected; },
+    get t() { return t; },
+    /** Run n updates now (paused), each through op_step(1); returns the P after each. */
+    run(n) {
+      pause();
+      const ps = [];
+      for (let j = 0; j < n; j++) { updateOnce(); ps.push(P); }
+      s = 1;
+      anim = false;
+      afterUpdates();
+      stage.draw(s);
+      plot.draw();
+      dirty = plotDirty = false;
+      return ps;
+    },
+    /** Finish the move on screen at once (s = 1) and draw. */
+    settle() {
+      s = 1;
+      anim = false;
+      stage.draw(s);
+      dirty = false;
+    },
+    /** Set the alignment knob as the slider does. */
+    setA(v) {
+      const res = engine.tryCall(LAB, "set", { name: "a", value: v });
+      if (res.ok) { knob.set("a", v); plot.mark(t, v); plotDirty = true; if (selected >= 0) refreshSelection(); }
+      return res;
+    },
+    clientPoint: (i) => stage.clientPoint(i),
+    check,
+  };
+}

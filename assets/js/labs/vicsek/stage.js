@@ -1,0 +1,344 @@
+// The Vicsek stage: 64 arrows in a periodic unit square, drawn on a canvas.
+//
+// Model frame (app/swarmlab/sessions/vicsek.py, frame()): float32, 6*n values
+//   block A  [x, y, theta] * n   the current update; x, y in [0, 1), theta radians CCW from +x
+//   block B  [px, py, ptheta] * n the previous update, positions UNWRAPPED next to block A
+// so the straight step an arrow took is (x - px, y - py) even across the periodic edge.
+//
+// Screen mapping: the canvas shows the box [0,1]^2 with y UP (model convention):
+//   screenX = x * S,  screenY = (1 - y) * S   (S = canvas CSS size in px)
+//
+// Interpolation: between updates an arrow is drawn at p + s * (x - p), s in [0, 1],
+// wrapped into the box, i.e. along its step vector, never across the box.
+// Trail: the page keeps the last TRAIL update positions per arrow (ring buffer) and
+// draws them as one polyline unwrapped with minimum-image steps (each step is 0.01 L,
+// far below half the box, so the minimum image is the true step).
+// Everything that crosses an edge is drawn again at its periodic copies; the box is clipped.
+//
+// The renderer allocates nothing per frame: all buffers are preallocated typed arrays,
+// all colours and dash patterns are constants.
+
+export const TRAIL = 8;            // updates of trail
+const RING = TRAIL + 1;            // positions kept: now and 8 before
+const HUES = 36;                   // heading colour wheel in 10-degree bins
+const HUE_FILL = Array.from({ length: HUES }, (_, k) => `hsl(${k * 10 + 5}, 85%, 64%)`);
+const TRAIL_STYLE = Array.from({ length: TRAIL }, (_, k) => `rgba(190, 215, 235, ${(0.55 * (1 - k / TRAIL)).toFixed(3)})`);
+const BG = "#0b1d2a";
+const GRID = "rgba(255, 255, 255, 0.06)";
+const EDGE = "rgba(255, 255, 255, 0.22)";
+const SEL_FILL = "#ffffff";
+const SEL_STROKE = "#ff7f66";
+const NEIGH_STROKE = "#ffffff";
+const CIRCLE_STROKE = "rgba(53, 208, 224, 0.95)";
+const CIRCLE_FILL = "rgba(53, 208, 224, 0.10)";
+const WEDGE_FILL = "rgba(255, 196, 84, 0.35)";
+const WEDGE_STROKE = "rgba(255, 196, 84, 0.95)";
+const AIM_STROKE = "rgba(255, 255, 255, 0.85)";
+const DASH = [5, 4];
+const NO_DASH = [];
+const TAU = 2 * Math.PI;
+
+/** Minimum-image component of a difference in a unit periodic box. */
+function mi(d) {
+  return d - Math.round(d);
+}
+function wrap01(v) {
+  return v - Math.floor(v);
+}
+
+export class Stage {
+  /**
+   * @param {HTMLCanvasElement} canvas
+   * @param {number} n   number of arrows
+   * @param {object} opts  { radius, kick }  (model units, radians)
+   */
+  constructor(canvas, n, opts = {}) {
+    this.canvas = canvas;
+    this.g = canvas.getContext("2d");
+    this.n = n;
+    this.radius = opts.radius ?? 0.12;
+    this.kick = opts.kick ?? 0.35;
+    this.cur = new Float32Array(3 * n);   // block A
+    this.prev = new Float32Array(3 * n);  // block B (unwrapped next to A)
+    this.ring = new Float32Array(RING * n * 2); // wrapped positions, slot (head - k) = k updates ago
+    this.ringHead = 0;
+    this.ringCount = 0;
+    this.trailU = new Float32Array(RING * n * 2); // unwrapped trail points relative to block A
+    this.hx = new Float32Array(n);        // displayed (interpolated, wrapped) positions
+    this.hy = new Float32Array(n);
+    this.neigh = new Uint8Array(n);       // 1 = neighbour of the selected arrow
+    this.selected = -1;
+    this.turnTo = NaN;                    // heading the rule points the selected arrow to (before the kick)
+    this.s = 1;                           // interpolation fraction
+    this.size = 0;                        // CSS px
+    this.dpr = 1;
+    this.hasFrame = false;
+    this.resize();
+  }
+
+  /** Match the canvas backing store to its CSS size and devicePixelRatio. */
+  resize() {
+    const rect = this.canvas.getBoundingClientRect();
+    const css = Math.max(1, Math.round(rect.width));
+    const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
+    const px = Math.round(css * dpr);
+    if (this.canvas.width !== px || this.canvas.height !== px) {
+      this.canvas.width = px;
+      this.canvas.height = px;
+    }
+    this.size = css;
+    this.dpr = px / css;
+    return this;
+  }
+
+  /**
+   * Take a new model frame. `continues` = true when it is exactly one update after
+   * the last one taken (the trail grows); otherwise the trail restarts from block B and A.
+   */
+  ingest(data, continues) {
+    const n = this.n;
+    this.cur.set(data.subarray(0, 3 * n));
+    this.prev.set(data.subarray(3 * n, 6 * n));
+    if (!continues || this.ringCount === 0) {
+      this.ringCount = 0;
+      // block B (wrapped) then A, unless B equals A (right after a reset)
+      let same = true;
+      for (let k = 0; k < 3 * n && same; k++) same = this.cur[k] === this.prev[k];
+      if (!same) this._push(this.prev, true);
+    }
+    this._push(this.cur, false);
+    this._unwrapTrail();
+    this.hasFrame = true;
+  }
+
+  _push(src, wrapIt) {
+    const n = this.n;
+    this.ringHead = (this.ringHead + 1) % RING;
+    const base = this.ringHead * n * 2;
+    for (let i = 0; i < n; i++) {
+      const x = src[3 * i], y = src[3 * i + 1];
+      this.ring[base + 2 * i] = wrapIt ? wrap01(x) : x;
+      this.ring[base + 2 * i + 1] = wrapIt ? wrap01(y) : y;
+    }
+    this.ringCount = Math.min(RING, this.ringCount + 1);
+  }
+
+  /** trailU[k] = position k updates ago, unwrapped step by step next to block A. */
+  _unwrapTrail() {
+    const n = this.n, R = this.ring, U = this.trailU;
+    for (let i = 0; i < n; i++) {
+      let ux = this.cur[3 * i], uy = this.cur[3 * i + 1];
+      let wx = ux, wy = uy;
+      U[2 * i] = ux;
+      U[2 * i + 1] = uy;
+      for (let k = 1; k < this.ringCount; k++) {
+        const slot = ((this.ringHead - k) % RING + RING) % RING;
+        const px = R[slot * n * 2 + 2 * i], py = R[slot * n * 2 + 2 * i + 1];
+        ux += mi(px - wx);
+        uy += mi(py - wy);
+        wx = px;
+        wy = py;
+        U[(k * n + i) * 2] = ux;
+        U[(k * n + i) * 2 + 1] = uy;
+      }
+    }
+  }
+
+  /** Select arrow i (or -1); neighbours is an array of indices (others only). */
+  setSelection(i, neighbours = null, turnTo = NaN) {
+    this.selected = i;
+    this.neigh.fill(0);
+    if (neighbours) for (const j of neighbours) this.neigh[j] = 1;
+    this.turnTo = turnTo;
+  }
+
+  /** Index of the displayed arrow nearest to client point (cx, cy) within `tolPx`, else -1. */
+  pick(cx, cy, tolPx) {
+    const rect = this.canvas.getBoundingClientRect();
+    if (!this.hasFrame || rect.width <= 0) return -1;
+    const x = (cx - rect.left) / rect.width;
+    const y = 1 - (cy - rect.top) / rect.height;
+    let best = -1, bestD = Infinity;
+    for (let i = 0; i < this.n; i++) {
+      const dx = mi(this.hx[i] - x), dy = mi(this.hy[i] - y);
+      const d = dx * dx + dy * dy;
+      if (d < bestD) { bestD = d; best = i; }
+    }
+    const tol = tolPx / rect.width;
+    return Math.sqrt(bestD) <= tol ? best : -1;
+  }
+
+  /** Client (CSS px) position of displayed arrow i. */
+  clientPoint(i) {
+    const rect = this.canvas.getBoundingClientRect();
+    return { x: rect.left + this.hx[i] * rect.width, y: rect.top + (1 - this.hy[i]) * rect.height };
+  }
+
+  /** Draw with interpolation fraction s in [0, 1]. */
+  draw(s) {
+    const g = this.g, S = this.size, n = this.n;
+    this.s = s;
+    g.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
+    g.fillStyle = BG;
+    g.fillRect(0, 0, S, S);
+    // faint grid in tenths of the box, and the box edge (the wrap)
+    g.strokeStyle = GRID;
+    g.lineWidth = 1;
+    g.beginPath();
+    for (let k = 1; k < 10; k++) {
+      const p = Math.round((k / 10) * S) + 0.5;
+      g.moveTo(p, 0); g.lineTo(p, S);
+      g.moveTo(0, p); g.lineTo(S, p);
+    }
+    g.stroke();
+    g.strokeStyle = EDGE;
+    g.setLineDash(DASH);
+    g.strokeRect(0.5, 0.5, S - 1, S - 1);
+    g.setLineDash(NO_DASH);
+    if (!this.hasFrame) return;
+
+    // displayed positions: along the step vector, then wrapped
+    const A = this.cur, B = this.prev;
+    for (let i = 0; i < n; i++) {
+      const px = B[3 * i], py = B[3 * i + 1];
+      this.hx[i] = wrap01(px + s * (A[3 * i] - px));
+      this.hy[i] = wrap01(py + s * (A[3 * i + 1] - py));
+    }
+
+    g.save();
+    g.beginPath();
+    g.rect(0, 0, S, S);
+    g.clip();
+
+    // selected arrow's neighbourhood circle and kick wedge (under the arrows)
+    const sel = this.selected;
+    if (sel >= 0) this._drawNeighbourhood(sel);
+
+    // trails, one path per age so older segments are fainter
+    const U = this.trailU;
+    const segs = this.ringCount - 1; // full update segments available
+    g.lineWidth = Math.max(1, S / 400);
+    g.lineCap = "round";
+    for (let age = 0; age < TRAIL && age <= segs; age++) {
+      g.strokeStyle = TRAIL_STYLE[age];
+      g.beginPath();
+      for (let i = 0; i < n; i++) {
+        // the head segment runs from the interpolated point back to 1 update ago;
+        // older ones from k to k+1 updates ago.  All unwrapped next to block A.
+        let ax, ay, bx, by;
+        if (age === 0) {
+          if (segs < 1) break;
+          const px = B[3 * i], py = B[3 * i + 1];
+          ax = px + s * (A[3 * i] - px); ay = py + s * (A[3 * i + 1] - py);
+          bx = U[(n + i) * 2]; by = U[(n + i) * 2 + 1];
+        } else {
+          if (age + 1 > segs) break;
+          ax = U[(age * n + i) * 2]; ay = U[(age * n + i) * 2 + 1];
+          bx = U[((age + 1) * n + i) * 2]; by = U[((age + 1) * n + i) * 2 + 1];
+        }
+        this._segmentCopies(ax, ay, bx, by, A[3 * i], A[3 * i + 1]);
+      }
+      g.stroke();
+    }
+
+    // arrows
+    const len = Math.max(9, Math.min(16, 0.024 * S));
+    for (let i = 0; i < n; i++) {
+      if (i === sel) continue;
+      const th = A[3 * i + 2];
+      let bin = Math.floor(((th + Math.PI) / TAU) * HUES);
+      if (bin < 0) bin = 0; else if (bin >= HUES) bin = HUES - 1;
+      this._arrowCopies(this.hx[i], this.hy[i], th, len, HUE_FILL[bin], this.neigh[i] ? NEIGH_STROKE : null);
+    }
+    if (sel >= 0) this._arrowCopies(this.hx[sel], this.hy[sel], A[3 * sel + 2], len * 1.35, SEL_FILL, SEL_STROKE);
+    g.restore();
+  }
+
+  _segmentCopies(ax, ay, bx, by, cx, cy) {
+    // cx, cy: the wrapped current position; the trail lies within ~0.09 of it
+    const g = this.g, S = this.size;
+    const ox = cx < 0.1 ? 1 : cx > 0.9 ? -1 : 0;
+    const oy = cy < 0.1 ? 1 : cy > 0.9 ? -1 : 0;
+    // copy (0,0)
+    g.moveTo(ax * S, (1 - ay) * S); g.lineTo(bx * S, (1 - by) * S);
+    if (ox !== 0) { g.moveTo((ax + ox) * S, (1 - ay) * S); g.lineTo((bx + ox) * S, (1 - by) * S); }
+    if (oy !== 0) { g.moveTo(ax * S, (1 - ay - oy) * S); g.lineTo(bx * S, (1 - by - oy) * S); }
+    if (ox !== 0 && oy !== 0) { g.moveTo((ax + ox) * S, (1 - ay - oy) * S); g.lineTo((bx + ox) * S, (1 - by - oy) * S); }
+  }
+
+  _arrowCopies(x, y, th, len, fill, stroke) {
+    const m = (len / this.size) * 1.2;
+    const ox = x < m ? 1 : x > 1 - m ? -1 : 0;
+    const oy = y < m ? 1 : y > 1 - m ? -1 : 0;
+    this._arrow(x, y, th, len, fill, stroke);
+    if (ox !== 0) this._arrow(x + ox, y, th, len, fill, stroke);
+    if (oy !== 0) this._arrow(x, y + oy, th, len, fill, stroke);
+    if (ox !== 0 && oy !== 0) this._arrow(x + ox, y + oy, th, len, fill, stroke);
+  }
+
+  /** A slim arrowhead centred on (x, y) pointing along th (model angle, y up). */
+  _arrow(x, y, th, len, fill, stroke) {
+    const g = this.g, S = this.size;
+    const c = Math.cos(th), sn = -Math.sin(th); // screen y is down
+    const X = x * S, Y = (1 - y) * S;
+    const hx = X + c * len * 0.55, hy = Y + sn * len * 0.55;       // tip
+    const bx = X - c * len * 0.45, by = Y - sn * len * 0.45;       // back centre
+    const w = len * 0.34;
+    const nx = -sn * w, ny = c * w;
+    g.beginPath();
+    g.moveTo(hx, hy);
+    g.lineTo(bx + nx, by + ny);
+    g.lineTo(X - c * len * 0.2, Y - sn * len * 0.2);             // notch
+    g.lineTo(bx - nx, by - ny);
+    g.closePath();
+    g.fillStyle = fill;
+    g.fill();
+    if (stroke) {
+      g.lineWidth = 1.6;
+      g.strokeStyle = stroke;
+      g.stroke();
+    }
+  }
+
+  _drawNeighbourhood(i) {
+    const g = this.g, S = this.size, R = this.radius;
+    const x = this.hx[i], y = this.hy[i];
+    const wedgeR = Math.min(R * 0.8, 0.09);
+    const aim = this.turnTo;
+    for (let ox = -1; ox <= 1; ox++) {
+      const cx = x + ox;
+      if (cx < -R || cx > 1 + R) continue;
+      for (let oy = -1; oy <= 1; oy++) {
+        const cy = y + oy;
+        if (cy < -R || cy > 1 + R) continue;
+        const X = cx * S, Y = (1 - cy) * S;
+        g.beginPath();
+        g.arc(X, Y, R * S, 0, TAU);
+        g.fillStyle = CIRCLE_FILL;
+        g.fill();
+        g.lineWidth = 2;
+        g.strokeStyle = CIRCLE_STROKE;
+        g.stroke();
+        if (aim === aim) { // not NaN
+          // the kick wedge: headings aim +- kick (canvas angles run clockwise: negate)
+          g.beginPath();
+          g.moveTo(X, Y);
+          g.arc(X, Y, wedgeR * S, -(aim + this.kick), -(aim - this.kick), false);
+          g.closePath();
+          g.fillStyle = WEDGE_FILL;
+          g.fill();
+          g.lineWidth = 1.5;
+          g.strokeStyle = WEDGE_STROKE;
+          g.stroke();
+          g.beginPath();
+          g.moveTo(X, Y);
+          g.lineTo(X + Math.cos(aim) * wedgeR * S, Y - Math.sin(aim) * wedgeR * S);
+          g.setLineDash(DASH);
+          g.strokeStyle = AIM_STROKE;
+          g.stroke();
+          g.setLineDash(NO_DASH);
+        }
+      }
+    }
+  }
+}

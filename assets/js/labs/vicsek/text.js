@@ -1,0 +1,97 @@
+// Page wording for Lab 2 (our own words).  Static HTML only: no user data goes in here.
+
+export const STEPS = [
+  {
+    key: "see",
+    title: "See",
+    html: `
+      <p>Sixty-four arrows wander in a square whose edges wrap around: an arrow that leaves on
+      the right comes back on the left. All arrows move at the same speed. At every update, each arrow
+      looks at the arrows inside a small circle around itself (itself included), turns towards
+      the direction they point on average, picks up a small random nudge, then moves forward.</p>
+      <p>No arrow leads and none of them sees the whole box. Watch for a while: do they
+      end up heading the same way?</p>
+      <p><strong>Tap or click an arrow to follow it.</strong> The circle is the area it
+      takes into account, the outlined arrows are the ones inside it, and the yellow wedge is the range of directions its
+      next random nudge can give it.</p>`,
+  },
+  {
+    key: "change",
+    title: "Change",
+    html: `
+      <p>The alignment slider <var>a</var> sets how far an arrow turns towards its
+      neighbours' average direction at each update: all the way at 1, not at all at 0.</p>
+      <p><strong>Slide <var>a</var> down to 0.</strong> Now every arrow ignores the others and only
+      gets random nudges. Watch P on the plot sink towards the dashed line.</p>
+      <p><strong>Then push <var>a</var> back up to 1</strong> and count roughly how many updates
+      pass before most arrows share a direction again. Try values in between too.</p>
+      <p><em>Restart</em> replays the same start with exactly the same random nudges, so if two runs
+      differ, it is because of what you changed.</p>`,
+  },
+  {
+    key: "understand",
+    title: "Understand",
+    html: `
+      <p><strong>What P measures.</strong> Give every arrow length 1, add up all 64 of them, and
+      divide by 64. P is the length of that average arrow. If all point the same way, P = 1. If their
+      directions cancel out, P is close to 0.</p>
+      <p><strong>Why 0.11 and not 0.</strong> Sixty-four random directions never cancel out exactly.
+      On average the leftover arrow has length about 0.11 (the dashed line), so a P near 0.1
+      means "no shared direction", not "something small is happening".</p>
+      <p><strong>What P does not tell you.</strong> P looks only at directions, never at
+      positions. Arrows spread all over the box can all point the same way (high P), and a tight
+      knot of arrows can point every which way (low P). A shared heading is not the same thing as a
+      tight group.</p>`,
+  },
+];
+
+export const RULE_HTML = `
+  <h3>The rule, one update</h3>
+  <p class="formula"><var>θ</var><sub>i</sub> ← <var>θ</var><sub>i</sub> + <var>a</var> · wrap(<var>θ̄</var><sub>i</sub> − <var>θ</var><sub>i</sub>) + 0.35 · <var>ξ</var><sub>i</sub></p>
+  <ul>
+    <li><var>θ̄</var><sub>i</sub> is the average direction (circular mean) of every arrow within
+      R = 0.12 of arrow <var>i</var>, counting <var>i</var> itself and measured across the wrapped edges.
+      If those directions cancel exactly, the arrow keeps its own heading before the nudge.</li>
+    <li>wrap(…) takes the shorter way round, so the turn is never more than half a circle.</li>
+    <li><var>ξ</var><sub>i</sub> is a fresh random number between −1 and 1 for each arrow at each update, so the
+      nudge is at most 0.35 rad (about 20°) either way.</li>
+    <li>All arrows turn at once, using where everyone was before the update; then each moves 0.01 of
+      the box side along its new heading.</li>
+    <li><var>a</var> = 1 is the rule of Vicsek and colleagues (1995) with noise amplitude η = 0.7; <var>a</var> = 0 leaves
+      only the nudges. Values in between are our own teaching blend.</li>
+    <li>The live stage always uses seed 3: the same start and the same nudges on every restart.</li>
+  </ul>`;
+
+export const CHECK_INTRO_HTML = `
+  <p>We fixed this test before looking at any run. For each of eight seeds (3, 17, 41, 73, 101, 211,
+  307, 499) the model runs twice from the same start with the same random nudges: once with
+  <var>a</var> = 0 and once with <var>a</var> = 1. Each run gets 1,000 updates to settle; then P is
+  averaged over the next 500. Your browser does all 16 runs in small pieces between frames, so the stage
+  keeps moving. The numbers are exactly those printed by <code>python -m swarmlab vicsek-check</code>.</p>`;
+
+export const NOTES_HTML = `
+  <div class="vk-notes-grid"><div>
+  <h3>What this model leaves out</h3>
+  <ul>
+    <li>The arrows are points: no body size, and they pass through each other without colliding.</li>
+    <li>There is no pull towards the group (no cohesion), no leader, no blind spot (an arrow sees all
+      around itself), no speeding up or slowing down, and no obstacles.</li>
+    <li>A shared heading does not mean a tight group: aligned arrows can still be spread thinly over the whole box.</li>
+    <li>That alignment alone produces order here is not evidence that real flocks, schools or herds
+      work by alignment alone. Real animals also keep their distance, stay close, see only part of
+      what is around them and change speed; Lab 1 and Lab 3 add some of that.</li>
+  </ul>
+  </div><div>
+  <h3>Sources</h3>
+  <ul class="sources">
+    <li>T. Vicsek, A. Czirók, E. Ben-Jacob, I. Cohen and O. Shochet, <em>Phys. Rev. Lett.</em> 75, 1226 (1995),
+      <a href="https://doi.org/10.1103/PhysRevLett.75.1226" rel="noopener" target="_blank">doi:10.1103/PhysRevLett.75.1226</a>.
+      The original model: particles at constant speed that copy their neighbours' average direction,
+      plus noise. The authors showed that a common direction appears once the noise is small enough
+      or the particles are dense enough. Our <var>a</var> = 1 is their rule.</li>
+    <li>C. W. Reynolds, "Flocks, herds and schools: a distributed behavioral model", SIGGRAPH 1987,
+      <a href="https://doi.org/10.1145/37401.37406" rel="noopener" target="_blank">doi:10.1145/37401.37406</a>.
+      Computer-animated flocks from three local steering habits, one of which is matching the heading of
+      nearby flockmates; see Lab 3.</li>
+  </ul>
+  </div></div>`;

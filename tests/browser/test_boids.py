@@ -1,0 +1,288 @@
+"""Lab 3 page ("Three rules") in a real Chromium: controls, presets, the treat, layout.
+
+Model time is driven with op_step through the page's own bridge (engine_call), so
+"N seconds of flocking" costs no wall-clock waiting; the page's loop keeps running
+alongside, as it would for a student.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from browserlib import engine_call, screenshot, wait_ready
+
+LAB = "boids"
+
+DISTANCES_JS = """([x, y, r]) => {
+  const e = window.swarmlab.engine;
+  const d = e.frameInto("boids", new Float32Array(16)).data;
+  const st = e.call("boids", "state", {});
+  const W = st.world.width, H = st.world.height, n = d[0];
+  const dist = [];
+  for (let k = 0; k < n; k++) {
+    let dx = d[5 + 4 * k] - x, dy = d[6 + 4 * k] - y;
+    dx -= W * Math.round(dx / W); dy -= H * Math.round(dy / H);
+    dist.push(Math.hypot(dx, dy));
+  }
+  dist.sort((a, b) => a - b);
+  return { frac: dist.filter((v) => v < r).length / n, median: dist[Math.floor(n / 2)], n };
+}"""
+
+
+def distances(page, x, y, r=16.0):
+    return page.evaluate(DISTANCES_JS, [x, y, r])
+
+
+def state(page):
+    return engine_call(page, LAB, "state")
+
+
+def canvas_point(page, fx, fy):
+    """Viewport coordinates of a point at fractions (fx, fy) of the stage canvas."""
+    canvas = page.locator("#lab-boids canvas.bd-canvas")
+    canvas.scroll_into_view_if_needed()
+    box = canvas.bounding_box()
+    return box["x"] + fx * box["width"], box["y"] + fy * box["height"]
+
+
+def wait_model_time_passes(page, t0, timeout=15_000):
+    page.wait_for_function(f"Number(document.querySelector('#lab-boids').dataset.t) > {t0}", timeout=timeout)
+
+
+def wait_treat_near(page, x, y, tol=0.8, timeout=5_000):
+    """Input events are delivered asynchronously: wait until the engine's treat is at (x, y)."""
+    page.wait_for_function(
+        """([x, y, tol]) => { const t = window.swarmlab.engine.call("boids", "state", {}).treat;
+                             return t.on && Math.abs(t.x - x) <= tol && Math.abs(t.y - y) <= tol; }""",
+        arg=[x, y, tol], timeout=timeout)
+
+
+def treat_pixel(page):
+    """RGBA of the stage canvas where the treat is drawn (after the next frame)."""
+    page.wait_for_timeout(120)
+    return page.evaluate("""() => {
+      const st = window.swarmlab.engine.call("boids", "state", {});
+      const c = document.querySelector("#lab-boids canvas.bd-canvas");
+      const x = Math.round(st.treat.x / st.world.width * c.width), y = Math.round(st.treat.y / st.world.height * c.height);
+      return Array.from(c.getContext("2d").getImageData(x, y, 1, 1).data);
+    }""")
+
+
+@pytest.fixture(scope="module")
+def lab(module_page, server):
+    module_page.goto(f"{server}/?lab={LAB}")
+    wait_ready(module_page)
+    return module_page
+
+
+def test_page_builds_from_specs_with_defaults_and_text(lab):
+    page = lab
+    st = state(page)
+    assert st["N"] == 80
+    for name, shown in (("k_sep", "1.50"), ("k_ali", "1.00"), ("k_coh", "1.00")):
+        row = page.locator(f"#lab-boids .ctl[data-param={name}]")
+        assert row.locator("input[type=range]").input_value() in (shown.rstrip("0").rstrip("."), shown, str(float(shown)))
+        assert row.locator("output").inner_text() == shown
+        assert row.locator("input").get_attribute("max") == "3"
+    pop = page.locator("#lab-boids .ctl[data-param=population] input")
+    assert int(pop.get_attribute("max")) >= 2000 and pop.input_value() == "80"
+    # the world has the canvas's shape and the default area (same density on every screen)
+    box = page.locator("#lab-boids canvas.bd-canvas").bounding_box()
+    w, h = st["world"]["width"], st["world"]["height"]
+    assert abs((w / h) / (box["width"] / box["height"]) - 1) < 0.03
+    assert w * h == pytest.approx(16000, rel=0.01)
+    # touch on the stage offers a treat instead of scrolling the page
+    assert page.eval_on_selector("#lab-boids canvas.bd-canvas", "c => getComputedStyle(c).touchAction") == "none"
+    assert page.get_attribute("#lab-boids canvas.bd-canvas", "tabindex") == "0"
+    # presets, each with a sentence of what to look for
+    buttons = page.locator("#lab-boids .bd-preset")
+    assert buttons.count() == 3
+    for k in range(3):
+        look = page.locator(f"#{buttons.nth(k).get_attribute('aria-describedby')}").inner_text()
+        assert len(look.split()) > 10
+    # explanations: formulas in MathML, the scaling and robotics sections, the source
+    text = page.inner_text("#lab-boids .bd-explain")
+    for heading in ("The formulas", "Why purely local rules scale", "Why robot swarms care", "Sources"):
+        assert heading in text
+    assert page.locator("#lab-boids .bd-explain math").count() >= 4
+    assert "ε" in page.text_content("#lab-boids .bd-explain math[aria-label=separation]")
+    assert page.locator("#lab-boids a[href='https://doi.org/10.1145/37401.37406']").count() == 1
+    assert page.rec.page_errors == [] and page.rec.console_errors == []
+    assert page.rec.outside_requests() == []
+
+
+def test_weight_slider_changes_the_engine_live(lab):
+    page = lab
+    before = state(page)
+    wait_model_time_passes(page, before["t"])
+    slider = page.locator("#lab-boids .ctl[data-param=k_ali] input")
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    after = state(page)
+    assert after["params"]["k_ali"] == pytest.approx(before["params"]["k_ali"] + 0.1)
+    assert page.locator("#lab-boids .ctl[data-param=k_ali] output").inner_text() == f"{after['params']['k_ali']:.2f}"
+    assert after["N"] == before["N"] and after["steps"] >= before["steps"]  # no restart
+    wait_model_time_passes(page, after["t"])  # and it keeps running
+    assert state(page)["params"]["k_ali"] == after["params"]["k_ali"]
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    assert state(page)["params"]["k_ali"] == pytest.approx(before["params"]["k_ali"])
+
+
+def test_population_slider_up_to_2000_and_back(lab):
+    page = lab
+    t0 = state(page)["t"]
+    set_pop = """v => { const i = document.querySelector("#lab-boids .ctl[data-param=population] input");
+                        i.value = v; i.dispatchEvent(new Event("input", {bubbles: true})); }"""
+    page.evaluate(set_pop, 2000)
+    st = state(page)
+    assert st["N"] == 2000 and st["t"] >= t0
+    assert page.locator("#lab-boids .bd-N").inner_text() in ("80", "2000")  # readout refreshes within 0.25 s
+    page.wait_for_function("document.querySelector('#lab-boids .bd-N').textContent === '2000'", timeout=10_000)
+    wait_model_time_passes(page, st["t"], timeout=30_000)
+    n = page.evaluate("window.swarmlab.engine.frameInto('boids', new Float32Array(8)).data[0]")
+    assert n == 2000
+    page.evaluate(set_pop, 80)
+    st = state(page)
+    assert st["N"] == 80 and st["params"]["population"] == 80
+
+
+def test_presets_change_weights_live_and_behave_as_taught(lab):
+    page = lab
+    engine_call(page, LAB, "reset", {"sample": 4})
+    spacing = {}
+    for name, weights in (("separation", (1.5, 0.0, 0.0)), ("cohesion", (0.0, 0.0, 1.0)), ("balanced", (1.5, 1.0, 1.0))):
+        t_before = state(page)["t"]
+        page.click(f"#lab-boids .bd-preset[data-preset={name}]")
+        st = state(page)
+        assert (st["params"]["k_sep"], st["params"]["k_ali"], st["params"]["k_coh"]) == weights
+        assert st["t"] >= t_before  # live, no restart
+        assert page.get_attribute(f"#lab-boids .bd-preset[data-preset={name}]", "aria-pressed") == "true"
+        shown = [page.locator(f"#lab-boids .ctl[data-param={k}] output").inner_text() for k in ("k_sep", "k_ali", "k_coh")]
+        assert shown == [f"{w:.2f}" for w in weights]
+        engine_call(page, LAB, "step", {"n": 800})  # 20 model seconds under this preset
+        spacing[name] = engine_call(page, LAB, "metrics")["spacing"]
+    assert spacing["separation"] > 2 * spacing["balanced"] > 4 * spacing["cohesion"]
+    defaults = state(page)["params"]
+    assert (defaults["k_sep"], defaults["k_ali"], defaults["k_coh"]) == (1.5, 1.0, 1.0)
+
+
+def test_mouse_treat_gathers_then_disperses(lab):
+    page = lab
+    engine_call(page, LAB, "reset", {"sample": 2})
+    engine_call(page, LAB, "step", {"n": 200})
+    w, h = state(page)["world"]["width"], state(page)["world"]["height"]
+    x, y = canvas_point(page, 0.25, 0.7)
+    page.mouse.move(x, y)
+    page.mouse.down()
+    wait_treat_near(page, 0.25 * w, 0.7 * h, tol=0.6)
+    st = state(page)
+    assert st["treat"]["x"] == pytest.approx(0.25 * w, abs=0.6) and st["treat"]["y"] == pytest.approx(0.7 * h, abs=0.6)
+    assert page.get_attribute("#lab-boids", "data-treat") == "on"
+    r, g, b, _ = treat_pixel(page)
+    assert r > 200 and g > 150 and b < 160  # the treat is drawn (warm yellow)
+    # drag it: the treat follows the pointer
+    x2, y2 = canvas_point(page, 0.6, 0.4)
+    page.mouse.move(x2, y2, steps=6)
+    wait_treat_near(page, 0.6 * w, 0.4 * h, tol=0.6)
+    st = state(page)
+    far = distances(page, st["treat"]["x"], st["treat"]["y"])
+    engine_call(page, LAB, "step", {"n": 320})  # hold for 8 model seconds
+    held = distances(page, st["treat"]["x"], st["treat"]["y"])
+    assert held["frac"] >= 0.75 and far["frac"] < 0.5
+    page.mouse.up()
+    assert state(page)["treat"]["on"] is False
+    assert page.get_attribute("#lab-boids", "data-treat") == "off"
+    engine_call(page, LAB, "step", {"n": 160})
+    later = distances(page, st["treat"]["x"], st["treat"]["y"])
+    assert later["median"] > 1.5 * held["median"]
+
+
+def test_keyboard_treat_with_cursor(lab):
+    page = lab
+    engine_call(page, LAB, "reset", {"sample": 3})
+    canvas = page.locator("#lab-boids canvas.bd-canvas")
+    canvas.focus()
+    scroll = page.evaluate("window.scrollY")
+    page.keyboard.down("Enter")
+    st = state(page)
+    assert st["treat"]["on"] is True
+    x0, y0 = st["treat"]["x"], st["treat"]["y"]
+    page.keyboard.up("Enter")
+    assert state(page)["treat"]["on"] is False
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.down(" ")  # Space holds too, and does not scroll the page
+    st = state(page)
+    w, h = st["world"]["width"], st["world"]["height"]
+    assert st["treat"]["on"] is True
+    assert st["treat"]["x"] == pytest.approx((x0 + 12) % w, abs=1e-3)
+    assert st["treat"]["y"] == pytest.approx((y0 - 3) % h, abs=1e-3)
+    page.keyboard.press("ArrowDown")  # moving the cursor while held moves the treat
+    assert state(page)["treat"]["y"] == pytest.approx(y0 % h, abs=1e-3)
+    engine_call(page, LAB, "step", {"n": 320})
+    assert distances(page, st["treat"]["x"], y0)["frac"] >= 0.75
+    page.keyboard.up(" ")
+    assert state(page)["treat"]["on"] is False
+    assert page.evaluate("window.scrollY") == scroll
+
+
+def test_desktop_screenshot_with_treat(lab):
+    page = lab
+    engine_call(page, LAB, "reset", {"sample": 42})
+    engine_call(page, LAB, "step", {"n": 600})
+    x, y = canvas_point(page, 0.55, 0.45)
+    page.mouse.move(x, y)
+    page.mouse.down()
+    engine_call(page, LAB, "step", {"n": 200})
+    page.wait_for_timeout(150)
+    screenshot(page, "boids-desktop-1280x800")
+    page.mouse.up()
+    # the stage and the side column sit side by side and nothing overflows the viewport width
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    stage = page.locator("#lab-boids .bd-stage").bounding_box()
+    side = page.locator("#lab-boids .bd-side").bounding_box()
+    assert side["x"] >= stage["x"] + stage["width"] - 1
+    assert stage["y"] + stage["height"] <= 800  # the whole stage is above the fold
+
+
+def touch(cdp, kind, x, y):
+    points = [] if kind == "touchEnd" else [{"x": x, "y": y, "id": 1}]
+    cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+
+def test_touch_treat_on_a_phone(phone_page, open_lab):
+    page = open_lab(LAB, target=phone_page)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    engine_call(page, LAB, "reset", {"sample": 5})
+    engine_call(page, LAB, "step", {"n": 200})
+    st = state(page)
+    w, h = st["world"]["width"], st["world"]["height"]
+    assert h > w  # a portrait stage gets a portrait world
+    cdp = page.context.new_cdp_session(page)
+    x, y = canvas_point(page, 0.5, 0.3)
+    scroll = page.evaluate("window.scrollY")
+    touch(cdp, "touchStart", x, y)
+    wait_treat_near(page, 0.5 * w, 0.3 * h)
+    # a vertical drag moves the treat and does not scroll the page
+    for k in range(1, 9):
+        touch(cdp, "touchMove", x, y + 15 * k)
+    box = page.locator("#lab-boids canvas.bd-canvas").bounding_box()
+    wait_treat_near(page, 0.5 * w, (0.3 * box["height"] + 120) / box["height"] * h)
+    st = state(page)
+    assert page.evaluate("window.scrollY") == scroll
+    engine_call(page, LAB, "step", {"n": 320})
+    assert distances(page, st["treat"]["x"], st["treat"]["y"])["frac"] >= 0.75
+    page.wait_for_timeout(150)
+    screenshot(page, "boids-phone-390x844")
+    touch(cdp, "touchEnd", 0, 0)
+    assert state(page)["treat"]["on"] is False
+    assert page.rec.page_errors == [] and page.rec.console_errors == []
+    # the controls follow the stage in one column on a phone
+    stage = page.locator("#lab-boids .bd-stage").bounding_box()
+    side = page.locator("#lab-boids .bd-side").bounding_box()
+    assert side["y"] >= stage["y"] + stage["height"] and side["width"] <= 390
+    assert not math.isnan(float(page.get_attribute("#lab-boids", "data-t")))

@@ -1,0 +1,318 @@
+"""Deploy anywhere, in a real Chromium: the single file (make offline) from file:// with
+every other request blocked; the static site (make dist) served under the documented
+Content-Security-Policy and embedded in another origin's iframe; and the error panel
+under a policy that forbids what the runtime needs.
+
+The lab checks drive the Python sessions through ``window.swarmlab.engine.call`` (the
+same bridge the pages use), so they do not depend on page details:
+  swarm   op_step / op_state          model time advances
+  vicsek  op_check_start / _advance / _result   the eight-seed check completes and
+          matches CPython's
+  boids   op_reset / op_treat / op_step + the frame   the flock gathers at a held treat
+
+Predicates are arrow functions, never expression strings: Playwright evaluates an
+expression predicate with eval(), which a page under our CSP may refuse.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import shutil
+
+import pytest
+
+from browserlib import BOOT_TIMEOUT_MS, ROOT, screenshot
+
+
+CHECK_WARMUP, CHECK_MEASURE = 150, 50
+# The engine is up (boot.js adds "booted"); the lab page may still be mounting.
+BOOTED = ("() => (document.documentElement.classList.contains('booted') && !!window.swarmlab) || "
+          "document.documentElement.classList.contains('boot-failed')")
+LAB_READY = "() => document.documentElement.classList.contains('lab-ready')"
+
+# The policy the README documents (see the report / README "Content-Security-Policy").
+CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval' 'unsafe-eval'; style-src 'self'; "
+       "img-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'")
+
+RECORD_CSP = """
+window.__csp = [];
+window.__posted = [];
+window.addEventListener('message', (e) => window.__posted.push(e.data));
+document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(
+  `${e.effectiveDirective} blocked ${e.blockedURI} (${e.sourceFile}:${e.lineNumber})`));
+"""
+
+
+def load_tool(name):
+    spec = importlib.util.spec_from_file_location(f"tool_{name}", ROOT / "tools" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def call(target, lab, method, args=None):
+    """engine.call in a page or frame, with an arrow function (CSP-safe)."""
+    return target.evaluate("([l, m, a]) => window.swarmlab.engine.call(l, m, a)", [lab, method, args or {}])
+
+
+def wait_booted(target, timeout=BOOT_TIMEOUT_MS):
+    """Wait for the Python engine (not the lab page), failing with the error panel's text."""
+    target.wait_for_function(BOOTED, timeout=timeout)
+    failed = target.evaluate("() => document.documentElement.classList.contains('boot-failed')")
+    assert not failed, "boot failed: " + target.evaluate("() => document.getElementById('boot-error').innerText")
+
+
+def wait_lab_ready(target, errors, timeout=30_000):
+    """Wait for the active lab page to be mounted (app.js adds "lab-ready")."""
+    try:
+        target.wait_for_function(LAB_READY, timeout=timeout)
+    except Exception as exc:
+        raise AssertionError(f"the lab page did not mount; errors: {errors}") from exc
+
+
+# --- the single file ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def single_file(tmp_path_factory):
+    """Build dist/swarm-lab.html's twin, then copy it ALONE into an empty folder."""
+    built = tmp_path_factory.mktemp("offline-build") / "swarm-lab.html"
+    info = load_tool("build_offline").build(ROOT, built)
+    alone = tmp_path_factory.mktemp("student") / "swarm-lab.html"
+    shutil.copyfile(built, alone)
+    print(f"\nsingle file: {info['bytes'] / 1e6:.1f} MB, built in {info['seconds']:.1f} s")
+    return alone
+
+
+class Offline:
+    def __init__(self, page, url):
+        self.page = page
+        self.url = url
+        self.blocked: list[str] = []
+        self.requests: list[str] = []
+        self.console: list[str] = []
+        self.errors: list[str] = []
+
+
+@pytest.fixture(scope="module")
+def offline(browser, single_file):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    url = single_file.as_uri()
+    rec = Offline(page, url)
+
+    def route(r):
+        u = r.request.url
+        rec.requests.append(u[:120])
+        if u.startswith(("data:", "blob:")) or u.split("#")[0].split("?")[0] == url:
+            r.continue_()
+        else:
+            rec.blocked.append(u)
+            r.abort()
+
+    context.route("**/*", route)
+    page.on("request", lambda r: rec.requests.append(r.url[:120]))
+    page.on("console", lambda m: rec.console.append(f"{m.type}: {m.text}"))
+    page.on("pageerror", lambda e: rec.errors.append(str(e)))
+    page.goto(url + "?lab=swarm")
+    wait_booted(page)
+    yield rec
+    context.close()
+
+
+def test_single_file_boots_with_no_request_leaving_it(offline):
+    page = offline.page
+    assert page.evaluate("() => window.SWARMLAB_SINGLE_FILE") is True
+    info = json.loads(page.evaluate("() => window.swarmlabBridge.info()"))
+    assert info["numpy"] == "2.0.2" and info["python"].startswith("3.12")
+    print(f"\nsingle file boot to ready: {page.evaluate('() => window.SwarmBoot.bootMs') / 1000:.1f} s")
+    assert offline.blocked == []
+    outside = [u for u in offline.requests if not u.startswith(("data:", "blob:", offline.url))]
+    assert outside == []
+    assert page.is_hidden("#boot-overlay") and page.is_hidden("#boot-error")
+
+
+def test_single_file_swarm_lab_runs(offline):
+    page = offline.page
+    before = call(page, "swarm", "state")
+    out = call(page, "swarm", "step", {"n": 60})
+    after = call(page, "swarm", "state")
+    assert out["steps_done"] == 60
+    assert after["step"] >= before["step"] + 60  # (the page's own loop may add steps too)
+    assert after["t"] > before["t"]
+
+
+def test_single_file_vicsek_check_completes_and_matches_cpython(offline):
+    """The eight-seed check, shortened (150 + 50 updates per run) to keep the test quick;
+    the full-length check is the Vicsek lab's own test.  Oracle: the same check in CPython."""
+    from swarmlab import vicsek
+
+    page = offline.page
+    start = call(page, "vicsek", "check_start", {"mode": "batched", "warmup": CHECK_WARMUP, "measure": CHECK_MEASURE})
+    assert start["done"] is False
+    for _ in range(500):
+        r = call(page, "vicsek", "check_advance", {"updates": 50})
+        if r["done"]:
+            break
+    assert r["done"] is True and r["progress"] == 1.0
+    got = call(page, "vicsek", "check_result")
+    want = vicsek.CheckRun("batched", warmup=CHECK_WARMUP, measure=CHECK_MEASURE).run()
+    assert len(got["seeds"]) == 8
+    assert [s["seed"] for s in got["seeds"]] == [s["seed"] for s in want["seeds"]]
+    for g, w in zip(got["seeds"], want["seeds"]):
+        assert g["a1"] > g["a0"], g  # alignment orders the headings
+        assert abs(g["a0"] - w["a0"]) < 1e-6 and abs(g["a1"] - w["a1"]) < 1e-6, (g, w)
+
+
+def _mean_distance_to(page, x0, y0, width, height):
+    frame = page.evaluate("() => { const f = window.swarmlab.engine.frameInto('boids', null);"
+                          " return Array.from(f.data.slice(0, f.length)); }")
+    n = int(frame[0])
+    total = 0.0
+    for k in range(n):
+        dx = frame[5 + 4 * k] - x0
+        dy = frame[6 + 4 * k] - y0
+        dx -= width * round(dx / width)
+        dy -= height * round(dy / height)
+        total += math.hypot(dx, dy)
+    return total / n
+
+
+def test_single_file_boids_respond_to_the_treat(offline):
+    page = offline.page
+    dist = {}
+    for treat in (False, True):
+        st = call(page, "boids", "reset", {"sample": 1})
+        w, h = st["world"]["width"], st["world"]["height"]
+        if treat:
+            assert call(page, "boids", "treat", {"x": w / 2, "y": h / 2, "on": True})["treat"]["on"] is True
+        call(page, "boids", "step", {"n": 200})
+        dist[treat] = _mean_distance_to(page, w / 2, h / 2, w, h)
+    # Same start, same rules: only the held treat differs, and the flock gathers at it.
+    assert dist[True] < 0.5 * dist[False], dist
+    call(page, "boids", "treat", {"on": False})
+    assert call(page, "boids", "metrics")["N"] > 0
+
+
+def test_single_file_mounts_every_lab_page(offline):
+    page = offline.page
+    for lab in ("boids", "vicsek", "swarm"):  # every lab page, the first one last
+        page.click(f"#tab-{lab}")
+        page.wait_for_function(
+            "(lab) => { const c = window.swarmlab.labs.get(lab); return c && typeof c.then !== 'function'; }",
+            arg=lab, timeout=30_000)
+        assert page.evaluate("(lab) => document.getElementById('lab-' + lab).children.length > 0", lab)
+        css = ROOT / "assets" / "css" / f"{lab}.css"
+        if css.exists():
+            assert page.evaluate("() => [...document.styleSheets].some(s => (s.href || '').startsWith('data:text/css'))")
+        page.wait_for_timeout(400)
+        screenshot(page, f"deploy-single-file-{lab}")
+    fallbacks = [m for m in offline.console if "using the placeholder" in m]
+    assert fallbacks == [], fallbacks  # a lab page module failed to load from the file
+    assert [m for m in offline.console if "left out of this build" in m] == []
+    assert offline.blocked == []
+    assert offline.errors == []
+
+
+# --- embedding, under the documented Content-Security-Policy ----------------------------------
+HOST_HTML = """<!doctype html>
+<html><head><meta charset="utf-8"><title>Course page</title></head>
+<body style="margin:0">
+<h1 style="margin:0;height:60px">A course page on another site</h1>
+<iframe id="lab" src="{src}" title="Swarm Lab" style="width:900px;height:300px;border:0"
+        allow="clipboard-write; fullscreen" loading="eager"></iframe>
+<script>
+  window.heights = [];
+  window.addEventListener("message", (e) => {{
+    if (!e.data || e.data.type !== "swarmlab:height") return;
+    window.heights.push({{ height: e.data.height, origin: e.origin }});
+    document.getElementById("lab").style.height = e.data.height + "px";
+  }});
+</script>
+</body></html>
+"""
+
+LAST_HEIGHT = "() => window.heights.length ? window.heights[window.heights.length - 1].height : -1"
+
+
+def test_dist_site_embedded_in_another_origin_under_the_csp(browser, serve_root, tmp_path):
+    """`make dist`'s folder, served on its own origin with the documented CSP (plus
+    frame-ancestors naming the course page), embedded by a course page on another origin:
+    the lab runs inside, nothing violates the policy, and the host hears the content
+    height as it changes."""
+    site = tmp_path / "site"
+    load_tool("build_dist").build(ROOT, site)
+    host_dir = tmp_path / "host"
+    host_dir.mkdir()
+    host = serve_root(host_dir)
+    app_server = serve_root(site, csp=f"{CSP}; frame-ancestors {host.url}")
+    assert host.url != app_server.url
+    (host_dir / "host.html").write_text(HOST_HTML.format(src=f"{app_server.url}/?lab=swarm&embed=1"))
+    context = browser.new_context(viewport={"width": 1000, "height": 800})
+    page = context.new_page()
+    page.add_init_script(RECORD_CSP)  # runs in every frame
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(f"{host.url}/host.html")
+        page.wait_for_function("() => document.getElementById('lab').contentWindow !== null")
+        app = next(f for f in page.frames if f.url.startswith(app_server.url))
+        wait_booted(app)
+        wait_lab_ready(app, errors)
+        assert app.evaluate("() => document.documentElement.classList.contains('embed')")
+        assert app.is_hidden(".site-header") and app.is_hidden(".site-footer")
+
+        # The lab runs inside the frame: its own loop advances model time.
+        t0 = call(app, "swarm", "state")["t"]
+        app.wait_for_function("(t0) => window.swarmlab.engine.call('swarm', 'state', {}).t > t0",
+                              arg=t0, timeout=15_000)
+
+        # The host hears the content height, from the app's origin, and sizes the frame.
+        content = app.evaluate("() => Math.ceil(document.body.getBoundingClientRect().height)")
+        page.wait_for_function(f"(h) => Math.abs(({LAST_HEIGHT})() - h) <= 2", arg=content, timeout=10_000)
+        last = page.evaluate("() => window.heights[window.heights.length - 1]")
+        assert last["origin"] == app_server.url
+        frame_h = page.evaluate("() => document.getElementById('lab').getBoundingClientRect().height")
+        assert abs(frame_h - last["height"]) <= 1
+
+        # It follows content changes both ways (ResizeObserver).
+        app.evaluate("() => { const d = document.createElement('div'); d.id = 'grow'; d.style.height = '500px';"
+                     " document.querySelector('main').append(d); }")
+        page.wait_for_function(f"(h) => ({LAST_HEIGHT})() >= h + 490", arg=last["height"], timeout=10_000)
+        app.evaluate("() => document.getElementById('grow').remove()")
+        page.wait_for_function(f"(h) => Math.abs(({LAST_HEIGHT})() - h) <= 2", arg=last["height"], timeout=10_000)
+        screenshot(page, "deploy-embed-host")
+
+        assert app.evaluate("() => window.__csp") == []
+        assert page.evaluate("() => window.__csp") == []
+        assert errors == []
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("script_src", ["script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'"],
+                         ids=["no-eval", "wasm-only"])
+def test_a_policy_without_eval_shows_the_error_panel(browser, serve_root, script_src):
+    """Pyodide compiles WebAssembly ('wasm-unsafe-eval') and PyScript 0.6 builds functions
+    with Function() ('unsafe-eval'): without them the page must explain, not stay blank.
+    The boot supervisor listens for securitypolicyviolation and says so at once."""
+    policy = CSP.replace("script-src 'self' 'wasm-unsafe-eval' 'unsafe-eval'", script_src)
+    assert policy != CSP
+    served = serve_root(ROOT, csp=policy)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.add_init_script(RECORD_CSP)
+    try:
+        page.goto(f"{served.url}/?lab=swarm&embed=1")
+        page.wait_for_selector("#boot-error:not([hidden])", timeout=30_000)
+        assert page.is_hidden("#boot-overlay")
+        assert "Content-Security-Policy" in page.inner_text("#boot-error-what")
+        assert page.inner_text("#boot-error-hint").strip() != ""
+        # ?embed=1 outside a frame: compact layout, and nothing is posted to a parent.
+        assert page.evaluate("() => document.documentElement.classList.contains('embed')")
+        page.dispatch_event("body", "click")
+        posted = page.evaluate("() => window.__posted.filter(d => d && d.type === 'swarmlab:height')")
+        assert posted == []
+        screenshot(page, f"deploy-csp-{'wasm-only' if 'wasm' in script_src else 'no-eval'}")
+    finally:
+        context.close()

@@ -1,0 +1,378 @@
+"""Lab 2 ("Few turns, one direction", Vicsek) in a real Chromium.
+
+One desktop page is shared by the module (module_page): the eight-seed check starts by
+itself when the page opens and keeps running in the background while the other tests
+drive the live stage through the page's controller (window.swarmlab.labs.get("vicsek")),
+so the check test comes last and rarely waits long.  A second, phone-sized page with
+reduced motion covers the phone layout, the reduced-motion start and share-link reading.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+from browserlib import ROOT, engine_call, screenshot, wait_ready
+
+LAB = "vicsek"
+CTL = "window.swarmlab.labs.get('vicsek')"
+SECTION = "#lab-vicsek"
+BASELINE = 0.11
+
+
+def _python() -> str:
+    venv = ROOT / ".venv" / "bin" / "python"
+    return str(venv) if venv.exists() else sys.executable
+
+
+@pytest.fixture(scope="module")
+def cpython_check():
+    """Start `python -m swarmlab vicsek-check --json` under CPython now; read it when needed."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
+    proc = subprocess.Popen([_python(), "-m", "swarmlab", "vicsek-check", "--json"], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def result():
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, f"vicsek-check failed under CPython:\n{err}"
+        return json.loads(out)
+
+    yield result
+    if proc.poll() is None:
+        proc.kill()
+        proc.communicate()
+
+
+@pytest.fixture(scope="module")
+def vpage(module_page, server, cpython_check):
+    module_page.goto(f"{server}/?lab={LAB}")
+    wait_ready(module_page)
+    module_page.wait_for_selector(f"{SECTION} .vk-canvas")
+    return module_page
+
+
+def ctl(page, body: str, arg=None):
+    """Evaluate `body` (an expression using `c`, the controller, and `arg`) in the page."""
+    return page.evaluate(f"(arg) => {{ const c = {CTL}; return {body}; }}", arg)
+
+
+def frame(page) -> list[float]:
+    return page.evaluate(
+        "() => { const f = window.swarmlab.engine.frameInto('vicsek', null); return Array.from(f.data.subarray(0, f.length)); }"
+    )
+
+
+def set_slider(page, name: str, value: float):
+    page.evaluate(
+        """([name, value]) => {
+            const input = document.querySelector(`#lab-vicsek .ctl[data-param="${name}"] input`);
+            input.value = String(value);
+            input.dispatchEvent(new Event('input', {bubbles: true}));
+        }""",
+        [name, value],
+    )
+
+
+def fmt3(x: float) -> str:
+    return f"{x:.3f}"
+
+
+# ---------------------------------------------------------------------------------------------
+def test_page_builds_and_runs(vpage):
+    page = vpage
+    assert page.evaluate("window.swarmlab.active") == LAB
+    assert page.is_visible(f"{SECTION} .vk-canvas")
+    # the three narrative steps, the knob, transport and readouts are there
+    tabs = page.locator(f"{SECTION} .vk-steptab").all_inner_texts()
+    assert [t.split()[-1] for t in tabs] == ["See", "Change", "Understand"]
+    for sel in (".ctl[data-param=a] input[type=range]", ".vk-play", ".vk-step", ".vk-restart", ".vk-copy",
+                ".vk-P", ".vk-pplot", "#vk-rate"):
+        assert page.locator(f"{SECTION} {sel}").count() == 1, sel
+    # playing by default (no reduced motion): the update count grows, also while the
+    # eight-seed check runs in the background (it works in pieces between frames)
+    assert page.get_attribute(SECTION, "data-playing") == "1"
+    page.wait_for_function(f"document.querySelector('{SECTION}').dataset.check !== 'idle'", timeout=20_000)
+    assert page.get_attribute(SECTION, "data-check") == "running"
+    assert page.is_visible(f"{SECTION} .vk-progress")
+    t0 = ctl(page, "c.t")
+    page.wait_for_function(f"{CTL}.t >= {t0 + 3}", timeout=20_000)
+    calls = ctl(page, "c.check.calls")
+    page.wait_for_function(f"{CTL}.check.calls > {calls} || {CTL}.check.state === 'done'", timeout=20_000)
+    assert page.rec.page_errors == []
+    assert page.rec.console_errors == []
+
+
+def test_interpolation_follows_the_step_across_the_wrap(vpage):
+    """An arrow that just crossed the left edge is drawn between its two positions along its step,
+    not dragged across the box (the raw x values are 0.006 and 0.996)."""
+    got = vpage.evaluate(
+        """async () => {
+            const { Stage } = await import('./assets/js/labs/vicsek/stage.js');
+            const canvas = document.createElement('canvas');
+            canvas.style.width = '200px';
+            document.body.append(canvas);
+            const st = new Stage(canvas, 1);
+            // block A: now at x = 0.996 heading -x; block B: before, unwrapped next to A (1.006)
+            st.ingest(new Float32Array([0.996, 0.5, Math.PI, 1.006, 0.5, Math.PI]), false);
+            const out = [];
+            for (const s of [0, 0.25, 0.5, 0.75, 1]) { st.draw(s); out.push([st.hx[0], st.hy[0]]); }
+            canvas.remove();
+            return out;
+        }"""
+    )
+    want = [0.006, 0.0035, 0.001, 0.9985, 0.996]
+    for (x, y), w in zip(got, want):
+        assert abs(x - w) < 1e-5 and abs(y - 0.5) < 1e-6, (got, want)
+
+
+def test_restart_reproduces_the_same_frames(vpage):
+    page = vpage
+    ctl(page, "c.setA(1)")
+    start = None
+    runs = []
+    for _ in range(2):
+        ctl(page, "(c.pause(), c.restart())")
+        start = frame(page)
+        ps = ctl(page, "c.run(100)")
+        assert engine_call(page, LAB, "state")["t"] == 100
+        runs.append((frame(page), ps))
+    (f1, p1), (f2, p2) = runs
+    assert f1 == f2, "restart did not replay the same run"
+    assert p1 == p2
+    assert f1 != start, "the state did not change in 100 updates"
+    # one more update moves on (the comparison above is not of a frozen state)
+    ctl(page, "c.run(1)")
+    assert frame(page) != f1
+    # and it is the seed-3 run of the engine: same positions as CPython after 100 updates
+    sys.path.insert(0, str(ROOT / "app"))
+    from swarmlab import vicsek
+
+    ens = vicsek.Ensemble([(3, 1.0)])
+    ens.run(100)
+    n = len(f1) // 6
+    for i in range(n):
+        x, y, th = f1[3 * i: 3 * i + 3]
+        assert math.isclose(x, ens.state.x[0, i, 0], abs_tol=1e-6)
+        assert math.isclose(y, ens.state.x[0, i, 1], abs_tol=1e-6)
+        assert math.isclose(th, ens.state.theta[0, i], abs_tol=1e-6)
+
+
+def test_knob_zero_stays_near_baseline_and_one_orders(vpage):
+    page = vpage
+    means = {}
+    for a in (0.0, 1.0):
+        set_slider(page, "a", a)  # through the page's own control
+        assert engine_call(page, LAB, "state")["params"]["a"] == a
+        ctl(page, "(c.pause(), c.restart())")
+        ps = ctl(page, "c.run(1000)")
+        assert len(ps) == 1000
+        tail = ps[-300:]
+        means[a] = sum(tail) / len(tail)
+        # the page's readout shows the current P
+        assert page.inner_text(f"{SECTION} .vk-P") == f"{ps[-1]:.3f}"
+        assert page.get_attribute(SECTION, "data-t") == "1000"
+    assert means[0.0] < 0.3, means
+    assert means[1.0] > 0.6, means
+    assert means[1.0] > means[0.0] + 0.4, means
+
+
+def _pick_isolated(f, margin=0.16, clear=0.06):
+    n = len(f) // 6
+    pts = [(f[3 * i], f[3 * i + 1]) for i in range(n)]
+
+    def md(a, b):
+        dx = (a[0] - b[0] + 0.5) % 1.0 - 0.5
+        dy = (a[1] - b[1] + 0.5) % 1.0 - 0.5
+        return math.hypot(dx, dy)
+
+    for i, p in enumerate(pts):
+        if not (margin < p[0] < 1 - margin and margin < p[1] < 1 - margin):
+            continue
+        if all(md(p, q) > clear for j, q in enumerate(pts) if j != i):
+            return i
+    return None
+
+
+def _circle_hits(page, cx, cy, r):
+    """Fraction of 72 canvas pixels on the circle of radius r (model units) that are drawn in the
+    neighbourhood colour, for the centre (cx, cy) in model units (the parts inside the box)."""
+    return page.evaluate(
+        """([cx, cy, r]) => {
+            const canvas = document.querySelector('#lab-vicsek .vk-canvas');
+            const g = canvas.getContext('2d');
+            const W = canvas.width;
+            let inside = 0, hits = 0;
+            for (let k = 0; k < 72; k++) {
+                const a = 2 * Math.PI * k / 72;
+                const x = cx + r * Math.cos(a), y = cy + r * Math.sin(a);
+                if (x < 0.01 || x > 0.99 || y < 0.01 || y > 0.99) continue;
+                inside++;
+                const px = Math.round(x * W), py = Math.round((1 - y) * W);
+                const d = g.getImageData(px - 1, py - 1, 3, 3).data;
+                let hit = false;
+                for (let q = 0; q < d.length; q += 4) {
+                    const [R, G, B] = [d[q], d[q + 1], d[q + 2]];
+                    if (G > 130 && B > 140 && R < 120) hit = true;   // the cyan ring
+                }
+                if (hit) hits++;
+            }
+            return inside ? hits / inside : null;
+        }""",
+        [cx, cy, r],
+    )
+
+
+def test_tap_selects_an_arrow_and_draws_its_neighbourhood(vpage):
+    page = vpage
+    ctl(page, "c.select(-1)")
+    ctl(page, "(c.pause(), c.restart())")
+    k = None
+    for _ in range(10):
+        ctl(page, "c.run(15)")
+        f = frame(page)
+        k = _pick_isolated(f)
+        if k is not None:
+            break
+    assert k is not None, "no isolated arrow found to tap"
+    ctl(page, "c.settle()")
+    x, y = f[3 * k], f[3 * k + 1]
+    before = _circle_hits(page, x, y, 0.12)
+    rect = page.evaluate("(() => { const r = document.querySelector('#lab-vicsek .vk-canvas').getBoundingClientRect();"
+                         " return {left: r.left, top: r.top, width: r.width, height: r.height}; })()")
+    page.mouse.click(rect["left"] + x * rect["width"], rect["top"] + (1 - y) * rect["height"])
+    page.wait_for_function(f"document.querySelector('{SECTION}').dataset.selected === '{k}'", timeout=5_000)
+    assert ctl(page, "c.selected") == k
+    nb = engine_call(page, LAB, "neighbours", {"i": k})
+    assert page.get_attribute(SECTION, "data-neighbours") == str(len(nb["neighbours"]))
+    ctl(page, "c.settle()")
+    after = _circle_hits(page, x, y, 0.12)
+    assert before is not None and after is not None
+    assert after > 0.8, f"neighbourhood circle not drawn ({after:.2f} of the ring's pixels)"
+    assert before < 0.3, f"the ring was there before the tap ({before:.2f})"
+    # the follow text names the arrow
+    assert f"arrow {k + 1} of" in page.inner_text(f"{SECTION} .vk-follow")
+
+
+def test_neighbourhood_circle_is_drawn_across_the_wrap(vpage):
+    page = vpage
+    f = frame(page)
+    n = len(f) // 6
+    # an arrow near the left edge: part of its circle shows up again at the right edge
+    cands = [i for i in range(n) if f[3 * i] < 0.06 and 0.2 < f[3 * i + 1] < 0.8]
+    for _ in range(20):
+        if cands:
+            break
+        ctl(page, "c.run(10)")
+        f = frame(page)
+        cands = [i for i in range(n) if f[3 * i] < 0.06 and 0.2 < f[3 * i + 1] < 0.8]
+    assert cands, "no arrow came near the left edge"
+    i = cands[0]
+    ctl(page, "c.select(arg)", i)
+    ctl(page, "c.settle()")
+    x, y = f[3 * i], f[3 * i + 1]
+    assert _circle_hits(page, x + 1.0, y, 0.12) > 0.8  # the periodic copy, at the right edge
+    assert _circle_hits(page, x, y, 0.12) > 0.8        # and the circle itself
+
+
+def test_copy_link_includes_a(vpage):
+    page = vpage
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    set_slider(page, "a", 0.4)
+    page.click(f"{SECTION} .vk-copy")
+    page.wait_for_function("navigator.clipboard.readText().then(t => t.includes('lab=vicsek'))", timeout=5_000)
+    url = page.evaluate("navigator.clipboard.readText()")
+    assert "lab=vicsek" in url and "a=0.4" in url, url
+    set_slider(page, "a", 1.0)
+
+
+def test_eight_seed_table_matches_cpython(vpage, cpython_check):
+    page = vpage
+    page.wait_for_function(
+        f"['done', 'error'].includes(document.querySelector('{SECTION}').dataset.check)", timeout=300_000
+    )
+    assert page.get_attribute(SECTION, "data-check") == "done", page.inner_text(f"{SECTION} .vk-check")
+    want = cpython_check()
+    rows = page.evaluate(
+        """() => Array.from(document.querySelectorAll('#lab-vicsek .vk-table tbody tr')).map(tr => ({
+            seed: Number(tr.dataset.seed),
+            a0: tr.querySelector('[data-col=a0]').textContent,
+            a1: tr.querySelector('[data-col=a1]').textContent}))"""
+    )
+    assert [r["seed"] for r in rows] == [3, 17, 41, 73, 101, 211, 307, 499]
+    assert [r["seed"] for r in rows] == [r["seed"] for r in want["seeds"]]
+    for got, exp in zip(rows, want["seeds"]):
+        assert got["a0"] == fmt3(exp["a0"]), (got, exp)
+        assert got["a1"] == fmt3(exp["a1"]), (got, exp)
+    mean = page.locator(f"{SECTION} .vk-table tr[data-row=mean] td").all_inner_texts()
+    assert mean == [fmt3(want["mean"]["a0"]), fmt3(want["mean"]["a1"])]
+    rng = page.locator(f"{SECTION} .vk-table tr[data-row=range] td").all_inner_texts()
+    assert rng == [f"{fmt3(want['range'][k][0])}–{fmt3(want['range'][k][1])}" for k in ("a0", "a1")]
+    # the dot plot has a dot per seed and per a
+    assert page.locator(f"{SECTION} .vk-dotplot circle.dot").count() == 16
+    # it ran in pieces between frames, and the stage kept updating meanwhile
+    info = ctl(page, "c.check.info()")
+    assert info["calls"] > 1
+    assert page.rec.page_errors == []
+    assert page.rec.console_errors == []
+
+
+def test_desktop_screenshot(vpage):
+    page = vpage
+    ctl(page, "(c.pause(), c.restart())")
+    ctl(page, "c.run(60)")
+    f = frame(page)
+    k = _pick_isolated(f, margin=0.2, clear=0.03) or 0
+    ctl(page, "c.select(arg)", k)
+    ctl(page, "c.settle()")
+    page.evaluate("document.querySelectorAll('.notice-close').forEach(b => b.click())")
+    page.evaluate("window.scrollTo(0, 0)")
+    screenshot(page, "vicsek-desktop")
+
+
+def test_phone_layout_reduced_motion_and_share_link(phone_page, server):
+    page = phone_page
+    page.emulate_media(reduced_motion="reduce")
+    page.goto(f"{server}/?lab={LAB}&a=0.25")
+    wait_ready(page)
+    page.wait_for_selector(f"{SECTION} .vk-canvas")
+    # reduced motion: the stage starts paused, the check still starts
+    assert page.get_attribute(SECTION, "data-playing") == "0"
+    page.wait_for_function(f"document.querySelector('{SECTION}').dataset.check !== 'idle'", timeout=20_000)
+    assert ctl(page, "c.t") == 0
+    # the share link's a was applied at the restart
+    assert engine_call(page, LAB, "state")["params"]["a"] == 0.25
+    assert page.input_value(f"{SECTION} .ctl[data-param=a] input") == "0.25"
+    # stage first, full width, nothing wider than the screen
+    box = page.locator(f"{SECTION} .vk-canvas").bounding_box()
+    ctrl = page.locator(f"{SECTION} .vk-controls").bounding_box()
+    assert box["y"] < ctrl["y"]
+    assert box["width"] >= 300 and box["x"] >= 0 and box["x"] + box["width"] <= 390
+    assert abs(box["width"] - box["height"]) < 2
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    # controls are reachable and work by touch: Step advances one update
+    page.locator(f"{SECTION} .vk-step").scroll_into_view_if_needed()
+    page.tap(f"{SECTION} .vk-step")
+    page.wait_for_function(f"{CTL}.t === 1", timeout=5_000)
+    # tap an arrow on the touch screen
+    f = frame(page)
+    k = _pick_isolated(f, margin=0.15, clear=0.05)
+    for _ in range(10):
+        if k is not None:
+            break
+        ctl(page, "c.run(5)")
+        f = frame(page)
+        k = _pick_isolated(f, margin=0.15, clear=0.05)
+    assert k is not None, "no isolated arrow found to tap"
+    ctl(page, "c.settle()")
+    page.locator(f"{SECTION} .vk-canvas").scroll_into_view_if_needed()
+    b = page.locator(f"{SECTION} .vk-canvas").bounding_box()
+    page.touchscreen.tap(b["x"] + f[3 * k] * b["width"], b["y"] + (1 - f[3 * k + 1]) * b["height"])
+    page.wait_for_function(f"document.querySelector('{SECTION}').dataset.selected === '{k}'", timeout=5_000)
+    page.evaluate("window.scrollTo(0, 0)")
+    screenshot(page, "vicsek-phone")
+    assert page.rec.page_errors == []

@@ -1,0 +1,195 @@
+"""Lab 3 session (what the page drives) and the ``boids`` command line."""
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+
+from swarmlab import boids as B
+from swarmlab import cli, sessions
+from swarmlab.commands import boids as boids_cmd
+from swarmlab.sessions.boids import FRAME_HEADER
+from swarmlab.space import distance
+
+
+def call(s, method, **args):
+    return json.loads(s.call(method, json.dumps(args)))
+
+
+@pytest.fixture
+def s():
+    return sessions.create("boids")
+
+
+def test_session_defaults_and_frame_layout(s):
+    st = call(s, "state")
+    assert st["N"] == 80 and st["t"] == 0
+    assert st["params"]["k_sep"] == 1.5 and st["world"] == {"width": 160.0, "height": 100.0}
+    f = s.frame()
+    assert f.dtype == np.float32 and f.shape == (FRAME_HEADER + 4 * 80,)
+    assert f[0] == 80 and f[1] == 0 and f[2] == 0
+    body = f[FRAME_HEADER:].reshape(80, 4)
+    np.testing.assert_allclose(body[:, :2], s.state.x, rtol=1e-6)
+    np.testing.assert_allclose(body[:, 2:], s.state.v, rtol=1e-6)
+    names = [p["name"] for p in json.loads(s.spec_json())]
+    assert names[:4] == ["k_sep", "k_ali", "k_coh", "population"]
+
+
+def test_set_is_live_no_restart(s):
+    call(s, "step", n=40)
+    x_before = s.state.x.copy()
+    out = call(s, "set", name="k_ali", value=2.5)
+    assert out["params"]["k_ali"] == 2.5 and out["t"] == pytest.approx(1.0) and out["N"] == 80
+    assert np.array_equal(s.state.x, x_before)
+    after = call(s, "step", n=40)
+    assert after["t"] == pytest.approx(2.0) and after["N"] == 80
+    # a slider string (from a URL) is accepted too
+    assert call(s, "set", name="k_coh", value="0.35")["params"]["k_coh"] == 0.35
+
+
+def test_bad_input_returns_error_and_changes_nothing(s):
+    call(s, "step", n=10)
+    before = call(s, "state")
+    x = s.state.x.copy()
+    for method, args in [
+        ("set", {"name": "k_sep", "value": 7}), ("set", {"name": "k_sep", "value": "NaN"}),
+        ("set", {"name": "nope", "value": 1}), ("population", {"n": 1}), ("population", {"n": 10**6}),
+        ("preset", {"name": "chaos"}), ("step", {"n": -1}), ("step", {"n": 1.5}), ("step", {"n": True}),
+        ("treat", {"x": float("inf"), "y": 1.0, "on": True}), ("treat", {"x": "a", "y": 1, "on": True}),
+        ("treat", {"x": 1, "y": 1, "on": "maybe"}), ("reset", {"width": 0}), ("reset", {"k_ali": -1}),
+        ("resize", {"width": 50, "height": 1e9}),
+    ]:
+        out = call(s, method, **args)
+        assert "error" in out, (method, args)
+    assert call(s, "state") == before and np.array_equal(s.state.x, x)
+    assert "error" in json.loads(s.call("step", "[1]"))
+
+
+def test_presets_are_live_and_balanced_restores_defaults(s):
+    call(s, "step", n=20)
+    out = call(s, "preset", name="separation")
+    assert (out["params"]["k_sep"], out["params"]["k_ali"], out["params"]["k_coh"]) == (1.5, 0.0, 0.0)
+    assert out["t"] == pytest.approx(0.5)
+    out = call(s, "preset", name="cohesion")
+    assert (out["params"]["k_sep"], out["params"]["k_ali"], out["params"]["k_coh"]) == (0.0, 0.0, 1.0)
+    out = call(s, "preset", name="balanced")
+    assert (out["params"]["k_sep"], out["params"]["k_ali"], out["params"]["k_coh"]) == (1.5, 1.0, 1.0)
+
+
+def test_population_live_up_and_down(s):
+    call(s, "step", n=20)
+    x80 = s.state.x.copy()
+    out = call(s, "population", n=2000)
+    assert out["N"] == 2000 and out["t"] == pytest.approx(0.5) and out["params"]["population"] == 2000
+    assert np.array_equal(s.state.x[:80], x80)
+    assert s.frame().shape == (FRAME_HEADER + 4 * 2000,)
+    out = call(s, "set", name="population", value=50)
+    assert out["N"] == 50 and np.array_equal(s.state.ids, np.arange(50))
+
+
+def test_reset_with_world_and_restart_semantics(s):
+    call(s, "set", name="k_coh", value=2.0)
+    call(s, "step", n=30)
+    out = call(s, "reset", width=90.0, height=180.0, population=120)
+    assert out["t"] == 0 and out["N"] == 120 and out["world"] == {"width": 90.0, "height": 180.0}
+    assert out["params"]["k_coh"] == 2.0  # restart keeps the other settings
+    assert np.all((s.state.x >= 0) & (s.state.x < [90.0, 180.0]))
+    # the sample number is stored live and used at the next restart
+    out = call(s, "set", name="sample", value=9)
+    assert "notice" in out
+    x_before = s.state.x.copy()
+    call(s, "reset")
+    assert not np.allclose(s.state.x, x_before)
+    assert np.array_equal(s.state.x, B.initial_state(s.params).x)
+
+
+def test_resize_stretches_live(s):
+    call(s, "step", n=10)
+    rel = s.state.x / [160.0, 100.0]
+    out = call(s, "resize", width=100.0, height=160.0)
+    assert out["t"] == pytest.approx(0.25) and out["world"] == {"width": 100.0, "height": 160.0}
+    np.testing.assert_allclose(s.state.x / [100.0, 160.0], rel, rtol=1e-12)
+
+
+def test_treat_through_the_session_gathers_then_releases(s):
+    call(s, "step", n=200)
+    out = call(s, "treat", x=-20.0, y=30.0, on=True)  # wrapped into the world
+    assert out["treat"] == {"on": True, "x": 140.0, "y": 30.0}
+    f = s.frame()
+    assert f[2] == 1 and f[3] == 140.0 and f[4] == 30.0
+    call(s, "step", n=320)
+    near = distance(s.state.x, np.array([140.0, 30.0]), s.params.box)
+    assert np.mean(near < 16.0) >= 0.75
+    out = call(s, "treat", x=140.0, y=30.0, on=False)
+    assert out["treat"]["on"] is False and s.frame()[2] == 0
+    call(s, "step", n=160)
+    assert np.median(distance(s.state.x, np.array([140.0, 30.0]), s.params.box)) > 1.5 * np.median(near)
+
+
+def test_metrics_shape_and_values(s):
+    m = call(s, "metrics")
+    assert set(m) == {"P", "spacing", "N", "t"}
+    assert 0 <= m["P"] <= 1 and m["spacing"] > 0 and m["N"] == 80
+    call(s, "population", n=2)
+    call(s, "step", n=3)
+    assert call(s, "metrics")["N"] == 2
+
+
+# ----------------------------------------------------------------------------------------
+# command line
+
+
+@pytest.fixture
+def only_boids(monkeypatch):
+    """Run the real cli.main with just this lab's command registered."""
+    monkeypatch.setattr(cli, "COMMANDS", ("boids",))
+
+
+def test_cli_writes_csv_with_units_and_prints_summary(only_boids, tmp_path, capsys):
+    out = tmp_path / "b.csv"
+    rc = cli.main(["boids", "--sample", "3", "--seconds", "5", "--set", "k_ali=2", "--csv", str(out)])
+    assert rc == 0
+    line = capsys.readouterr().out.strip()
+    assert "\n" not in line and "sample 3" in line and "k_ali=2" in line and "P=" in line
+    rows = list(csv.reader(io.StringIO(out.read_text())))
+    assert rows[0] == ["time (s)", "whole-group agreement P (dimensionless)", "mean nearest spacing (lengths)", "event"]
+    times = [float(r[0]) for r in rows[1:]]
+    assert times[0] == 0 and times[-1] == pytest.approx(5.0) and len(times) == 21
+    # the same run through the engine gives the same numbers
+    p = B.Params(sample=3, k_ali=2.0)
+    st = B.run(B.initial_state(p), p, 200)
+    assert float(rows[-1][1]) == pytest.approx(B.measure(st, p)["P"], rel=1e-5)
+
+
+def test_cli_presets_differ_as_taught(only_boids, tmp_path):
+    res = {}
+    for preset in ("separation", "cohesion"):
+        path = tmp_path / f"{preset}.csv"
+        cli.main(["boids", "--seconds", "20", "--preset", preset, "--csv", str(path)])
+        rows = list(csv.reader(io.StringIO(path.read_text())))
+        res[preset] = float(rows[-1][2])
+    assert res["separation"] > 4 * res["cohesion"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["--set", "k_sep=9"], ["--set", "k_sep"], ["--set", "warp=1"], ["--sample", "-4"],
+    ["--seconds", "0"], ["--seconds", "nan"], ["--preset", "chaos"], ["--set", "population=1.5"],
+])
+def test_cli_bad_values_exit_2_with_clear_message(only_boids, argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["boids", "--seconds", "1"] + argv)
+    assert exc.value.code == 2
+    assert "error" in capsys.readouterr().err
+
+
+def test_cli_csv_to_stdout_keeps_summary_on_stderr(only_boids, capsys):
+    assert cli.main(["boids", "--seconds", "1", "--csv", "-"]) == 0
+    cap = capsys.readouterr()
+    assert cap.out.startswith("time (s),") and "P=" in cap.err
+
+
+def test_cli_simulate_samples_every_quarter_second():
+    h = boids_cmd.simulate(B.Params(), 1.0)
+    assert h.times() == pytest.approx([0, 0.25, 0.5, 0.75, 1.0])

@@ -1,0 +1,336 @@
+"""The deploy builders: dist/site (tools/build_dist.py) and the single file (tools/build_offline.py).
+
+Pure parts are tested on small synthetic trees (fast, no vendored runtime needed); one
+test builds the real single file at gzip level 1 and inspects it.  The browser tests
+(tests/browser/test_deploy.py) prove the results actually run.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import html
+import importlib.util
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+build_dist = load("build_dist")
+build_offline = load("build_offline")
+
+
+def write(root: Path, rel: str, data: str | bytes = "x") -> Path:
+    p = root / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, bytes):
+        p.write_bytes(data)
+    else:
+        p.write_text(data)
+    return p
+
+
+TOML = """name = "t"
+interpreter = "./assets/vendor/pyodide/pyodide.mjs"
+packages = ["numpy"]
+packages_cache = "passthrough"
+
+[files]
+"./app/swarmlab/__init__.py" = "./swarmlab/__init__.py"
+"./app/swarmlab/sessions/__init__.py" = "./swarmlab/sessions/__init__.py"
+"""
+
+
+@pytest.fixture
+def fake_repo(tmp_path):
+    """A tiny repo with the real index.html and boot.js, and a fake vendored runtime."""
+    r = tmp_path / "repo"
+    shutil.copy(ROOT / "index.html", write(r, "index.html"))
+    shutil.copy(ROOT / "assets/js/boot.js", write(r, "assets/js/boot.js"))
+    write(r, "pyscript.toml", TOML)
+    write(r, "app/main.py", "print('main')\n")
+    write(r, "app/swarmlab/__init__.py", "A = 1\n")
+    write(r, "app/swarmlab/sessions/__init__.py", "B = 2\n")
+    write(r, "app/swarmlab/cli.py", "# CPython only\n")
+    write(r, "app/swarmlab/commands/run.py", "# CPython only\n")
+    write(r, "assets/css/app.css", "body { background: url(../img/dot.svg); }\n")
+    write(r, "assets/css/lab.css", ".lab { color: red; }\n")
+    write(r, "assets/img/favicon.svg", "<svg xmlns='http://www.w3.org/2000/svg'/>")
+    write(r, "assets/img/dot.svg", "<svg xmlns='http://www.w3.org/2000/svg'><circle r='1'/></svg>")
+    write(r, "assets/js/app.js",
+          'import { Engine } from "./engine.js";\nimport "./embed.js";\n'
+          "const lab = 'a';\nexport const load = () => import(`./labs/${lab}.js`);\n")
+    write(r, "assets/js/engine.js", "export class Engine {}\n")
+    write(r, "assets/js/embed.js", "export const E = 1;\n")
+    write(r, "assets/js/app.js.map", "{}")
+    write(r, "assets/js/labs/a.js",
+          'import { Engine } from "../engine.js";\nexport const here = new URL("x.css", import.meta.url);\n')
+    write(r, "assets/js/labs/a/part.js", 'export * from "../../ui/w.js";\n')
+    write(r, "assets/js/ui/w.js", "export const w = 1;\n")
+    write(r, "assets/js/tests/t.js", "throw 1;\n")
+    v = "assets/vendor"
+    write(r, f"{v}/pyscript/core.js", 'export{a as x}from"./core-AB.js";\n//# sourceMappingURL=core.js.map\n')
+    write(r, f"{v}/pyscript/core.js.map", "{}")
+    write(r, f"{v}/pyscript/core-AB.js",
+          'import{q}from"./dep-Q.js";var Is={one:()=>import("./one-1.js"),"two-x":()=>import("./two-2.js")};'
+          'const lazy=()=>import("./lazy-9.js");export const a=1;\n')
+    write(r, f"{v}/pyscript/dep-Q.js", 'import{a}from"./core-AB.js";export const q=2;\n')  # a cycle
+    write(r, f"{v}/pyscript/one-1.js", 'import{a}from"./core-AB.js";export const one=1;\n')
+    write(r, f"{v}/pyscript/two-2.js", "export const two=2;\n")
+    write(r, f"{v}/pyscript/lazy-9.js", "export const lazy=9;\n")
+    write(r, f"{v}/pyodide/pyodide.mjs", "export const loadPyodide = 1;\n")
+    write(r, f"{v}/pyodide/pyodide.asm.js", "var _createPyodideModule = 1;\n")
+    write(r, f"{v}/pyodide/pyodide.asm.wasm", b"\0asm\1\0\0\0" + bytes(range(256)) * 4)
+    write(r, f"{v}/pyodide/python_stdlib.zip", b"PK\3\4 stdlib")
+    write(r, f"{v}/pyodide/numpy-9.9-wasm32.whl", b"PK\3\4 numpy")
+    write(r, f"{v}/pyodide/pyodide-lock.json", json.dumps({"packages": {"numpy": {"file_name": "numpy-9.9-wasm32.whl"}}}))
+    write(r, "node_modules/x/index.js", "x")
+    write(r, "tests/unit/test_x.py", "x")
+    write(r, "tools/t.py", "x")
+    return r
+
+
+# --- dist/site ---------------------------------------------------------------------------
+def test_dist_file_list_has_the_site_and_nothing_else(fake_repo):
+    files = build_dist.site_files(fake_repo)
+    assert "index.html" in files and "pyscript.toml" in files
+    assert {"app/main.py", "app/swarmlab/__init__.py", "app/swarmlab/sessions/__init__.py"} <= set(files)
+    assert "app/swarmlab/cli.py" not in files and not any("commands" in f for f in files)
+    assert "assets/vendor/pyodide/pyodide.asm.wasm" in files
+    assert "assets/css/lab.css" in files and "assets/js/labs/a/part.js" in files
+    for f in files:
+        assert not f.endswith(".map"), f
+        assert not f.startswith(("tests/", "tools/", "node_modules/")), f
+        assert "/tests/" not in f and "node_modules" not in f, f
+
+
+def test_excluded_rules():
+    ex = build_dist.excluded
+    assert ex("assets/js/app.js.map") and ex("assets/.DS_Store") and ex("app/swarmlab/__pycache__/x.pyc")
+    assert ex("assets/js/tests/t.js") and ex("assets/vendor/node_modules/a.js") and ex("tools/serve.py")
+    assert not ex("assets/js/app.js") and not ex("app/swarmlab/__init__.py")
+
+
+def test_dist_build_copies_bytes_and_adds_nojekyll(fake_repo, tmp_path):
+    out = tmp_path / "site"
+    write(out, "stale.txt", "left over from an older build")
+    n, size = build_dist.build(fake_repo, out)
+    assert (out / ".nojekyll").exists()
+    assert not (out / "stale.txt").exists()
+    copied = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.name != ".nojekyll")
+    assert copied == build_dist.site_files(fake_repo) and n == len(copied)
+    assert size == sum((out / f).stat().st_size for f in copied)
+    for f in copied:
+        assert (out / f).read_bytes() == (fake_repo / f).read_bytes()
+
+
+def test_dist_refuses_without_the_vendored_runtime(fake_repo, tmp_path):
+    (fake_repo / "assets/vendor/pyodide/pyodide.asm.wasm").unlink()
+    with pytest.raises(SystemExit, match="make vendor"):
+        build_dist.build(fake_repo, tmp_path / "site")
+
+
+def test_dist_refuses_a_files_entry_outside_the_site():
+    with pytest.raises(SystemExit, match="outside"):
+        build_dist.python_files('[files]\n"../secret.py" = "./x.py"\n')
+
+
+def test_real_dist_list_matches_pyscript_toml():
+    import tomllib
+
+    files = build_dist.site_files(ROOT)
+    listed = tomllib.loads((ROOT / "pyscript.toml").read_text())["files"]
+    assert listed, "pyscript.toml has an empty [files] table"
+    for src in listed:
+        assert src.removeprefix("./") in files
+    assert "app/main.py" in files
+    assert not any(f.startswith("app/swarmlab/commands/") or f.endswith("cli.py") for f in files)
+    assert not any(f.endswith(".map") for f in files)
+
+
+# --- the single file: pure helpers -------------------------------------------------------------
+def test_gz_b64_round_trip_and_deterministic():
+    data = bytes(range(256)) * 50
+    a = build_offline.gz_b64(data)
+    assert a == build_offline.gz_b64(data)
+    assert gzip.decompress(base64.b64decode(a)) == data
+
+
+def test_pyscript_closure_follows_static_imports_and_the_plugin_table(fake_repo):
+    d = fake_repo / "assets/vendor/pyscript"
+    chunks = {p.name: p.read_text() for p in d.glob("*.js")}
+    used = build_offline.pyscript_closure(chunks)
+    assert used == ["core-AB.js", "core.js", "dep-Q.js", "one-1.js", "two-2.js"]
+    assert "lazy-9.js" not in used  # a plain dynamic import is not a plugin: left out
+
+
+def test_rewrite_chunk_makes_relative_specifiers_bare():
+    names = {"core-AB.js", "one-1.js"}
+    src = 'import{a}from"./core-AB.js";const f=()=>import("./one-1.js");const s="./config.txt";'
+    out = build_offline.rewrite_chunk(src, names)
+    assert 'from"pyscript/core-AB.js"' in out and 'import("pyscript/one-1.js")' in out
+    assert '"./config.txt"' in out  # not a chunk: untouched
+
+
+def test_rewrite_own_module_resolves_relative_and_template_specifiers():
+    own = {"assets/js/app.js", "assets/js/engine.js", "assets/js/labs/a.js", "assets/js/ui/w.js"}
+    src = ('import { Engine } from "./engine.js";\nimport "./ui/w.js";\n'
+           "const m = await import(`./labs/${lab}.js`);\nconst u = new URL('k', import.meta.url);\n")
+    out = build_offline.rewrite_own_module("assets/js/app.js", src, own, set())
+    assert 'from "swarmlab/assets/js/engine.js"' in out
+    assert 'import "swarmlab/assets/js/ui/w.js"' in out
+    assert "import(`swarmlab/assets/js/labs/${lab}.js`)" in out
+    assert "import.meta" not in out and 'new URL("assets/js/app.js", document.baseURI).href' in out
+    up = build_offline.rewrite_own_module("assets/js/labs/a.js", 'import {w} from "../ui/w.js";', own, set())
+    assert up == 'import {w} from "swarmlab/assets/js/ui/w.js";'
+    with pytest.raises(SystemExit, match="not a module of the app"):
+        build_offline.rewrite_own_module("assets/js/app.js", 'import "./missing.js";', own, set())
+
+
+def test_script_safe_cannot_close_the_script_element():
+    s = build_offline.script_safe('const a = "</script><script>alert(1)</script>"; // <!-- x')
+    assert "</script" not in s.lower() and "<!--" not in s
+
+
+def test_offline_config_is_json_with_the_mapped_interpreter():
+    cfg = build_offline.offline_config(TOML)
+    assert cfg["interpreter"] == "pyodide/pyodide.mjs"
+    assert cfg["packages_cache"] == "passthrough" and cfg["packages"] == ["numpy"]
+    assert cfg["files"]["./app/swarmlab/__init__.py"] == "./swarmlab/__init__.py"
+    assert build_offline.python_sources(cfg) == [
+        "app/main.py", "app/swarmlab/__init__.py", "app/swarmlab/sessions/__init__.py"]
+
+
+# --- the single file: the whole page ----------------------------------------------------------
+def parse_page(text: str) -> dict:
+    """Pull the parts of a built page apart: import map, config, shim tables, blobs."""
+    imap = json.loads(re.search(r'<script type="importmap">(.*?)</script>', text, re.S).group(1).replace("<\\/", "</"))
+    cfg_attr = re.search(r'<script type="py" src="([^"]*)" config="([^"]*)"', text)
+    blobs = {m.group(2): m.group(3) for m in re.finditer(
+        r'<script type="application/x-swarmlab-gzip" id="([^"]+)" data-name="([^"]+)">([^<]*)</script>', text)}
+    files = json.loads(re.search(r"var FILES = (\{.*?\});", text).group(1))
+    css = json.loads(re.search(r"var CSS = (\{.*?\});", text).group(1))
+    # The page without the embedded payloads (what a person would read as markup).
+    markup = re.sub(r'(<script type="application/x-swarmlab-gzip"[^>]*>)[^<]*', r"\1", text)
+    markup = re.sub(r'<script type="importmap">.*?</script>', "", markup, flags=re.S)
+    return {"imports": imap["imports"], "src": cfg_attr.group(1), "config": json.loads(html.unescape(cfg_attr.group(2))),
+            "blobs": blobs, "files": files, "css": css, "markup": markup}
+
+
+def decode_data_url(url: str) -> str:
+    head, _, body = url.partition(",")
+    assert head.endswith(";base64"), head
+    return base64.b64decode(body).decode("utf-8")
+
+
+def test_fake_single_file_is_self_contained_and_deterministic(fake_repo, tmp_path):
+    out = tmp_path / "one.html"
+    info = build_offline.build(fake_repo, out, level=1)
+    text = out.read_text()
+    assert info["bytes"] == out.stat().st_size
+    page = parse_page(text)
+    # Every module is a data: URL; the lazily imported chunk is a loud stub.
+    assert all(v.startswith("data:text/javascript;base64,") for v in page["imports"].values())
+    assert set(page["imports"]) >= {"pyscript/core.js", "pyscript/core-AB.js", "pyscript/lazy-9.js",
+                                    "pyodide/pyodide.mjs", "./pyodide/pyodide.mjs",
+                                    "swarmlab/assets/js/app.js", "swarmlab/assets/js/labs/a.js",
+                                    "swarmlab/assets/js/labs/a/part.js"}
+    assert "swarmlab/assets/js/boot.js" not in page["imports"]  # boot.js is a classic inline script
+    assert "left out of this build" in decode_data_url(page["imports"]["pyscript/lazy-9.js"])
+    core = decode_data_url(page["imports"]["pyscript/core-AB.js"])
+    assert 'from"pyscript/dep-Q.js"' in core and 'import("pyscript/one-1.js")' in core
+    app = decode_data_url(page["imports"]["swarmlab/assets/js/app.js"])
+    assert "import(`swarmlab/assets/js/labs/${lab}.js`)" in app
+    # The config and the files the fetch shim serves, byte for byte.
+    assert page["config"]["interpreter"] == "pyodide/pyodide.mjs"
+    assert page["config"]["packages_cache"] == "passthrough"
+    served = {"app/main.py", "app/swarmlab/__init__.py", "app/swarmlab/sessions/__init__.py",
+              "pyodide/pyodide.asm.wasm", "pyodide/python_stdlib.zip", "pyodide/pyodide-lock.json",
+              "pyodide/numpy-9.9-wasm32.whl", "pyodide/pyodide.asm.js"}
+    assert set(page["files"]) == served == set(page["blobs"])
+    sources = {"app/main.py": "app/main.py", "app/swarmlab/__init__.py": "app/swarmlab/__init__.py",
+               "app/swarmlab/sessions/__init__.py": "app/swarmlab/sessions/__init__.py"}
+    sources.update({f"pyodide/{n}": f"assets/vendor/pyodide/{n}" for n in
+                    ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json", "numpy-9.9-wasm32.whl", "pyodide.asm.js")})
+    for name, rel in sources.items():
+        raw = (fake_repo / rel).read_bytes()
+        assert gzip.decompress(base64.b64decode(page["blobs"][name])) == raw, name
+        assert page["files"][name]["size"] == len(raw)
+    assert page["files"]["pyodide/pyodide.asm.wasm"]["type"] == "application/wasm"
+    assert page["src"] == "./app/main.py"
+    # Lab stylesheets are available as data: URLs for the <link> hook; app.css is inline.
+    assert set(page["css"]) == {"assets/css/app.css", "assets/css/lab.css"}
+    assert "background: url(\"data:image/svg+xml;base64," in text
+    # The flag is set before boot.js runs, and boot.js comes before any module script.
+    assert text.index("window.SWARMLAB_SINGLE_FILE = true") < text.index("Swarm Lab boot supervisor")
+    assert text.index('<script type="importmap">') < text.index('<script type="module">')
+    # No local file reference is left in the markup.
+    for m in re.finditer(r'\b(?:src|href)="([^"]*)"', page["markup"]):
+        v = m.group(1)
+        assert v.startswith(("data:", "?", "#")) or v == "./app/main.py", v
+    # Deterministic.
+    again = tmp_path / "again.html"
+    build_offline.build(fake_repo, again, level=1)
+    assert again.read_bytes() == out.read_bytes()
+
+
+def test_offline_build_refuses_a_missing_runtime_file(fake_repo, tmp_path):
+    (fake_repo / "assets/vendor/pyodide/python_stdlib.zip").unlink()
+    with pytest.raises(SystemExit, match="python_stdlib.zip is missing"):
+        build_offline.build(fake_repo, tmp_path / "x.html", level=1)
+
+
+REMOTE_IMPORT = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(?\s*)["'`](?:https?:)?//""")
+
+
+def test_real_single_file_has_no_outside_urls(tmp_path):
+    if not (ROOT / "assets/vendor/VENDORED.json").exists():
+        pytest.fail("assets/vendor is missing: run `make vendor` (or `make test`)")
+    out = tmp_path / "swarm-lab.html"
+    build_offline.build(ROOT, out, level=1)
+    text = out.read_text()
+    page = parse_page(text)
+    # Nothing in the markup, the inline CSS or inline scripts loads from http(s).
+    # (A plain <a href="https://..."> is a link a person may follow, not a request.)
+    loads = re.findall(r'<(?!a\b)\w+\b[^>]*?\b(?:src|href)\s*=\s*"((?:https?:)?//[^"]*)"', page["markup"])
+    assert loads == []
+    assert not re.search(r"url\(\s*[\"']?(?:https?:)?//", page["markup"])
+    # Every module is embedded, and none imports from the network or by a relative path.
+    for key, url in page["imports"].items():
+        assert url.startswith("data:"), key
+        src = decode_data_url(url)
+        assert not REMOTE_IMPORT.search(src), key
+        if "left out of this build" not in src:
+            assert not re.search(r"""(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["'`]\.{1,2}/""", src), key
+    # The Python the browser needs, exactly: app/main.py + pyscript.toml's [files].
+    import tomllib
+
+    listed = tomllib.loads((ROOT / "pyscript.toml").read_text())["files"]
+    py = {k for k in page["files"] if k.endswith(".py")}
+    assert py == {"app/main.py"} | {k.removeprefix("./") for k in listed}
+    assert page["config"]["files"] == listed
+    assert page["config"]["interpreter"] == "pyodide/pyodide.mjs"
+    assert not any(str(v).startswith(("http:", "https:")) for v in page["config"].values())
+
+
+def test_toml_fallback_reads_pyscript_toml_like_tomllib():
+    import tomllib
+
+    for text in ((ROOT / "pyscript.toml").read_text(), TOML):
+        assert build_dist.toml_loads(text, force_fallback=True) == tomllib.loads(text)
+    with pytest.raises(SystemExit, match="Python 3.11"):
+        build_dist.toml_loads("a = 'single quoted'\n", force_fallback=True)

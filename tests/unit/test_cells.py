@@ -1,0 +1,448 @@
+"""Cell-list neighbour search against the brute-force oracles (tests/unit/oracles.py).
+
+"Exact" means: the same pairs in the same order, with the same displacement and
+distance values (compared with ==, and bit for bit where no -0.0 is involved).
+Every test runs over many random seeds and hand-made worst cases: agents on
+cell edges and corners, at exactly 0 and just below L, coincident agents, pairs
+at exactly the cutoff, boxes only a few cells wide, cutoff >= L/2, replicas.
+"""
+
+import numpy as np
+import pytest
+
+import oracles
+from swarmlab import cells
+from swarmlab.space import Box, displacement
+
+BOXES = [Box(160.0, 100.0), Box(1.0, 1.0), Box(3.0, 2.0), Box(10.0, 10.0)]
+
+# a RuntimeWarning (overflow, invalid cast) inside the search is a bug
+pytestmark = pytest.mark.filterwarnings("error")
+
+
+def assert_same_pairs(got, want, bitwise=True, msg=""):
+    assert isinstance(got, cells.Pairs)
+    assert got.n == want.n, msg
+    assert got.i.dtype == np.int64 and got.j.dtype == np.int64, msg
+    assert got.d.shape == (len(want), 2) and got.r.shape == (len(want),), msg
+    for f in "ijdr":
+        a, b = getattr(got, f), getattr(want, f)
+        assert np.array_equal(a, b), f"{msg}: field {f} differs ({len(got)} vs {len(want)} pairs)"
+    if bitwise:  # also the sign of zero
+        assert np.array_equal(got.d.view(np.int64), want.d.view(np.int64)), msg
+        assert np.array_equal(got.r.view(np.int64), want.r.view(np.int64)), msg
+
+
+def check(x, box, cutoff, group=None, bitwise=True, msg="", **kw):
+    got = cells.neighbour_pairs(x, box, cutoff, group, **kw)
+    want = oracles.neighbour_pairs(x, box, cutoff, group)
+    assert_same_pairs(got, want, bitwise, f"{msg} box={box} cutoff={cutoff}")
+    return got
+
+
+def lattice(box, nx, ny, jitter=0.0, rng=None):
+    """Agents on an nx-by-ny lattice: exactly on cell edges and corners."""
+    gx, gy = np.meshgrid(np.arange(nx) * (box.width / nx), np.arange(ny) * (box.height / ny))
+    x = np.stack((gx.ravel(), gy.ravel()), axis=1)
+    if jitter:
+        x = (x + rng.choice([-1, 0, 1], x.shape) * jitter) % box.size
+    return x
+
+
+# ---------------------------------------------------------------------------
+# neighbour_pairs
+# ---------------------------------------------------------------------------
+
+
+def test_random_configurations_many_seeds():
+    fractions = [0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.33, 0.45, 0.4999, 0.5, 0.6, 0.75, 1.0, 2.0]
+    for seed in range(240):
+        rng = np.random.default_rng(seed)
+        box = BOXES[seed % len(BOXES)]
+        n = int(rng.integers(0, 160))
+        x = rng.random((n, 2)) * box.size
+        cutoff = float(rng.choice(fractions)) * float(min(box.width, box.height))
+        check(x, box, cutoff, msg=f"seed={seed} n={n}")
+
+
+def test_dense_and_sparse_use_every_stencil_width():
+    # the result must not depend on the grid tuning knob
+    for seed in range(12):
+        rng = np.random.default_rng(100 + seed)
+        box = Box(160.0, 100.0)
+        x = rng.random((400, 2)) * box.size
+        for cutoff in (3.2, 10.0, 23.0):
+            want = oracles.neighbour_pairs(x, box, cutoff)
+            for m in (1, 2, 3, 4):
+                got = cells.neighbour_pairs(x, box, cutoff, cells_per_cutoff=m)
+                assert_same_pairs(got, want, msg=f"seed={seed} m={m} cutoff={cutoff}")
+
+
+def test_lattice_on_cell_edges_and_corners_with_pairs_at_exact_cutoff():
+    rng = np.random.default_rng(0)
+    for box in BOXES:
+        for nx, ny in ((8, 5), (16, 10), (12, 12), (3, 4), (5, 3)):
+            h = box.width / nx
+            x = lattice(box, nx, ny)
+            # cutoffs equal to lattice spacings: many pairs at exactly r == cutoff
+            for cutoff in (h, box.height / ny, 2 * h, np.hypot(h, box.height / ny), h * (1 - 1e-15), h * (1 + 1e-15)):
+                check(x, box, cutoff, msg=f"lattice {nx}x{ny}")
+            xj = lattice(box, nx, ny, jitter=1e-12 * box.width, rng=rng)
+            check(xj, box, h, msg=f"jittered lattice {nx}x{ny}")
+
+
+def test_lattice_sweep_pairs_at_exact_cutoff_many_boxes():
+    # agents on a lattice whose spacing is the cell size and the cutoff a multiple of
+    # a spacing (or of the diagonal): rounding decides every boundary case.  Without
+    # the safety margin on the cell size this sweep finds missing pairs.
+    rng = np.random.default_rng(77)
+    for t in range(150):
+        w = float(rng.choice([1.0, 0.1, 0.3, 0.7, 3.0, 160.0, 100.0, 1 / 3, 2.2])) * float(rng.choice([1.0, 1.0 + rng.random()]))
+        box = Box(w, w * float(rng.choice([1.0, 0.625, 1.6, 0.5])))
+        nx, ny = int(rng.integers(3, 25)), int(rng.integers(3, 25))
+        x = lattice(box, nx, ny)
+        hx, hy = box.width / nx, box.height / ny
+        cutoff = (hx, hy, np.hypot(hx, hy))[t % 3] * float(rng.choice([1, 2, 3]))
+        check(x, box, cutoff, msg=f"sweep t={t} {nx}x{ny}")
+        if t % 5 == 0:
+            check_nearest(x, box, msg=f"sweep t={t}")
+    # found by such sweeps: cutoff = 3 spacings of 6 rounds to just below L/2 while
+    # agents sit at exactly L/2 (where the reverse vector is not the negation)
+    for w, h, nx, ny, kind in [
+        (0.3939143576459813, 0.6302629722335702, 6, 24, 0),
+        (3.569089400173573, 3.569089400173573, 6, 5, 0),
+        (3.3067613093860717, 1.6533806546930359, 20, 6, 1),
+        (0.10525133950508099, 0.10525133950508099, 6, 12, 0),
+    ]:
+        box = Box(w, h)
+        cutoff = 3 * (box.width / nx if kind == 0 else box.height / ny)
+        check(lattice(box, nx, ny), box, cutoff, msg=f"regression {w} {h} {nx}x{ny}")
+
+
+def test_positions_at_zero_and_just_below_L():
+    for box in BOXES:
+        w, h = box.width, box.height
+        below_w, below_h = np.nextafter(w, 0), np.nextafter(h, 0)
+        pts = np.array(
+            [[0.0, 0.0], [below_w, 0.0], [0.0, below_h], [below_w, below_h], [w / 2, 0.0], [0.0, h / 2],
+             [w / 2, below_h], [np.nextafter(w / 2, 0), h / 2], [np.nextafter(0, 1), 5e-324]]
+        )
+        rng = np.random.default_rng(1)
+        x = np.concatenate((pts, rng.random((40, 2)) * box.size))
+        for cutoff in (0.0, 1e-300, 0.01 * w, 0.1 * h, 0.3 * h, 0.5 * h, 0.5 * w, w):
+            check(x, box, cutoff, msg="edges")
+
+
+def test_coincident_agents():
+    box = Box(160.0, 100.0)
+    rng = np.random.default_rng(3)
+    base = rng.random((30, 2)) * box.size
+    x = np.concatenate((base, base, base[:7], [[0.0, 0.0], [0.0, 0.0]]))
+    for cutoff in (0.0, 1.0, 10.0):
+        got = check(x, box, cutoff, msg="coincident")
+        z = got.r == 0
+        assert z.sum() >= 2 * (30 + 2 * 7 + 1)
+        # coincident pairs carry +0.0, never -0.0 (direction code may use atan2)
+        assert not np.signbit(got.d[z]).any()
+    # everyone at one point: every ordered pair, sorted by (i, j)
+    x = np.full((25, 2), 7.0)
+    got = check(x, box, 0.0, msg="all at one point")
+    assert len(got) == 25 * 24
+
+
+def test_tiny_populations():
+    box = Box(160.0, 100.0)
+    for n in (0, 1, 2):
+        x = np.random.default_rng(n).random((n, 2)) * box.size
+        got = check(x, box, 200.0, msg=f"n={n}")
+        assert len(got) == n * (n - 1)
+    empty = cells.neighbour_pairs(np.zeros((0, 2)), box, 10.0)
+    assert len(empty) == 0 and empty.d.shape == (0, 2) and empty.counts().shape == (0,)
+    # two agents exactly one cutoff apart across the periodic edge
+    x = np.array([[0.5, 50.0], [150.5, 50.0]])
+    got = check(x, box, 10.0)
+    assert np.array_equal(got.i, [0, 1]) and np.array_equal(got.d, [[-10.0, 0.0], [10.0, 0.0]])
+    assert len(check(x, box, np.nextafter(10.0, 0))) == 0
+
+
+def test_small_boxes_and_cutoff_at_or_beyond_half_box():
+    for seed in range(40):
+        rng = np.random.default_rng(500 + seed)
+        box = Box(float(rng.choice([1.0, 2.0, 3.0])), float(rng.choice([1.0, 1.5, 2.0])))
+        n = int(rng.integers(2, 60))
+        x = rng.random((n, 2)) * box.size
+        if seed % 3 == 0:  # exact half-box offsets: components at exactly -L/2
+            x[1] = (x[0] + box.size / 2) % box.size
+        short = min(box.width, box.height)
+        for f in (0.3, 0.34, 0.4, 0.49, 0.5, 0.51, 0.7, 1.0, 5.0):
+            check(x, box, f * short, msg=f"seed={seed}")
+    x = np.random.default_rng(9).random((30, 2))
+    got = check(x, Box(1.0, 1.0), np.inf)
+    assert len(got) == 30 * 29
+
+
+def test_non_square_box_160_by_100():
+    box = Box(160.0, 100.0)
+    for seed in range(10):
+        rng = np.random.default_rng(900 + seed)
+        x = rng.random((int(rng.integers(100, 300)), 2)) * box.size
+        for cutoff in (3.2, 10.0, 49.0, 50.0, 79.0, 80.0, 100.0):
+            check(x, box, cutoff, msg=f"seed={seed}")
+
+
+def test_positions_slightly_outside_are_binned_periodically():
+    # the contract is [0, L), but x == L or a tiny negative must not break exactness
+    box = Box(4.0, 3.0)
+    rng = np.random.default_rng(4)
+    x = rng.random((80, 2)) * box.size
+    x[:5] = [[4.0, 0.0], [0.0, 3.0], [-1e-17, 1.0], [2.0, -1e-15], [4.0, 3.0]]
+    for cutoff in (0.2, 0.7, 1.4):
+        check(x, box, cutoff, msg="outside", bitwise=False)
+    # up to a period outside (e.g. positions before wrapping)
+    shift = rng.integers(-1, 2, x.shape) * box.size
+    for cutoff in (0.3, 1.1):
+        check(x + shift, box, cutoff, msg="a period outside", bitwise=False)
+    j, r = cells.nearest_any(x + shift, box)
+    jo, ro = oracles.nearest_any(x + shift, box)
+    assert np.array_equal(j, jo) and np.allclose(r, ro, rtol=1e-12)
+    # x == L and x == 1e-17 are the same point for the minimum image (it rounds to 0)
+    x = np.array([[4.0, 0.5], [1e-17, 0.5], [2.0, -1e-17], [2.0, 3.0 - 1e-16]])
+    got = check(x, box, 0.0, msg="outside, cutoff 0", bitwise=False)
+    assert len(got) == 4
+
+
+def test_groups_random_and_vicsek_replicas():
+    for seed in range(30):
+        rng = np.random.default_rng(1000 + seed)
+        box = BOXES[seed % len(BOXES)]
+        n = int(rng.integers(0, 150))
+        x = rng.random((n, 2)) * box.size
+        ngroups = int(rng.integers(1, 6))
+        g = rng.integers(0, ngroups, n)
+        if seed % 3 == 1:  # arbitrary labels, not 0..G-1
+            g = np.array([-7, 3, 1000000])[g % 3]
+        cutoff = float(rng.choice([0.05, 0.12, 0.3, 0.5])) * min(box.width, box.height)
+        got = check(x, box, cutoff, group=g, msg=f"groups seed={seed}")
+        assert (g[got.i] == g[got.j]).all()
+    # Lab 2 batch: 16 replicas x 64 agents in a unit box, R = 0.12
+    rng = np.random.default_rng(8)
+    x = rng.random((16 * 64, 2))
+    g = np.repeat(np.arange(16), 64)
+    got = check(x, Box(1.0, 1.0), 0.12, group=g, msg="vicsek batch")
+    # identical to searching each replica on its own
+    for rep in (0, 5, 15):
+        sel = np.flatnonzero(g == rep)
+        alone = cells.neighbour_pairs(x[sel], Box(1.0, 1.0), 0.12)
+        mine = got.take(g[got.i] == rep)
+        assert np.array_equal(sel[alone.i], mine.i) and np.array_equal(sel[alone.j], mine.j)
+        assert np.array_equal(alone.d, mine.d)
+
+
+def test_many_groups_and_wide_keys(monkeypatch):
+    rng = np.random.default_rng(12)
+    box = Box(1.0, 1.0)
+    x = rng.random((1200, 2))
+    g = rng.integers(0, 300, 1200)
+    check(x, box, 0.05, group=g, msg="300 groups")
+    check(x, box, 0.002, msg="tiny cutoff: mostly empty cells")
+    # the int64 key path (used above 65536 cells) gives the same answer
+    monkeypatch.setattr(cells, "_KEY16", 0)
+    check(x, box, 0.05, group=g, msg="int64 keys, groups")
+    check(x, box, 0.03, msg="int64 keys")
+
+
+def test_output_sort_beyond_16_bit_ids_and_ties():
+    # more than 65536 agents needs two 16-bit digits for i; exact ties in r by j
+    rng = np.random.default_rng(13)
+    m, n = 60000, 300000
+    ii = rng.integers(0, n, m)
+    ii[:2000] = ii[0]  # one agent with many pairs
+    jj = rng.integers(0, n, m)
+    rr = rng.choice(np.array([0.0, 1e-300, 0.5, 0.5 + 1e-16, 1.0, 2.0]), m) * rng.choice([1.0, 1.0, 0.999999], m)
+    dd = rng.random((m, 2))
+    got = cells._emit_sorted(ii, jj, dd, rr, n)
+    o = np.lexsort((jj, rr, ii))
+    assert np.array_equal(got.i, ii[o]) and np.array_equal(got.j, jj[o])
+    assert np.array_equal(got.r, rr[o]) and np.array_equal(got.d, dd[o])
+
+
+def test_output_invariants():
+    box = Box(160.0, 100.0)
+    x = np.random.default_rng(21).random((500, 2)) * box.size
+    p = cells.neighbour_pairs(x, box, 10.0)
+    assert np.array_equal(p.d, displacement(x[p.i], x[p.j], box))
+    assert np.array_equal(p.r, np.sqrt(p.d[:, 0] * p.d[:, 0] + p.d[:, 1] * p.d[:, 1]))
+    assert (p.i != p.j).all() and (p.r <= 10.0).all()
+    # (i, r, j) order
+    key_ok = (np.diff(p.i) > 0) | ((np.diff(p.i) == 0) & ((np.diff(p.r) > 0) | ((np.diff(p.r) == 0) & (np.diff(p.j) > 0))))
+    assert key_ok.all()
+    # both directions present
+    fwd = set(zip(p.i.tolist(), p.j.tolist()))
+    assert fwd == set(zip(p.j.tolist(), p.i.tolist()))
+    assert np.array_equal(p.counts(), np.bincount(p.i, minlength=500))
+
+
+def test_bad_input():
+    box = Box(10.0, 10.0)
+    with pytest.raises(ValueError):
+        cells.neighbour_pairs(np.array([[1.0, np.nan], [2.0, 2.0]]), box, 1.0)
+    with pytest.raises(ValueError):
+        cells.neighbour_pairs(np.zeros((3, 3)), box, 1.0)
+    with pytest.raises(ValueError):
+        cells.neighbour_pairs(np.zeros((3, 2)), box, 1.0, group=np.zeros(2, int))
+    # negative / NaN cutoff: no pair can qualify (same as brute force)
+    x = np.random.default_rng(0).random((10, 2)) * 10
+    assert len(check(x, box, -1.0)) == 0
+    assert len(check(x, box, float("nan"))) == 0
+
+
+# ---------------------------------------------------------------------------
+# filters on Pairs
+# ---------------------------------------------------------------------------
+
+
+def test_take_accepts_mask_or_indices():
+    box = Box(10.0, 10.0)
+    p = cells.neighbour_pairs(np.random.default_rng(2).random((60, 2)) * 10, box, 2.0)
+    mask = p.r < 1.0
+    a, b = p.take(mask), p.take(np.flatnonzero(mask))
+    assert_same_pairs(a, b)
+    assert a.n == p.n == 60
+
+
+def test_field_of_view_matches_per_pair_loop():
+    for seed in range(25):
+        rng = np.random.default_rng(2000 + seed)
+        box = BOXES[seed % len(BOXES)]
+        n = int(rng.integers(0, 120))
+        x = rng.random((n, 2)) * box.size
+        if seed % 4 == 0 and n > 4:
+            x[:3] = x[3]  # coincident: visible
+        th = rng.random(n) * 2 * np.pi
+        u = np.stack((np.cos(th), np.sin(th)), axis=1)
+        p = cells.neighbour_pairs(x, box, 0.3 * min(box.width, box.height))
+        for half in (np.radians(135.0), np.pi / 2, 0.0, np.pi):
+            assert_same_pairs(cells.in_field_of_view(p, u, half), oracles.in_field_of_view(p, u, half), msg=f"seed={seed}")
+    # 270 degrees: straight behind is excluded, 134 degrees off is seen
+    box = Box(100.0, 100.0)
+    x = np.array([[50.0, 50.0], [45.0, 50.0], [50 + np.cos(np.radians(134)), 50 + np.sin(np.radians(134))]])
+    u = np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]])
+    seen = cells.in_field_of_view(cells.neighbour_pairs(x, box, 10.0), u, np.radians(135.0))
+    assert set(seen.j[seen.i == 0].tolist()) == {2}
+
+
+def test_k_nearest_with_ties_by_id():
+    for seed in range(25):
+        rng = np.random.default_rng(3000 + seed)
+        box = BOXES[seed % len(BOXES)]
+        if seed % 2:
+            x = lattice(box, 6, 5)  # many exactly equal distances: ties by j
+        else:
+            x = rng.random((int(rng.integers(0, 100)), 2)) * box.size
+        p = cells.neighbour_pairs(x, box, 0.45 * min(box.width, box.height))
+        for k in (0, 1, 2, 3, 7, 1000):
+            got = cells.k_nearest(p, k)
+            assert_same_pairs(got, oracles.k_nearest(p, k), msg=f"seed={seed} k={k}")
+            assert (got.counts() == np.minimum(p.counts(), k)).all()
+
+
+# ---------------------------------------------------------------------------
+# nearest_any
+# ---------------------------------------------------------------------------
+
+
+def check_nearest(x, box, group=None, msg=""):
+    j, r = cells.nearest_any(x, box, group)
+    jo, ro = oracles.nearest_any(x, box, group)
+    assert j.dtype == np.int64 and r.dtype == np.float64
+    assert np.array_equal(j, jo), msg
+    assert np.array_equal(r, ro), msg
+    return j, r
+
+
+def test_nearest_any_random_seeds():
+    for seed in range(120):
+        rng = np.random.default_rng(4000 + seed)
+        box = BOXES[seed % len(BOXES)]
+        n = int(rng.integers(0, 200))
+        x = rng.random((n, 2)) * box.size
+        g = rng.integers(0, int(rng.integers(1, 5)), n) if seed % 3 == 0 else None
+        check_nearest(x, box, g, msg=f"seed={seed}")
+
+
+def test_nearest_any_clusters_stragglers_and_ties():
+    box = Box(160.0, 100.0)
+    rng = np.random.default_rng(5)
+    # tight flocks plus a few lonely agents far away: several ring sizes
+    cen = rng.random((3, 2)) * box.size
+    x = (cen[rng.integers(0, 3, 600)] + rng.normal(0, 0.5, (600, 2))) % box.size
+    x = np.concatenate((x, [[1.0, 1.0], [80.0, 99.9], [159.9, 50.0]]))
+    check_nearest(x, box, msg="clusters")
+    # lattice: every agent has 4 nearest at exactly the same distance -> smallest id
+    for nx, ny in ((8, 5), (3, 3), (16, 10)):
+        check_nearest(lattice(box, nx, ny), box, msg=f"lattice {nx}x{ny}")
+    # coincident agents, all at one point, positions at 0 and just below L
+    base = rng.random((20, 2)) * box.size
+    check_nearest(np.concatenate((base, base, [[0.0, 0.0], [np.nextafter(160.0, 0), np.nextafter(100.0, 0)]])), box)
+    j, r = check_nearest(np.full((40, 2), 3.0), box)
+    assert (r == 0).all() and j[0] == 1 and (j[1:] == 0).all()
+
+
+def test_nearest_any_near_ties_on_a_circle():
+    # many agents at (nearly) the same distance around one agent: the cheap squared
+    # distance may order them differently from the exact hypot; the exact one wins
+    box = Box(160.0, 100.0)
+    for seed in range(40):
+        rng = np.random.default_rng(6000 + seed)
+        c = rng.random(2) * box.size
+        rad = float(rng.choice([0.3, 1.0, 2.5, 7.0]))
+        th = rng.random(40) * 2 * np.pi
+        ring = c + rad * np.stack((np.cos(th), np.sin(th)), axis=1)
+        axes = c + rad * np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
+        x = np.concatenate(([c], ring, axes)) % box.size
+        check_nearest(x, box, msg=f"circle seed={seed}")
+
+
+def test_nearest_any_does_not_trust_a_ring_beyond_its_radius():
+    # Agent A sits on a cell wall.  B lies inside the searched block just beyond
+    # the guaranteed radius s; C lies just outside the block and is nearer than B.
+    # 64 agents in a unit box give cells of 1/8; rings of 1, 2 and 4 cells are hit.
+    h = 1.0 / 8
+    # fillers at least 0.26 away from A, B and C
+    fill = np.stack(np.meshgrid(np.arange(8) / 8 + 1 / 16, 0.45 + np.arange(8) * 0.05), -1).reshape(-1, 2)[:61]
+    for s in (h, 2 * h, 1.5 * h, h * (1 - 1e-12)):
+        a = [0.0, 0.1875]
+        b = [s * (1 + 5e-5), 0.1875]
+        c = [1.0 - s * (1 + 1e-5), 0.1875]
+        x = np.concatenate(([a, b, c], fill))
+        j, r = check_nearest(x, Box(1.0, 1.0), msg=f"s={s}")
+        assert j[0] == 2
+
+
+def test_nearest_any_small_populations_and_groups():
+    box = Box(1.0, 1.0)
+    for n in (0, 1, 2, 3):
+        j, r = check_nearest(np.random.default_rng(n).random((n, 2)), box)
+        if n == 1:
+            assert j[0] == -1 and r[0] == np.inf
+    # an agent alone in its replica
+    x = np.random.default_rng(1).random((10, 2))
+    g = np.array([0, 0, 0, 1, 2, 2, 2, 2, 3, 3])
+    j, r = check_nearest(x, box, g)
+    assert j[3] == -1 and r[3] == np.inf and (j[[0, 1, 2, 4, 5, 6, 7, 8, 9]] >= 0).all()
+    # Lab 2 batch
+    rng = np.random.default_rng(2)
+    check_nearest(rng.random((16 * 64, 2)), box, np.repeat(np.arange(16), 64), msg="vicsek batch")
+    # narrow and tiny boxes
+    for b in (Box(3.0, 0.5), Box(0.2, 7.0), Box(1e-3, 1e-3)):
+        check_nearest(rng.random((50, 2)) * b.size, b, msg=str(b))
+
+
+def test_nearest_any_memory_chunks(monkeypatch):
+    # force many small chunks of queries; results must not change
+    monkeypatch.setattr(cells, "_CHUNK", 50)
+    box = Box(160.0, 100.0)
+    rng = np.random.default_rng(6)
+    x = np.concatenate((rng.random((300, 2)) * box.size, np.full((30, 2), 5.0)))
+    check_nearest(x, box, msg="chunked")
+    check_nearest(x, box, rng.integers(0, 3, x.shape[0]), msg="chunked groups")

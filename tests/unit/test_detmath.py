@@ -1,0 +1,159 @@
+"""swarmlab.detmath: deterministic sin/cos/atan2 against numpy's libm and an exact oracle."""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal, getcontext
+
+import numpy as np
+import pytest
+
+from swarmlab import detmath
+
+
+def _max_abs_err(a, b):
+    return float(np.max(np.abs(np.asarray(a) - np.asarray(b))))
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-8, 0.5, 1.0, 3.2, 10.0, 1e3, 4e5, 2.0**19, 1e6, 1e10, 1e22, 1e150, 1e300])
+def test_sincos_matches_numpy_over_scales(scale):
+    rng = np.random.default_rng(int(math.log10(scale) + 400))
+    x = (2.0 * rng.random(20000) - 1.0) * scale
+    s, c = detmath.sincos(x)
+    assert _max_abs_err(s, np.sin(x)) <= 5e-16
+    assert _max_abs_err(c, np.cos(x)) <= 5e-16
+
+
+def test_sincos_every_exponent_and_sign():
+    rng = np.random.default_rng(7)
+    x = np.ldexp(rng.random(50000) + 0.5, rng.integers(-1074, 1024, 50000))
+    x = np.concatenate([x, -x, [np.finfo(float).max, -np.finfo(float).max, 5e-324]])
+    s, c = detmath.sincos(x)
+    assert _max_abs_err(s, np.sin(x)) <= 5e-16
+    assert _max_abs_err(c, np.cos(x)) <= 5e-16
+    assert _max_abs_err(s * s + c * c, 1.0) <= 5e-16
+
+
+def test_sincos_edge_cases():
+    x = np.array([0.0, -0.0, np.pi, -np.pi, np.pi / 2, -np.pi / 2, 2 * np.pi, 5e-324, -5e-324])
+    s, c = detmath.sincos(x)
+    assert np.array_equal(np.signbit(s[:2]), [False, True])  # sin(-0) is -0
+    assert s[0] == 0.0 and c[0] == 1.0 and c[1] == 1.0
+    assert _max_abs_err(s, np.sin(x)) <= 2.3e-16
+    assert _max_abs_err(c, np.cos(x)) <= 2.3e-16
+    assert s[-2] == 5e-324 and s[-1] == -5e-324
+    s, c = detmath.sincos(np.array([np.inf, -np.inf, np.nan]))
+    assert np.isnan(s).all() and np.isnan(c).all()
+    # scalar in, 0-d out; shape kept
+    s0, c0 = detmath.sincos(1.0)
+    assert s0.shape == () and abs(float(s0) - math.sin(1.0)) <= 1.2e-16
+    s2, _ = detmath.sincos(np.zeros((3, 4)))
+    assert s2.shape == (3, 4)
+    assert detmath.sin(0.3) == detmath.sincos(0.3)[0] and detmath.cos(0.3) == detmath.sincos(0.3)[1]
+
+
+# -- an independent exact oracle: decimal arithmetic with 420 digits ---------------------------
+getcontext().prec = 420
+
+
+def _dec_pi() -> Decimal:
+    def arctan_inv(k: int) -> Decimal:
+        x = Decimal(1) / k
+        x2 = x * x
+        total, term, n, sign = Decimal(0), x, 1, 1
+        eps = Decimal(10) ** -415
+        while term > eps:
+            total += sign * term / n
+            term *= x2
+            n += 2
+            sign = -sign
+        return total
+
+    return 16 * arctan_inv(5) - 4 * arctan_inv(239)
+
+
+_PI = _dec_pi()
+
+
+def _exact_sin_cos(x: float) -> tuple[float, float]:
+    d = Decimal(x)  # exact value of the double
+    two_pi = 2 * _PI
+    r = d - two_pi * (d / two_pi).to_integral_value(rounding="ROUND_FLOOR")
+    s, c = Decimal(0), Decimal(0)
+    term = Decimal(1)
+    k = 0
+    while True:  # Taylor series of e^{ir}: alternate cos / sin terms
+        if k % 4 == 0:
+            c += term
+        elif k % 4 == 1:
+            s += term
+        elif k % 4 == 2:
+            c -= term
+        else:
+            s -= term
+        k += 1
+        term = term * r / k
+        if abs(term) < Decimal(10) ** -60 and k > 10:
+            break
+    return float(s), float(c)  # float(Decimal) rounds correctly
+
+
+@pytest.mark.parametrize(
+    "x", [1.0, -2.5, 0.7853981633974483, 3.141592653589793, 1e-5, 12345.678, 524287.9, 2.0**19,
+          1e22, 6381956970095103 * 2.0**797, 1.7976931348623157e308, 355.0, 103993.0]
+)
+def test_sincos_within_one_ulp_of_exact(x):
+    s_exact, c_exact = _exact_sin_cos(x)
+    s, c = detmath.sincos(x)
+    assert abs(float(s) - s_exact) <= np.spacing(abs(s_exact)) * 1.0
+    assert abs(float(c) - c_exact) <= np.spacing(abs(c_exact)) * 1.0
+
+
+def test_constants_agree_with_published_fdlibm_tables():
+    # fdlibm's ipio2[] starts 0xA2F983, 0x6E4E44, 0x1529FC, 0x2757D1, 0xF534DD, 0xC0DB62
+    assert [int(v) for v in detmath.TWO_OVER_PI_CHUNKS[:6]] == [
+        0xA2F983, 0x6E4E44, 0x1529FC, 0x2757D1, 0xF534DD, 0xC0DB62]
+    assert detmath._P1 == float.fromhex("0x1.921fb54400000p+0")  # fdlibm pio2_1
+    assert detmath._P2 == 6.07710050630396597660e-11  # fdlibm pio2_2
+
+
+# -- atan2 ------------------------------------------------------------------------------------
+def test_atan2_matches_numpy_random():
+    rng = np.random.default_rng(11)
+    m = 200000
+    y = (2 * rng.random(m) - 1) * 10.0 ** rng.integers(-8, 8, m)
+    x = (2 * rng.random(m) - 1) * 10.0 ** rng.integers(-8, 8, m)
+    a = detmath.atan2(y, x)
+    ref = np.arctan2(y, x)
+    assert _max_abs_err(a, ref) <= 5e-16
+    assert np.all(np.abs(a - ref) <= 2 * np.spacing(np.abs(ref)))
+
+
+def test_atan2_unit_circle_inverts_sincos():
+    theta = np.linspace(-np.pi, np.pi, 100001)[:-1]
+    s, c = detmath.sincos(theta)
+    back = detmath.atan2(s, c)
+    assert _max_abs_err(back, theta) <= 1e-15
+
+
+def test_atan2_special_values_follow_c99_like_numpy():
+    vals = [0.0, -0.0, 1.0, -1.0, 2.5, -1e-310, 1e-310, 1e308, -1e308, np.inf, -np.inf, np.nan]
+    yy, xx = np.meshgrid(vals, vals, indexing="ij")
+    a = detmath.atan2(yy, xx)
+    ref = np.arctan2(yy, xx)
+    both_nan = np.isnan(a) & np.isnan(ref)
+    close = np.abs(a - ref) <= np.spacing(np.abs(ref))
+    assert np.all(both_nan | (close & (np.signbit(a) == np.signbit(ref))))
+    # exact values where C99 pins them
+    assert detmath.atan2(0.0, 0.0) == 0.0 and not np.signbit(detmath.atan2(0.0, 0.0))
+    assert np.signbit(detmath.atan2(-0.0, 0.0))
+    assert detmath.atan2(0.0, -0.0) == np.arctan2(0.0, -0.0)  # +pi
+    assert detmath.atan2(-0.0, -1.0) == -np.arctan2(0.0, -1.0)  # -pi
+    assert detmath.atan2(1.0, 0.0) == np.pi / 2 and detmath.atan2(-1.0, -0.0) == -np.pi / 2
+
+
+def test_hypot_is_plain_sqrt():
+    x = np.array([3.0, 1e-3, 0.0])
+    y = np.array([4.0, 2e-3, -0.0])
+    assert np.array_equal(detmath.hypot(x, y), np.sqrt(x * x + y * y))
+    assert detmath.hypot(3.0, 4.0) == 5.0

@@ -1,0 +1,152 @@
+"""Metrics against direct formulas, and the History (thinning, markers, export)."""
+
+import csv
+import io
+import math
+
+import numpy as np
+import pytest
+
+from swarmlab import cells, metrics
+from swarmlab.space import Box
+
+BOX = Box(160.0, 100.0)
+
+
+def _periodic_dist(a, b, box=BOX):
+    """Brute force: smallest distance over the 9 periodic images (independent of space.displacement)."""
+    best = math.inf
+    for sx in (-1, 0, 1):
+        for sy in (-1, 0, 1):
+            best = min(best, math.hypot(b[0] + sx * box.width - a[0], b[1] + sy * box.height - a[1]))
+    return best
+
+
+def test_polarization_direct_formula():
+    rng = np.random.default_rng(1)
+    th = rng.uniform(-np.pi, np.pi, 37)
+    u = metrics.headings_to_u(th)
+    expected = abs(sum(complex(math.cos(t), math.sin(t)) for t in th) / len(th))
+    assert metrics.polarization(u) == pytest.approx(expected, abs=1e-12)
+    assert metrics.polarization(metrics.headings_to_u(np.full(5, 0.3))) == pytest.approx(1.0)
+    assert metrics.polarization(metrics.headings_to_u(np.array([0.0, np.pi]))) == pytest.approx(0.0, abs=1e-15)
+    assert math.isnan(metrics.polarization(np.zeros((0, 2))))
+
+
+def test_local_agreement_brute_force():
+    rng = np.random.default_rng(2)
+    n = 60
+    x = rng.uniform(0, [40, 30], (n, 2))  # dense corner region, neighbours wrap nothing here
+    x[:5] = [[159.5, 99.5], [0.5, 0.5], [159.0, 0.2], [0.3, 99.0], [80, 50]]  # across the corner + one isolated
+    th = rng.uniform(-np.pi, np.pi, n)
+    u = metrics.headings_to_u(th)
+    R = 4.0
+    pairs = cells.neighbour_pairs(x, BOX, R)
+    vals = []
+    for i in range(n):
+        nbrs = [j for j in range(n) if j != i and _periodic_dist(x[i], x[j]) <= R]
+        if nbrs:
+            s = complex(u[i, 0], u[i, 1]) + sum(complex(u[j, 0], u[j, 1]) for j in nbrs)
+            vals.append(abs(s) / (1 + len(nbrs)))
+    assert metrics.local_agreement(u, pairs) == pytest.approx(np.mean(vals), abs=1e-12)
+    # isolated agents are excluded, and no neighbours at all gives NaN
+    assert math.isnan(metrics.local_agreement(u, cells.neighbour_pairs(x, BOX, 1e-6)))
+
+
+def test_nearest_spacing_brute_force():
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0, [160, 100], (50, 2))
+    x[0] = [0.1, 50.0]
+    x[1] = [159.6, 50.0]  # 0.5 apart across the edge
+    r = np.array([min(_periodic_dist(x[i], x[j]) for j in range(50) if j != i) for i in range(50)])
+    mean, share = metrics.nearest_spacing(x, BOX, close=1.2)
+    assert mean == pytest.approx(r.mean(), abs=1e-12)
+    assert share == pytest.approx(np.mean(r < 1.2))
+    assert share >= 2 / 50
+    one_mean, one_share = metrics.nearest_spacing(x[:1], BOX)
+    assert math.isnan(one_mean) and one_share == 0.0
+
+
+@pytest.mark.parametrize("centre", [(80.0, 50.0), (0.0, 0.0), (159.0, 1.0)])
+def test_rotation_order_mill_and_translation(centre):
+    ang = np.linspace(0, 2 * np.pi, 40, endpoint=False)
+    rad = 12.0
+    x = np.mod(np.stack([centre[0] + rad * np.cos(ang), centre[1] + rad * np.sin(ang)], 1), BOX.size)
+    mill = metrics.headings_to_u(ang + np.pi / 2)  # counter-clockwise tangent
+    assert metrics.rotation_order(x, mill, BOX) == pytest.approx(1.0, abs=1e-9)
+    assert metrics.polarization(mill) == pytest.approx(0.0, abs=1e-12)  # the page's caveat: a mill has P ~ 0
+    assert metrics.rotation_order(x, -mill, BOX) == pytest.approx(1.0, abs=1e-9)
+    straight = metrics.headings_to_u(np.full(40, 0.7))
+    assert metrics.rotation_order(x, straight, BOX) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_periodic_centre_across_edge():
+    x = np.array([[159.0, 99.0], [1.0, 1.0]])
+    c = metrics.periodic_centre(x, BOX)
+    assert _periodic_dist(c, np.array([0.0, 0.0])) < 1e-9
+
+
+# --- History ----------------------------------------------------------------------------------
+def _hist(capacity=8, interval=15):
+    return metrics.History([metrics.Series("P", "agreement", "0 to 1"), metrics.Series("s", "spacing", "lengths")],
+                           tick_seconds=1 / 60, interval=interval, capacity=capacity)
+
+
+def test_history_samples_on_interval_only():
+    h = _hist(capacity=100)
+    stored = [t for t in range(0, 200) if h.record(t, {"P": t, "s": 2 * t})]
+    assert stored == list(range(0, 200, 15))
+    assert h.times()[1] == pytest.approx(0.25)
+    assert not h.record(30, {"P": 0})  # already recorded: not stored twice
+
+
+def test_history_thins_and_keeps_whole_run():
+    h = _hist(capacity=8)
+    for t in range(0, 15 * 100 + 1):
+        h.record(t, {"P": t / 1500, "s": 1.0})
+    assert len(h) <= 8
+    assert h.ticks[0] == 0  # the start stays visible
+    assert h.ticks[-1] >= 1500 - h.interval  # and so does the latest part
+    assert h.interval == 15 * 2 ** h.version
+    assert h.version >= 3
+    assert all(t % h.interval == 0 for t in h.ticks)
+    assert np.all(np.diff(h.ticks) == h.interval)  # evenly spaced after thinning
+    assert h.values["P"] == [t / 1500 for t in h.ticks]  # values stay with their times
+
+
+def test_history_capacity_2400_default():
+    h = metrics.History([metrics.Series("a", "a")], tick_seconds=1.0, interval=1)
+    for t in range(10_000):
+        h.record(t, {"a": 1.0})
+    assert 1200 <= len(h) <= 2400
+
+
+def test_markers_dict_and_since():
+    h = _hist(capacity=100)
+    for t in range(0, 61):
+        h.record(t, {"P": 0.5, "s": math.nan})
+    h.mark(20, "alignment off")
+    d = h.to_dict()
+    assert d["t"] == pytest.approx([0, 0.25, 0.5, 0.75, 1.0])
+    assert d["markers"] == [{"t": pytest.approx(20 / 60), "label": "alignment off"}]
+    assert d["units"] == {"P": "0 to 1", "s": "lengths"}
+    assert math.isnan(d["series"]["s"][0])
+    inc = h.to_dict(since=0.5)
+    assert inc["t"] == pytest.approx([0.75, 1.0]) and inc["series"]["P"] == [0.5, 0.5]
+    assert inc["version"] == d["version"]
+
+
+def test_csv_units_markers_and_order():
+    h = _hist(capacity=100)
+    h.record(0, {"P": 0.1, "s": 2.0})
+    h.record(15, {"P": 0.2, "s": math.nan})
+    h.mark(15, "threat")
+    h.mark(7, "cohesion off")
+    h.record(30, {"P": 0.3, "s": 2.5})
+    rows = list(csv.reader(io.StringIO(h.to_csv())))
+    assert rows[0] == ["time (s)", "agreement (0 to 1)", "spacing (lengths)", "event"]
+    assert rows[1] == ["0", "0.1", "2", ""]
+    assert rows[2] == [f"{7 / 60:.10g}", "", "", "cohesion off"]
+    assert rows[3] == ["0.25", "0.2", "", ""]
+    assert rows[4] == ["0.25", "", "", "threat"]  # a marker at a sample's tick follows it
+    assert rows[5] == ["0.5", "0.3", "2.5", ""]

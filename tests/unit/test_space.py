@@ -1,0 +1,112 @@
+"""Periodic space: wrap, minimum-image displacement, distance, angle wrapping.
+
+Oracles: the displacement is checked against an explicit search over the nine
+periodic images (the shortest one wins), never against its own formula.
+"""
+
+import numpy as np
+import pytest
+
+from swarmlab.space import Box, displacement, distance, wrap, wrap_angle
+
+BOXES = [Box(160.0, 100.0), Box(1.0, 1.0), Box(3.0, 2.0)]
+
+
+def _images_min(a, b, box):
+    """Shortest of the 9 image vectors b + (kx W, ky H) - a (brute force)."""
+    best = None
+    for kx in (-1, 0, 1):
+        for ky in (-1, 0, 1):
+            v = b + np.array([kx * box.width, ky * box.height]) - a
+            n = np.hypot(v[..., 0], v[..., 1])
+            if best is None:
+                best, bestn = v.copy(), n
+            else:
+                better = n < bestn
+                best[better] = v[better]
+                bestn = np.where(better, n, bestn)
+    return best, bestn
+
+
+def test_box_size():
+    assert np.array_equal(Box(160, 100).size, [160.0, 100.0])
+    assert Box(3, 2).size.dtype == np.float64
+
+
+@pytest.mark.parametrize("box", BOXES)
+def test_wrap_maps_into_half_open_box(box):
+    rng = np.random.default_rng(5)
+    x = (rng.random((2000, 2)) * 6 - 3) * box.size
+    w = wrap(x, box)
+    assert (w >= 0).all() and (w < box.size).all()
+    # same point of the torus: the difference is a whole number of periods
+    k = (x - w) / box.size
+    assert np.allclose(k, np.round(k), atol=1e-9)
+
+
+def test_wrap_tiny_negative_does_not_give_L():
+    box = Box(1.0, 1.0)
+    w = wrap(np.array([[-1e-17, -1e-300], [1.0, 0.0]]), box)
+    assert (w < 1.0).all() and (w >= 0).all()
+    assert w[1, 0] == 0.0
+
+
+@pytest.mark.parametrize("box", BOXES)
+def test_displacement_is_the_shortest_image(box):
+    rng = np.random.default_rng(7)
+    a = rng.random((5000, 2)) * box.size
+    b = rng.random((5000, 2)) * box.size
+    d = displacement(a, b, box)
+    _, bestn = _images_min(a, b, box)
+    assert np.allclose(np.hypot(d[:, 0], d[:, 1]), bestn, rtol=0, atol=1e-12 * box.size.max())
+    half = box.size / 2
+    assert (d >= -half).all() and (d < half).all()
+    # it is an image of b - a
+    k = (b - a - d) / box.size
+    assert np.allclose(k, np.round(k), atol=1e-9)
+
+
+def test_displacement_direction_and_antisymmetry():
+    box = Box(10.0, 10.0)
+    a = np.array([9.5, 5.0])
+    b = np.array([0.5, 5.0])
+    assert np.allclose(displacement(a, b, box), [1.0, 0.0])  # from a to b, across the edge
+    assert np.allclose(displacement(b, a, box), [-1.0, 0.0])
+    rng = np.random.default_rng(1)
+    p = rng.random((1000, 2)) * 10
+    q = rng.random((1000, 2)) * 10
+    assert np.array_equal(displacement(p, q, box), -displacement(q, p, box))
+
+
+def test_displacement_at_exactly_half_box_is_minus_half():
+    box = Box(4.0, 2.0)
+    d1 = displacement(np.array([0.0, 0.0]), np.array([2.0, 1.0]), box)
+    d2 = displacement(np.array([2.0, 1.0]), np.array([0.0, 0.0]), box)
+    assert np.array_equal(d1, [-2.0, -1.0]) and np.array_equal(d2, [-2.0, -1.0])
+
+
+def test_displacement_broadcasts():
+    box = Box(5.0, 5.0)
+    x = np.random.default_rng(2).random((7, 2)) * 5
+    d = displacement(x[:, None, :], x[None, :, :], box)
+    assert d.shape == (7, 7, 2)
+    assert np.array_equal(d[2, 4], displacement(x[2], x[4], box))
+
+
+def test_distance_matches_displacement_norm():
+    box = Box(160.0, 100.0)
+    rng = np.random.default_rng(3)
+    a = rng.random((300, 2)) * box.size
+    b = rng.random((300, 2)) * box.size
+    d = displacement(a, b, box)
+    assert np.allclose(distance(a, b, box), np.hypot(d[:, 0], d[:, 1]), rtol=1e-15, atol=0)
+    assert distance(a[0], a[0], box) == 0.0
+
+
+def test_wrap_angle_range_and_identity():
+    t = np.linspace(-20, 20, 4001)
+    w = wrap_angle(t)
+    assert (w >= -np.pi).all() and (w < np.pi).all()
+    assert np.allclose(np.cos(w), np.cos(t)) and np.allclose(np.sin(w), np.sin(t))
+    assert wrap_angle(np.pi) == pytest.approx(-np.pi)
+    assert wrap_angle(0.3) == pytest.approx(0.3)

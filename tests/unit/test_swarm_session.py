@@ -1,0 +1,275 @@
+"""Lab 1 session (the browser-facing object) and the ``swarm`` CLI command."""
+
+import csv
+import io
+import json
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from swarmlab import cli, obstacles, sessions, swarm
+from swarmlab.sessions.swarm import HEADER, STRIDE, SwarmSession
+from swarmlab.space import distance, wrap_angle
+
+
+def small(**kw):
+    kw.setdefault("N", 60)
+    return SwarmSession(**kw)
+
+
+def test_create_and_frame_layout():
+    s = sessions.create("swarm")
+    assert s.lab == "swarm" and s.SPECS is swarm.SPECS
+    names = [d["name"] for d in json.loads(s.spec_json())]
+    assert names == [p.name for p in swarm.SPECS]
+    f = s.frame()
+    assert f.dtype == np.float32 and f.shape == (HEADER + STRIDE * 150,)
+    assert f[0] == 150 and f[1] == 0 and f[2] == 0 and f[5] == -1 and f[6] == 0 and f[7] == 0
+    body = f[HEADER:].reshape(-1, STRIDE)
+    np.testing.assert_allclose(body[:, :2], s.state.x, rtol=1e-6)
+    np.testing.assert_allclose(body[:, 2], s.state.theta, rtol=1e-6)
+
+
+def test_bad_input_gives_error_and_changes_nothing():
+    s = small()
+    before = s.frame().copy()
+    vals = dict(s.values)
+    for method, args in [("set", {"name": "R", "value": 1000}), ("set", {"name": "bogus", "value": 1}),
+                         ("set", {"name": "k", "value": "2.5"}), ("reset", {"R": "nan"}),
+                         ("step", {"n": -1}), ("step", {"n": 1.5}), ("population", {"n": 0}),
+                         ("restart_trial", {"trial": "x"}), ("select", {"index": 999}),
+                         ("step", {"m": 3})]:
+        out = json.loads(s.call(method, json.dumps(args)))
+        assert "error" in out, (method, args)
+    assert np.array_equal(s.frame(), before) and s.values == vals
+
+
+def test_rule_toggle_changes_nothing_before_next_step():
+    a, b = small(), small()
+    a.op_step(120)
+    b.op_step(120)
+    frame = a.frame().copy()
+    out = a.op_set("alignment", False)
+    assert out["changed"] and out["applies"] == "now"
+    assert np.array_equal(a.frame(), frame)  # nothing moved
+    assert a.values["w_a"] == 1.0  # the weight control keeps its value
+    assert a.history.markers[-1] == (120, "alignment off")
+    a.op_step(1)
+    b.op_step(1)
+    assert not np.array_equal(a.state.theta, b.state.theta)  # ... but the next step differs
+
+
+def test_setting_change_updates_local_statistics_at_once():
+    s = small(N=120)
+    s.op_step(300)
+    x = s.state.x.copy()
+    m1 = s.op_metrics()
+    s.op_set("R", 2.0)
+    m2 = s.op_metrics()
+    assert np.array_equal(s.state.x, x)
+    assert m1["P"] == m2["P"] and m1["local"] != m2["local"]
+
+
+def test_playback_speed_invariance_across_chunkings():
+    runs = []
+    for chunks in ([600], [1] * 600, [7, 13, 280, 1, 299]):
+        s = small(sigma=40.0)
+        done = 0
+        for c in chunks:
+            if done < 300 <= done + c:  # the same live change at the same model step in every run
+                s.op_step(300 - done)
+                s.op_set("cohesion", False)
+                c -= 300 - done
+                done = 300
+            s.op_step(c)
+            done += c
+        runs.append(s)
+    for s in runs[1:]:
+        assert np.array_equal(s.frame(), runs[0].frame())
+        assert s.history.to_dict() == runs[0].history.to_dict()
+    assert runs[0].state.step == 600 and len(runs[0].history) == 41
+
+
+def test_five_minute_pause_and_continue():
+    s = small(N=20)
+    s.state = replace(s.state, step=swarm.TIME_LIMIT_STEPS - 10)  # jump near the limit (skips 5 minutes of steps)
+    out = s.op_step(100)
+    assert out["steps_done"] == 10 and out["paused_at_limit"] and out["t"] == pytest.approx(300.0)
+    assert s.frame()[7] == 1.0
+    assert s.op_step(5)["steps_done"] == 0
+    n_hist = len(s.history)
+    st = s.op_continue()
+    assert not st["paused_at_limit"] and st["t"] == pytest.approx(300.0)
+    out = s.op_step(30)
+    assert out["steps_done"] == 30 and not out["paused_at_limit"]
+    assert len(s.history) == n_hist + 2  # same history, still growing
+
+
+def test_turn_one_only_selected():
+    s = small()
+    s.op_step(30)
+    x0, th0 = s.state.x.copy(), s.state.theta.copy()
+    sel = s.op_select(index=12)
+    assert sel == {"index": 12, "id": 12}
+    s.op_turn_one()
+    changed = np.flatnonzero(s.state.theta != th0)
+    assert changed.tolist() == [12]
+    assert wrap_angle(s.state.theta[12] - th0[12]) == pytest.approx(math.radians(60))
+    assert np.array_equal(s.state.x, x0) and s.state.step == 30
+    assert s.history.markers[-1][1] == "turned one (agent 12)"
+    # with nothing selected it picks the lowest ID and says so
+    s.op_select()
+    out = s.op_turn_one()
+    assert out["id"] == 0 and s.selected_id == 0
+
+
+def test_select_by_point():
+    s = small()
+    i = 17
+    x, y = s.state.x[i]
+    assert s.op_select(x=float(x) + 0.3, y=float(y) - 0.2)["index"] == i
+    empty_spot = None
+    for cand in np.array([[a, b] for a in range(0, 160, 5) for b in range(0, 100, 5)], float):
+        if distance(cand[None], s.state.x, swarm.BOX).min() > 6:
+            empty_spot = cand
+            break
+    assert empty_spot is not None
+    assert s.op_select(x=float(empty_spot[0]), y=float(empty_spot[1])) == {"index": None, "id": None}
+
+
+def test_selected_panel_matches_neighbourhood():
+    s = small(N=150)
+    s.op_step(240)
+    s.op_select(index=40)
+    v = s.op_selected()
+    p = s.params
+    i = 40
+    u = s.state.u
+    soc, per, near = set(), set(), set()
+    for j in range(s.state.n):
+        if j == i:
+            continue
+        d = _mi(s.state.x[i], s.state.x[j])
+        r = math.hypot(*d)
+        if r < swarm.PERSONAL:
+            per.add(j)
+        if r <= p.R and np.dot(u[i], d) >= math.cos(math.radians(135)) * r:
+            soc.add(j)
+        if r <= 1.5 * p.R:
+            near.add(j)
+    assert set(v["social"]) == soc and set(v["personal"]) == per
+    assert set(v["excluded"]) == near - soc - per
+    total = np.sum([v["vectors"][k] for k in swarm.Steering.NAMES], axis=0)
+    np.testing.assert_allclose(total, v["vectors"]["total"], atol=1e-12)
+    assert v["id"] == 40 and isinstance(v["text"], str) and v["text"]
+    json.loads(s.call("selected"))  # JSON-able
+
+
+def _mi(a, b):
+    """Minimum image from a to b, written independently of space.displacement."""
+    d = np.asarray(b, float) - np.asarray(a, float)
+    size = swarm.BOX.size
+    return d - size * np.round(d / size)
+
+
+def test_panel_waiting_for_first_neighbourhood_and_none():
+    s = small(N=1)
+    assert s.op_selected() is None
+    s.op_select(index=0)
+    v = s.op_selected()
+    assert v["social"] == [] and v["text"].startswith("Waiting for the first neighbourhood")
+    m = json.loads(s.call("metrics"))
+    assert m["local"] is None  # NaN becomes null in JSON
+
+
+def test_population_ops_and_selection():
+    s = small(N=30)
+    s.op_select(index=29)
+    out = s.op_set("N", 40)
+    assert out["added"] == 10 and s.state.n == 40 and s.selected_id == 29
+    s.op_population(25)
+    assert s.state.ids.tolist() == list(range(25)) and s.selected_id is None
+    assert s.history.markers[-1][1] == "population 25"
+    assert s.frame()[0] == 25
+
+
+def test_obstacle_set_displaces_and_marks():
+    s = small(N=300, start="scattered")
+    d = obstacles.discs("passage")
+    was_inside = obstacles.inside(s.state.x, d, swarm.BOX)
+    out = s.op_set("obstacle", "passage")
+    assert sorted(out["moved"]) == np.flatnonzero(was_inside).tolist() and out["moved"]
+    assert not np.any(obstacles.inside(s.state.x, d, swarm.BOX))
+    assert s.history.markers[-1][1].startswith("obstacle: passage")
+    assert s.frame()[6] == 2
+
+
+def test_threat_in_frame_and_expires():
+    s = small()
+    s.op_select(index=3)
+    out = s.op_threat()
+    f = s.frame()
+    assert f[2] == 1 and (f[3], f[4]) == pytest.approx((out["x"], out["y"]), abs=1e-4)
+    s.op_step(swarm.THREAT_STEPS)
+    assert s.frame()[2] == 0 and not s.op_state()["threat_active"]
+    assert s.state.n == 60
+
+
+def test_restart_and_trials_keep_sample_and_appearance():
+    s = small(sample=7, appearance="fish")
+    s.op_step(10)
+    out = s.op_restart_trial("rules-matter")
+    assert out["t"] == 0 and out["trial"] == "rules-matter" and out["trial_info"]["title"] == "Rules matter"
+    assert s.values["separation"] is False and s.values["alignment"] is False and s.values["cohesion"] is False
+    assert s.values["sample"] == 7 and s.values["appearance"] == "fish" and s.values["N"] == 150
+    assert [t["id"] for t in s.op_trials()] == [t.id for t in swarm.TRIALS]
+    # restart replays exactly
+    s.op_step(50)
+    f1 = s.frame().copy()
+    s.op_reset()
+    s.op_step(50)
+    assert np.array_equal(s.frame(), f1)
+    # sample is restart-only
+    r = s.op_set("sample", 8)
+    assert r["applies"] == "restart" and s.state.sample == 7
+    s.op_reset()
+    assert s.state.sample == 8
+
+
+def test_history_and_csv():
+    s = small()
+    s.op_step(30)
+    s.op_set("sigma", 30)
+    s.op_step(45)
+    h = s.op_history()
+    assert h["t"] == pytest.approx([0, 0.25, 0.5, 0.75, 1.0, 1.25])
+    assert h["markers"] == [{"t": pytest.approx(0.5), "label": "uncertainty 30°/√s"}]
+    inc = s.op_history(since=1.0, version=h["version"])
+    assert inc["t"] == pytest.approx([1.25]) and not inc["full"]
+    rows = list(csv.reader(io.StringIO(s.op_csv())))
+    assert rows[0][0] == "time (s)" and "mean nearest spacing (lengths)" in rows[0]
+    assert any(r[-1] == "uncertainty 30°/√s" for r in rows[1:])
+    json.loads(s.call("history"))
+
+
+def test_cli_runs_and_writes_csv(tmp_path, capsys):
+    out = tmp_path / "run.csv"
+    rc = cli.main(["swarm", "--sample", "3", "--seconds", "2", "--set", "N=40", "--set", "alignment=off",
+                   "--csv", str(out)])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert text.startswith("swarm sample 3: 2 s (120 steps), N=40")
+    rows = list(csv.reader(io.StringIO(out.read_text())))
+    assert rows[0][0] == "time (s)" and len(rows) == 1 + 9
+
+
+@pytest.mark.parametrize("argv", [["swarm", "--seconds", "0"], ["swarm", "--set", "R=99"],
+                                  ["swarm", "--set", "R"], ["swarm", "--sample", "-4"],
+                                  ["swarm", "--trial", "nope"], ["swarm", "--seconds", "abc"]])
+def test_cli_bad_values_exit_2(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    assert "error" in capsys.readouterr().err

@@ -1,0 +1,284 @@
+"""Lab 2 model (swarmlab.vicsek): rules, kick stream, batching, physics checks."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import oracles
+from swarmlab import detmath, vicsek
+from swarmlab.space import Box, wrap, wrap_angle
+from swarmlab.vicsek import Ensemble, KickStream, VicsekParams, VicsekState
+
+
+def _random_state(seed, n, box=1.0, b=None):
+    rng = np.random.default_rng(seed)
+    shape = (n,) if b is None else (b, n)
+    x = rng.random(shape + (2,)) * box
+    theta = rng.uniform(-np.pi, np.pi, shape)
+    return VicsekState(x, theta, 0)
+
+
+# ------------------------------------------------------------------ oracles of one update
+def _oracle_step_float(state, params, xi, a):
+    """Plain-Python loops with the math module (an independent implementation)."""
+    x = state.x
+    th = state.theta
+    n = th.shape[0]
+    L = params.box
+    new_th = np.empty(n)
+    new_x = np.empty((n, 2))
+    for i in range(n):
+        sx = sy = 0.0
+        for j in range(n):
+            dx = x[j, 0] - x[i, 0]
+            dy = x[j, 1] - x[i, 1]
+            dx -= L * round(dx / L)
+            dy -= L * round(dy / L)
+            if j == i or math.hypot(dx, dy) <= params.radius:
+                sx += math.cos(th[j])
+                sy += math.sin(th[j])
+        if sx == 0.0 and sy == 0.0:
+            delta = 0.0
+        else:
+            delta = (math.atan2(sy, sx) - th[i] + math.pi) % (2 * math.pi) - math.pi
+        t = th[i] + a * delta + params.eta / 2 * xi[i]
+        t = (t + math.pi) % (2 * math.pi) - math.pi
+        new_th[i] = t
+        new_x[i, 0] = (x[i, 0] + params.speed * math.cos(t)) % L
+        new_x[i, 1] = (x[i, 1] + params.speed * math.sin(t)) % L
+    return new_x, new_th
+
+
+def _oracle_step_exact(state, params, xi, a):
+    """Same rule, brute-force neighbours, detmath trig, sums in j order: must match bit for bit."""
+    box = params.space
+    x = state.x
+    th = state.theta
+    n = th.shape[0]
+    pairs = oracles.neighbour_pairs(x, box, params.radius)
+    nbr = {i: set() for i in range(n)}
+    for i, j in zip(pairs.i, pairs.j):
+        nbr[int(i)].add(int(j))
+    s, c = detmath.sincos(th)
+    new_th = np.empty(n)
+    for i in range(n):
+        sx = sy = 0.0
+        for j in range(n):  # ascending j, self in its place
+            if j == i or j in nbr[i]:
+                sx += float(c[j])
+                sy += float(s[j])
+        if sx == 0.0 and sy == 0.0:
+            delta = 0.0
+        else:
+            delta = float(wrap_angle(float(detmath.atan2(sy, sx)) - th[i]))
+        new_th[i] = float(wrap_angle((th[i] + a * delta) + (0.5 * params.eta) * xi[i]))
+    s2, c2 = detmath.sincos(new_th)
+    new_x = wrap(x + np.stack([params.speed * c2, params.speed * s2], axis=-1), box)
+    return new_x, new_th
+
+
+@pytest.mark.parametrize("a", [1.0, 0.6, 0.0])
+@pytest.mark.parametrize("seed,n,box,radius,speed,eta", [(1, 64, 1.0, 0.12, 0.01, 0.7), (2, 80, 2.0, 0.3, 0.05, 1.3)])
+def test_one_step_matches_brute_force(a, seed, n, box, radius, speed, eta):
+    params = VicsekParams(n=n, box=box, radius=radius, speed=speed, eta=eta, align=a)
+    st = _random_state(seed, n, box)
+    xi = np.random.default_rng(seed + 100).uniform(-1, 1, n)
+    new = vicsek.step(st, params, xi)
+    fx, fth = _oracle_step_float(st, params, xi, a)
+    assert np.max(np.abs(wrap_angle(new.theta - fth))) < 1e-12
+    d = new.x - fx
+    d -= box * np.round(d / box)
+    assert np.max(np.abs(d)) < 1e-12
+    ex, eth = _oracle_step_exact(st, params, xi, a)
+    assert np.array_equal(new.theta, eth)
+    assert np.array_equal(new.x, ex)
+    assert new.t == 1
+
+
+def test_neighbourhood_includes_self():
+    # two agents 0.05 apart, headings 0 and pi/2, no kicks, a = 1:
+    # with self the mean is pi/4 for both; without self they would swap headings
+    params = VicsekParams(n=2)
+    st = VicsekState(np.array([[0.5, 0.5], [0.55, 0.5]]), np.array([0.0, np.pi / 2]))
+    new = vicsek.step(st, params, np.zeros(2))
+    assert np.allclose(new.theta, [np.pi / 4, np.pi / 4], atol=1e-15)
+    # an isolated agent keeps its heading up to the kick (its own heading is the mean)
+    st = VicsekState(np.array([[0.1, 0.1], [0.6, 0.6]]), np.array([0.3, -2.0]))
+    new = vicsek.step(st, params, np.array([0.5, -1.0]))
+    assert np.allclose(new.theta, [0.3 + 0.175, -2.0 - 0.35], atol=1e-15)
+
+
+def test_cancelling_neighbourhood_keeps_old_heading_before_kick():
+    theta = np.array([0.4, -3.0, 2.0])
+    kick = np.array([0.1, -0.2, 0.0])
+    sx = np.array([0.0, 0.0, 1e-300])
+    sy = np.array([0.0, 0.0, 0.0])
+    out = vicsek.align_turn(theta, sx, sy, 1.0, kick)
+    assert out[0] == wrap_angle(0.4 + 0.1)
+    assert out[1] == wrap_angle(-3.0 - 0.2)
+    assert out[2] == 0.0  # a tiny but non-zero sum still defines a mean heading (0 here)
+    # atan2(0, 0) would give a mean heading of 0 and turn the agents: the rule must not
+    assert out[0] != wrap_angle(0.1)
+
+
+def test_a_zero_is_pure_kicks():
+    params = VicsekParams(align=0.0)
+    st = _random_state(5, 64)
+    xi = np.random.default_rng(6).uniform(-1, 1, 64)
+    new = vicsek.step(st, params, xi)
+    assert np.array_equal(new.theta, wrap_angle(st.theta + 0.35 * xi))
+
+
+def test_teaching_form_is_general_form_with_eta_07():
+    assert 0.5 * 0.7 == 0.35
+    t = vicsek.TEACHING
+    assert (t.n, t.box, t.radius, t.speed, t.eta) == (64, 1.0, 0.12, 0.01, 0.7)
+
+
+def test_moves_along_new_heading_by_speed():
+    params = VicsekParams()
+    st = _random_state(8, 64)
+    new = vicsek.step(st, params, np.random.default_rng(9).uniform(-1, 1, 64))
+    d = new.x - st.x
+    d -= np.round(d)
+    assert np.allclose(np.hypot(d[:, 0], d[:, 1]), 0.01, atol=1e-15)
+    assert np.allclose(np.arctan2(d[:, 1], d[:, 0]), new.theta, atol=1e-12)
+    assert np.all((new.x >= 0) & (new.x < 1))
+    assert np.all((new.theta >= -np.pi) & (new.theta <= np.pi))
+
+
+# ------------------------------------------------------------------ kick stream
+def test_kick_stream_layout_is_counter_based():
+    n, seed = 64, 41
+    words = np.random.Philox(key=seed).random_raw(3 * n + 5 * n)
+    u = (words >> np.uint64(11)).astype(np.float64) * 2.0**-53
+    st, stream = vicsek.start_state(seed)
+    assert np.array_equal(st.x, u[: 2 * n].reshape(n, 2))
+    assert np.array_equal(st.theta, np.pi * (2 * u[2 * n : 3 * n] - 1))
+    for t in range(5):
+        assert np.array_equal(stream.kicks(), 2 * u[3 * n + t * n : 3 * n + (t + 1) * n] - 1)
+    # chunking the raw draws doesn't change the stream
+    s2 = KickStream(seed, n)
+    parts = np.concatenate([s2.uniforms(7), s2.uniforms(1), s2.uniforms(3 * n + 5 * n - 8)])
+    assert np.array_equal(parts, u)
+    with pytest.raises(RuntimeError):
+        stream.start(1.0)
+
+
+def test_kicks_are_uniform_in_unit_interval():
+    s = KickStream(3, 64)
+    xi = np.concatenate([s.kicks() for _ in range(500)])
+    assert xi.min() >= -1 and xi.max() < 1
+    assert abs(xi.mean()) < 0.02 and abs(xi.var() - 1 / 3) < 0.01
+
+
+def test_a0_and_a1_share_start_and_kicks():
+    ens = Ensemble([(17, 0.0), (17, 1.0), (41, 0.0)])
+    assert np.array_equal(ens.state.x[0], ens.state.x[1])
+    assert np.array_equal(ens.state.theta[0], ens.state.theta[1])
+    assert not np.array_equal(ens.state.x[0], ens.state.x[2])
+    ref = KickStream(17, 64)
+    ref.start(1.0)
+    ref41 = KickStream(41, 64)
+    ref41.start(1.0)
+    for _ in range(3):
+        xi = ens.next_kicks()
+        k = ref.kicks()
+        assert np.array_equal(xi[0], k) and np.array_equal(xi[1], k)
+        assert np.array_equal(xi[2], ref41.kicks())
+    # a = 0 replica really follows theta + 0.35 * xi from the shared stream
+    ens = Ensemble([(17, 0.0), (17, 1.0)])
+    ref = KickStream(17, 64)
+    th = ref.start(1.0).theta
+    for _ in range(20):
+        ens.step()
+        th = wrap_angle(th + 0.35 * ref.kicks())
+    assert np.array_equal(ens.state.theta[0], th)
+    assert not np.array_equal(ens.state.theta[1], th)
+
+
+# ------------------------------------------------------------------ batching
+def test_batched_step_equals_separate_steps_bit_for_bit():
+    params = VicsekParams()
+    st = _random_state(12, 64, b=3)
+    xi = np.random.default_rng(13).uniform(-1, 1, (3, 64))
+    a = np.array([0.0, 0.5, 1.0])
+    batched = vicsek.step(st, params, xi, a)
+    for k in range(3):
+        single = vicsek.step(VicsekState(st.x[k], st.theta[k]), params, xi[k], a[k])
+        assert np.array_equal(batched.x[k], single.x)
+        assert np.array_equal(batched.theta[k], single.theta)
+
+
+def test_ensemble_equals_single_runs():
+    reps = [(3, 0.0), (3, 1.0), (499, 0.3)]
+    ens = Ensemble(reps)
+    p_b = ens.run(120)
+    for k, rep in enumerate(reps):
+        one = Ensemble([rep])
+        p_1 = one.run(120)
+        assert np.array_equal(p_b[:, k], p_1[:, 0])
+        assert np.array_equal(ens.state.theta[k], one.state.theta[0])
+
+
+def test_order_parameter():
+    assert vicsek.order_parameter(np.zeros(10)) == 1.0
+    assert abs(vicsek.order_parameter(np.array([0.0, np.pi]))) < 1e-15
+    th = np.random.default_rng(1).uniform(-np.pi, np.pi, (4, 64))
+    p = vicsek.order_parameter(th)
+    ref = np.abs(np.exp(1j * th).mean(axis=1))
+    assert p.shape == (4,) and np.allclose(p, ref, atol=1e-15)
+
+
+def test_random_headings_give_p_about_011():
+    th = np.random.default_rng(2024).uniform(-np.pi, np.pi, (20000, 64))
+    p = vicsek.order_parameter(th)
+    baseline = math.sqrt(math.pi) / (2 * math.sqrt(64))  # 0.1108
+    assert abs(p.mean() - baseline) < 0.003
+
+
+# ------------------------------------------------------------------ physics
+def test_no_noise_orders_fully():
+    params = VicsekParams(n=100, box=1.0, radius=0.25, speed=0.02, eta=0.0, align=1.0)
+    ens = Ensemble([(5, 1.0)], params)
+    start = float(ens.order[0])
+    ens.run(300)
+    assert start < 0.3
+    assert ens.order[0] > 0.999
+
+
+def test_maximal_noise_gives_random_baseline():
+    params = VicsekParams(eta=2 * math.pi)
+    ens = Ensemble([(9, 1.0)], params)
+    ens.run(20)
+    p = ens.run(800)[:, 0]
+    assert abs(p.mean() - math.sqrt(math.pi) / 16) < 0.012
+
+
+def test_alignment_beats_no_alignment_at_teaching_noise():
+    ens = Ensemble([(73, 0.0), (73, 1.0)])
+    p = ens.run(700)[400:]
+    assert p[:, 1].mean() > 0.6 > 0.2 > p[:, 0].mean()
+
+
+# ------------------------------------------------------------------ general-form validation
+def test_general_params_validation():
+    params, opts = vicsek.general_params(n="500", box="2.5", eta=0.2, seed=7)
+    assert params.n == 500 and params.box == 2.5 and params.eta == 0.2 and params.radius == 0.12
+    assert opts == {"seed": 7, "warmup": 1000, "measure": 500}
+    for bad in ({"n": "0"}, {"n": 1.5}, {"eta": "nan"}, {"box": "inf"}, {"align": 1.01},
+                {"radius": 0.6}, {"speed": 0.51}, {"colour": 1}, {"measure": 0}, {"seed": -1}):
+        with pytest.raises(ValueError):
+            vicsek.general_params(**bad)
+
+
+def test_run_general_reproducible_and_sane():
+    params, _ = vicsek.general_params(n=100, box=1.25)
+    r1 = vicsek.run_general(params, seed=4, warmup=100, measure=50)
+    r2 = vicsek.run_general(params, seed=4, warmup=100, measure=50)
+    assert r1 == r2 and set(r1) == {"order_mean", "order_std"}
+    assert 0 <= r1["order_mean"] <= 1 and r1["order_std"] >= 0
+    assert vicsek.run_general(params, seed=5, warmup=100, measure=50) != r1

@@ -1,0 +1,182 @@
+"""Browser session of Lab 2 (swarmlab.sessions.vicsek), driven through the JSON bridge."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from swarmlab import vicsek
+from swarmlab.sessions import vicsek as vs
+from swarmlab.space import Box, displacement
+
+
+def call(s, method, **args):
+    return json.loads(s.call(method, json.dumps(args)))
+
+
+@pytest.fixture
+def s():
+    return vs.make_session()
+
+
+def test_specs_have_alignment_knob(s):
+    specs = json.loads(s.spec_json())
+    a = next(p for p in specs if p["name"] == "a")
+    assert (a["min"], a["max"], a["step"], a["default"]) == (0.0, 1.0, 0.01, 1.0)
+    assert s.lab == "vicsek"
+
+
+def test_live_stage_is_seed_3(s):
+    st = call(s, "state")
+    assert st["seed"] == 3 and st["n"] == 64 and st["t"] == 0 and st["params"] == {"a": 1.0}
+    assert st["kick"] == 0.35 and st["radius"] == 0.12 and st["speed"] == 0.01
+    ens = vicsek.Ensemble([(3, 1.0)])
+    assert np.array_equal(s.ens.state.x, ens.state.x)
+    ens.run(25)
+    call(s, "step", n=25)
+    assert np.array_equal(s.ens.state.theta, ens.state.theta)
+
+
+def test_restart_reproduces(s):
+    call(s, "step", n=150)
+    f1 = s.frame().copy()
+    m1 = call(s, "metrics")
+    call(s, "reset")
+    assert call(s, "state")["t"] == 0
+    call(s, "step", n=150)
+    assert np.array_equal(s.frame(), f1)
+    assert call(s, "metrics") == m1
+
+
+def test_stepping_once_600_equals_600_single_steps(s):
+    other = vs.make_session()
+    call(s, "step", n=600)
+    for _ in range(600):
+        call(other, "step")
+    assert np.array_equal(s.frame(), other.frame())
+    assert call(s, "metrics") == call(other, "metrics")
+    assert call(s, "metrics")["t"] == 600
+
+
+def test_set_is_live_and_keeps_the_kick_stream(s):
+    call(s, "step", n=100)
+    assert call(s, "set", name="a", value=0.25) == {"name": "a", "value": 0.25}
+    assert call(s, "state")["t"] == 100  # no restart
+    call(s, "step", n=50)
+    ens = vicsek.Ensemble([(3, 1.0)])
+    ens.run(100)
+    ens.align[:] = 0.25
+    ens.run(50)
+    assert np.array_equal(s.ens.state.theta[0], ens.state.theta[0])
+    # reset keeps a unless given; a given value is validated before anything changes
+    call(s, "reset")
+    assert call(s, "state")["params"]["a"] == 0.25
+    assert "error" in call(s, "reset", a=3)
+    assert "error" in call(s, "set", name="a", value="nan")
+    assert "error" in call(s, "set", name="speed", value=1)
+    assert call(s, "state")["params"]["a"] == 0.25
+    call(s, "reset", a=1)
+    assert call(s, "state")["params"]["a"] == 1.0
+
+
+def test_step_validates(s):
+    assert "error" in call(s, "step", n=0)
+    assert "error" in call(s, "step", n=1.5)
+    assert "error" in call(s, "step", bogus=1)
+    assert call(s, "state")["t"] == 0
+
+
+def test_metrics_and_history(s):
+    m = call(s, "metrics")
+    assert m["t"] == 0 and len(m["history"]) == 1
+    r = call(s, "step", n=400)
+    m = call(s, "metrics")
+    assert m["t"] == 400 and r["t"] == 400 and m["P"] == r["P"]
+    assert len(m["history"]) == vs.HISTORY and m["history"][-1] == m["P"]
+    assert m["P"] == pytest.approx(vicsek.order_parameter(s.ens.state.theta[0]), abs=1e-15)
+
+
+def test_frame_layout(s):
+    f = s.frame()
+    assert f.dtype == np.float32 and f.shape == (6 * 64,)
+    now, before = f[:192].reshape(64, 3), f[192:].reshape(64, 3)
+    assert np.array_equal(now, before)  # after reset
+    prev = s.ens.state
+    call(s, "step")
+    f = s.frame()
+    now, before = f[:192].reshape(64, 3), f[192:].reshape(64, 3)
+    assert np.array_equal(now[:, :2], s.ens.state.x[0].astype(np.float32))
+    assert np.array_equal(now[:, 2], s.ens.state.theta[0].astype(np.float32))
+    assert np.array_equal(before[:, 2], prev.theta[0].astype(np.float32))
+    # block B is unwrapped next to block A: the straight step has length 0.01 along the new heading
+    step = now[:, :2].astype(float) - before[:, :2].astype(float)
+    assert np.allclose(np.hypot(step[:, 0], step[:, 1]), 0.01, atol=1e-6)
+    assert np.allclose(step[:, 0], 0.01 * np.cos(now[:, 2]), atol=1e-6)
+    # and it wraps back onto the previous positions
+    assert np.allclose(displacement(prev.x[0], before[:, :2].astype(float), Box(1, 1)), 0, atol=1e-6)
+
+
+def test_select_nearest_periodic(s):
+    call(s, "step", n=10)
+    x = s.ens.state.x[0]
+    for px, py in [(0.5, 0.5), (0.001, 0.999), (1.3, -0.2), (0.9, 0.05)]:
+        r = call(s, "select", x=px, y=py)
+        d = displacement(x, np.array([px, py]) % 1.0, Box(1, 1))
+        dist = np.hypot(d[:, 0], d[:, 1])
+        assert r["index"] == int(np.argmin(dist))
+        assert r["distance"] == pytest.approx(dist.min(), abs=1e-12)
+        assert call(s, "state")["selected"] == r["index"]
+    assert call(s, "select", index=5)["index"] == 5
+    assert call(s, "select")["index"] is None
+    assert "error" in call(s, "select", x=0.2)
+    assert "error" in call(s, "select", x="a", y=0.1)
+    assert "error" in call(s, "select", index=64)
+
+
+def test_neighbours_match_brute_force(s):
+    call(s, "step", n=300)
+    x = s.ens.state.x[0]
+    th = s.ens.state.theta[0]
+    for i in (0, 17, 63):
+        r = call(s, "neighbours", i=i)
+        d = displacement(x[i], x, Box(1, 1))
+        dist = np.hypot(d[:, 0], d[:, 1])
+        ref = [j for j in range(64) if j != i and dist[j] <= 0.12]
+        assert r["neighbours"] == ref and r["size"] == len(ref) + 1
+        members = [i] + ref
+        mean = np.arctan2(np.sin(th[members]).sum(), np.cos(th[members]).sum())
+        assert r["mean_heading"] == pytest.approx(mean, abs=1e-12)
+        assert r["turn_to"] == pytest.approx(mean, abs=1e-12)  # a = 1
+        assert r["kick"] == 0.35 and r["radius"] == 0.12
+    assert "error" in call(s, "neighbours", i=-1)
+
+
+def test_check_ops(s):
+    assert "error" in call(s, "check_advance", updates=5)
+    assert "error" in call(s, "check_result")
+    assert "error" in call(s, "check_start", mode="parallel")
+    st = call(s, "check_start", mode="batched", warmup=20, measure=10)
+    assert st["progress"] == 0.0 and st["done"] is False and st["total"] == 30
+    assert "error" in call(s, "check_result")
+    assert "error" in call(s, "check_advance", updates=0)
+    r = call(s, "check_advance", updates=12)
+    assert r == {"progress": pytest.approx(0.4), "done": False}
+    r = call(s, "check_advance", updates=100)
+    assert r == {"progress": 1.0, "done": True}
+    res = call(s, "check_result")
+    assert res == json.loads(json.dumps(vicsek.run_check("batched", warmup=20, measure=10)))
+    assert [row["seed"] for row in res["seeds"]] == list(vicsek.CHECK_SEEDS)
+    # serial mode gives the same numbers; the live stage was untouched
+    call(s, "check_start", mode="serial", warmup=20, measure=10)
+    while not call(s, "check_advance", updates=97)["done"]:
+        pass
+    assert call(s, "check_result") == res
+    assert call(s, "state")["t"] == 0
+
+
+def test_session_via_registry():
+    from swarmlab import sessions
+
+    assert sessions.create("vicsek").lab == "vicsek"

@@ -1,0 +1,131 @@
+"""Benchmark of the Vicsek engine (Lab 2) under CPython.
+
+1. The eight-seed check (16 runs of 1,500 updates, 64 agents): batched (all 16
+   replicas in one set of array operations, one cell list with ``group=``)
+   versus one run at a time.  Prints both times and the ratio, and checks that
+   the two modes give the same numbers bit for bit.
+2. Updates per second of the general form at N = 500, 2,000 and 10,000 at the
+   teaching density (64 agents per unit area: box side sqrt(N / 64)), R = 0.12,
+   step 0.01, eta = 0.7, a = 1, timed after a warm-up so the neighbour counts are
+   those of a flocking state rather than of the uniform start.
+
+Writes ``dist/bench/steps_vicsek.json``.  Takes well under a minute on the
+2-core reference machine.  Usage::
+
+    .venv/bin/python tools/bench/steps_vicsek.py [--quick] [--out PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT / "app") not in sys.path:
+    sys.path.insert(0, str(ROOT / "app"))
+
+import numpy as np  # noqa: E402
+
+from swarmlab import vicsek  # noqa: E402
+
+SIZES = (500, 2000, 10000)
+DENSITY = 64.0  # agents per unit area, as in the teaching box
+WARMUP = {500: 1000, 2000: 600, 10000: 300}
+MEASURE_SECONDS = 2.0
+
+
+def time_check(mode: str) -> tuple[float, dict]:
+    t0 = time.perf_counter()
+    result = vicsek.run_check(mode)
+    return time.perf_counter() - t0, result
+
+
+def time_general(n: int, warmup: int, seconds: float) -> dict:
+    box = math.sqrt(n / DENSITY)
+    params = vicsek.VicsekParams(n=n, box=box)
+    ens = vicsek.Ensemble([(3, 1.0)], params)
+    t0 = time.perf_counter()
+    for _ in range(warmup):
+        ens.step()
+    warm_s = time.perf_counter() - t0
+    steps = 0
+    t0 = time.perf_counter()
+    while True:
+        ens.step()
+        steps += 1
+        dt = time.perf_counter() - t0
+        if dt >= seconds and steps >= 5:
+            break
+    return {
+        "n": n,
+        "box": box,
+        "warmup_updates": warmup,
+        "warmup_seconds": warm_s,
+        "measured_updates": steps,
+        "seconds": dt,
+        "updates_per_second": steps / dt,
+        "agent_updates_per_second": n * steps / dt,
+        "order_after_warmup": float(ens.order[0]),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="shorter warm-ups and timings (smoke test)")
+    ap.add_argument("--out", default=str(ROOT / "dist" / "bench" / "steps_vicsek.json"),
+                    help="where to write the JSON report")
+    args = ap.parse_args(argv)
+
+    report: dict = {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "machine": platform.machine(),
+    }
+    if args.quick:
+        check_kw = dict(warmup=100, measure=50)
+        t0 = time.perf_counter()
+        rb = vicsek.run_check("batched", **check_kw)
+        tb = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        rs = vicsek.run_check("serial", **check_kw)
+        ts = time.perf_counter() - t0
+    else:
+        tb, rb = time_check("batched")
+        ts, rs = time_check("serial")
+    same = rb == rs
+    report["check"] = {
+        "updates_per_run": (150 if args.quick else vicsek.CHECK_WARMUP + vicsek.CHECK_MEASURE),
+        "runs": 2 * len(vicsek.CHECK_SEEDS),
+        "batched_seconds": tb,
+        "one_at_a_time_seconds": ts,
+        "speedup": ts / tb,
+        "identical_results": same,
+        "result": rb,
+    }
+    print(f"eight-seed check: batched {tb:.2f} s, one at a time {ts:.2f} s, "
+          f"ratio {ts / tb:.2f}x, identical results: {same}")
+
+    rows = []
+    for n in SIZES:
+        warm = max(20, WARMUP[n] // 10) if args.quick else WARMUP[n]
+        row = time_general(n, warm, 0.3 if args.quick else MEASURE_SECONDS)
+        rows.append(row)
+        print(f"N={n:>6} (L={row['box']:.2f}): {row['updates_per_second']:8.1f} updates/s, "
+              f"{row['agent_updates_per_second'] / 1e6:6.2f} M agent-updates/s "
+              f"(after {warm} warm-up updates, P={row['order_after_warmup']:.2f})")
+    report["general"] = rows
+
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {out}")
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
