@@ -1,0 +1,369 @@
+// A small canvas line chart for time series (no chart library).
+//
+//   import { LineChart } from "../ui/chart.js";
+//   const chart = new LineChart(canvas, {
+//     title: "Agreement",                         // drawn top-left and used in the aria-label
+//     xLabel: "model time (s)",                   // x is always "time-like": starts at 0
+//     minSpan: 10,                                // x axis spans at least this much
+//     xFormat: (t) => `${t}`,                     // tick labels (default: seconds, or m:ss above 120)
+//     axes: {
+//       left:  { label: "agreement", min: 0, max: 1 },              // fixed range
+//       right: { label: "lengths", min: 0, auto: true, pad: 0.1 },  // max follows the data
+//     },
+//     series: [
+//       { key: "P", label: "whole group", color: "#0f6fb3", axis: "left" },
+//       { key: "local", label: "local", color: "#0f6fb3", dash: [6, 4], axis: "left" },
+//     ],
+//     onHoverMarker: (index | null) => {},        // hover over a marker line (e.g. sync another chart)
+//   });
+//   chart.setData({ t: [...], series: { P: [...], local: [...] }, markers: [{ t, label }] });
+//   chart.highlight(i | null);   // emphasise marker i and show its label (keyboard focus, hover)
+//   chart.resize();              // after a layout change (a ResizeObserver calls it by itself)
+//
+// Values that are null or NaN break the line (a gap, not a drop to zero).  The
+// canvas is sized from its CSS box and devicePixelRatio so lines stay crisp.
+// Drawing happens only in setData/highlight/resize (never in a timer), so a chart
+// costs nothing while its data does not change.  Everything is drawn on the
+// canvas itself (title, legend, axes, marker label) so the canvas can be copied
+// into an exported image as it is.
+
+const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif';
+
+/** "Nice" tick step for a span divided into about `count` intervals. */
+export function niceStep(span, count = 5) {
+  if (!(span > 0)) return 1;
+  const raw = span / count;
+  const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+  const f = raw / mag;
+  const nice = f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10;
+  return nice * mag;
+}
+
+/** m:ss for a time in seconds (m may exceed 59). */
+export function formatClock(t) {
+  const s = Math.max(0, Math.floor(t + 1e-9));
+  const m = Math.floor(s / 60);
+  return `${m}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function defaultXFormat(t, span) {
+  if (span > 120) return formatClock(t);
+  return Number.isInteger(t) ? String(t) : t.toFixed(1);
+}
+
+function formatTick(v, step) {
+  const decimals = Math.max(0, Math.min(4, Math.ceil(-Math.log10(step) - 1e-9)));
+  return v.toFixed(decimals);
+}
+
+export class LineChart {
+  constructor(canvas, opts = {}) {
+    this.canvas = canvas;
+    this.opts = opts;
+    this.g = canvas.getContext("2d");
+    this.data = { t: [], series: {}, markers: [] };
+    this.highlighted = null;
+    this.hoverMarker = null;
+    this.plot = { x: 0, y: 0, w: 1, h: 1 };
+    this.xMax = opts.minSpan || 10;
+    this.cssW = 0;
+    this.cssH = 0;
+    if (!canvas.hasAttribute("role")) canvas.setAttribute("role", "img");
+    canvas.setAttribute("aria-label", this._ariaLabel());
+    canvas.addEventListener("mousemove", (ev) => this._hover(ev));
+    canvas.addEventListener("mouseleave", () => this._setHover(null));
+    if (typeof ResizeObserver !== "undefined") {
+      this._ro = new ResizeObserver(() => this.resize());
+      this._ro.observe(canvas);
+    }
+    this.resize();
+  }
+
+  _ariaLabel() {
+    const o = this.opts;
+    const names = (o.series || []).map((s) => s.label).join(", ");
+    return `${o.title || "Chart"} over ${o.xLabel || "time"}: ${names}. Markers show setting changes and disturbances.`;
+  }
+
+  /** Read the CSS size and devicePixelRatio; redraw. */
+  resize() {
+    const rect = this.canvas.getBoundingClientRect();
+    const w = Math.max(120, Math.round(rect.width || this.canvas.clientWidth || 320));
+    const h = Math.max(90, Math.round(rect.height || this.canvas.clientHeight || 160));
+    const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
+    const pw = Math.round(w * dpr);
+    const ph = Math.round(h * dpr);
+    if (this.canvas.width !== pw || this.canvas.height !== ph) {
+      this.canvas.width = pw;
+      this.canvas.height = ph;
+    }
+    this.cssW = w;
+    this.cssH = h;
+    this.dpr = dpr;
+    this.draw();
+  }
+
+  /** Replace the data: {t: number[], series: {key: number[]}, markers: [{t, label}]}. */
+  setData(data) {
+    this.data = {
+      t: data.t || [],
+      series: data.series || {},
+      markers: data.markers || [],
+    };
+    if (this.highlighted !== null && this.highlighted >= this.data.markers.length) this.highlighted = null;
+    this.draw();
+  }
+
+  /** Emphasise marker `index` (or none) and show its label. */
+  highlight(index) {
+    this.highlighted = index === null || index === undefined ? null : index;
+    this.draw();
+  }
+
+  /** Screen x (CSS px inside the canvas) of time t. */
+  xOf(t) {
+    return this.plot.x + (t / this.xMax) * this.plot.w;
+  }
+
+  /** Index of the marker nearest to CSS x within `tol` px, or null. */
+  markerNear(px, tol = 6) {
+    let best = null;
+    let bestD = tol;
+    this.data.markers.forEach((m, i) => {
+      const d = Math.abs(this.xOf(m.t) - px);
+      if (d <= bestD) { best = i; bestD = d; }
+    });
+    return best;
+  }
+
+  _hover(ev) {
+    const rect = this.canvas.getBoundingClientRect();
+    this._setHover(this.markerNear(ev.clientX - rect.left));
+  }
+
+  _setHover(i) {
+    if (i === this.hoverMarker) return;
+    this.hoverMarker = i;
+    this.canvas.style.cursor = i === null ? "" : "help";
+    if (this.opts.onHoverMarker) this.opts.onHoverMarker(i);
+    else this.highlight(i);
+  }
+
+  _range(axis, keys) {
+    const a = this.opts.axes[axis];
+    let min = a.min ?? 0;
+    let max = a.max ?? 1;
+    if (a.auto) {
+      let hi = -Infinity;
+      let lo = Infinity;
+      for (const k of keys) {
+        const arr = this.data.series[k] || [];
+        for (const v of arr) {
+          if (v === null || !Number.isFinite(v)) continue;
+          if (v > hi) hi = v;
+          if (v < lo) lo = v;
+        }
+      }
+      if (hi > -Infinity) {
+        const pad = a.pad ?? 0.1;
+        max = Math.max(a.minMax ?? 0, hi + (hi - Math.min(lo, min)) * pad);
+        if (a.min === undefined || a.min === null) min = lo - (hi - lo) * pad;
+        if (!(max > min)) max = min + 1;
+      } else {
+        max = a.minMax ?? max;
+      }
+    }
+    const step = niceStep(max - min, a.ticks || 4);
+    if (a.auto) max = Math.ceil(max / step - 1e-9) * step;
+    return { min, max, step };
+  }
+
+  draw() {
+    const g = this.g;
+    const o = this.opts;
+    const w = this.cssW;
+    const h = this.cssH;
+    if (!w || !h) return;
+    g.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
+    g.clearRect(0, 0, w, h);
+    g.fillStyle = o.background || "#ffffff";
+    g.fillRect(0, 0, w, h);
+
+    const axes = o.axes || { left: { min: 0, max: 1 } };
+    const series = o.series || [];
+    const hasRight = Boolean(axes.right);
+    const left = 46;
+    const right = hasRight ? 50 : 14;
+    // legend entries flow onto as many lines as the width needs
+    g.font = `12px ${FONT}`;
+    const legend = [];
+    let lx = 8;
+    let line = 0;
+    for (const s of series) {
+      const text = s.legend || s.label;
+      const wEntry = 27 + g.measureText(text).width;
+      if (lx > 8 && lx + wEntry > w - 8) { lx = 8; line++; }
+      legend.push({ s, text, x: lx, y: 28 + 16 * line });
+      lx += wEntry + 14;
+    }
+    const top = 40 + 16 * line;
+    const bottom = 34;
+    const plot = { x: left, y: top, w: Math.max(10, w - left - right), h: Math.max(10, h - top - bottom) };
+    this.plot = plot;
+
+    const t = this.data.t;
+    const tLast = t.length ? t[t.length - 1] : 0;
+    const minSpan = o.minSpan || 10;
+    const xStep = niceStep(Math.max(minSpan, tLast), 5);
+    this.xMax = Math.max(minSpan, Math.ceil(Math.max(tLast, 1e-9) / xStep) * xStep);
+    const xFormat = o.xFormat || ((v) => defaultXFormat(v, this.xMax));
+
+    const ranges = {};
+    for (const side of Object.keys(axes)) {
+      ranges[side] = this._range(side, series.filter((s) => (s.axis || "left") === side).map((s) => s.key));
+    }
+
+    // title and legend
+    g.textBaseline = "middle";
+    g.font = `600 13px ${FONT}`;
+    g.fillStyle = "#14202b";
+    g.textAlign = "left";
+    g.fillText(o.title || "", 8, 12);
+    g.font = `12px ${FONT}`;
+    for (const { s, text, x, y } of legend) {
+      g.strokeStyle = s.color;
+      g.lineWidth = s.width || 2;
+      g.setLineDash(s.dash || []);
+      g.beginPath();
+      g.moveTo(x, y);
+      g.lineTo(x + 22, y);
+      g.stroke();
+      g.setLineDash([]);
+      g.fillStyle = "#33414e";
+      g.fillText(text, x + 27, y);
+    }
+
+    // grid and axes
+    g.lineWidth = 1;
+    g.strokeStyle = "#e3e8ed";
+    g.fillStyle = "#5b6875";
+    g.font = `11px ${FONT}`;
+    const yOf = (side, v) => {
+      const r = ranges[side];
+      return plot.y + plot.h - ((v - r.min) / (r.max - r.min)) * plot.h;
+    };
+    for (const side of Object.keys(ranges)) {
+      const r = ranges[side];
+      g.textAlign = side === "left" ? "right" : "left";
+      for (let v = r.min; v <= r.max + r.step * 1e-6; v += r.step) {
+        const y = Math.round(yOf(side, v)) + 0.5;
+        if (side === "left" || !ranges.left) {
+          g.beginPath();
+          g.moveTo(plot.x, y);
+          g.lineTo(plot.x + plot.w, y);
+          g.stroke();
+        }
+        const tx = side === "left" ? plot.x - 5 : plot.x + plot.w + 5;
+        g.fillText(formatTick(v, r.step), tx, y);
+      }
+    }
+    g.textAlign = "center";
+    g.textBaseline = "top";
+    for (let v = 0; v <= this.xMax + xStep * 1e-6; v += xStep) {
+      const x = Math.round(this.xOf(v)) + 0.5;
+      g.strokeStyle = "#eef1f4";
+      g.beginPath();
+      g.moveTo(x, plot.y);
+      g.lineTo(x, plot.y + plot.h);
+      g.stroke();
+      g.fillText(xFormat(v), x, plot.y + plot.h + 4);
+    }
+    g.strokeStyle = "#9aa5b1";
+    g.strokeRect(plot.x + 0.5, plot.y + 0.5, plot.w - 1, plot.h - 1);
+    g.fillStyle = "#5b6875";
+    g.fillText(o.xLabel || "", plot.x + plot.w / 2, plot.y + plot.h + 18);
+    // axis titles (rotated)
+    for (const side of Object.keys(axes)) {
+      const label = axes[side].label;
+      if (!label) continue;
+      g.save();
+      const x = side === "left" ? 10 : w - 8;
+      g.translate(x, plot.y + plot.h / 2);
+      g.rotate(side === "left" ? -Math.PI / 2 : Math.PI / 2);
+      g.textAlign = "center";
+      g.textBaseline = "middle";
+      g.fillText(label, 0, 0);
+      g.restore();
+    }
+
+    // markers (under the lines)
+    const markers = this.data.markers;
+    const hi = this.highlighted;
+    for (let i = 0; i < markers.length; i++) {
+      if (i === hi) continue;
+      const x = Math.round(this.xOf(markers[i].t)) + 0.5;
+      g.strokeStyle = o.markerColor || "#b07a00";
+      g.lineWidth = 1;
+      g.setLineDash([3, 3]);
+      g.beginPath();
+      g.moveTo(x, plot.y);
+      g.lineTo(x, plot.y + plot.h);
+      g.stroke();
+    }
+    g.setLineDash([]);
+
+    // series: one path per series, gaps at null/NaN
+    g.save();
+    g.beginPath();
+    g.rect(plot.x, plot.y, plot.w, plot.h);
+    g.clip();
+    for (const s of series) {
+      const vals = this.data.series[s.key] || [];
+      const side = s.axis || "left";
+      g.strokeStyle = s.color;
+      g.lineWidth = s.width || 2;
+      g.setLineDash(s.dash || []);
+      g.lineJoin = "round";
+      g.beginPath();
+      let pen = false;
+      const n = Math.min(vals.length, t.length);
+      for (let k = 0; k < n; k++) {
+        const v = vals[k];
+        if (v === null || !Number.isFinite(v)) { pen = false; continue; }
+        const x = this.xOf(t[k]);
+        const y = yOf(side, v);
+        if (pen) g.lineTo(x, y); else g.moveTo(x, y);
+        pen = true;
+      }
+      g.stroke();
+    }
+    g.restore();
+    g.setLineDash([]);
+
+    // highlighted marker and its label
+    if (hi !== null && markers[hi]) {
+      const m = markers[hi];
+      const x = Math.round(this.xOf(m.t)) + 0.5;
+      g.strokeStyle = "#d62f00";
+      g.lineWidth = 2;
+      g.beginPath();
+      g.moveTo(x, plot.y);
+      g.lineTo(x, plot.y + plot.h);
+      g.stroke();
+      const text = `${formatClock(m.t)} ${m.label}`;
+      g.font = `600 12px ${FONT}`;
+      const tw = g.measureText(text).width + 10;
+      const bx = Math.max(plot.x, Math.min(x - tw / 2, plot.x + plot.w - tw));
+      g.fillStyle = "rgba(20, 32, 43, 0.9)";
+      g.fillRect(bx, plot.y + 4, tw, 18);
+      g.fillStyle = "#ffffff";
+      g.textAlign = "left";
+      g.textBaseline = "middle";
+      g.fillText(text, bx + 5, plot.y + 13);
+    }
+  }
+
+  destroy() {
+    if (this._ro) this._ro.disconnect();
+  }
+}
