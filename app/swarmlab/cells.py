@@ -415,6 +415,7 @@ def neighbour_pairs(
     group: np.ndarray | None = None,
     *,
     cells_per_cutoff: int | None = None,
+    sort: bool = True,
 ) -> Pairs:
     """All ordered pairs (i, j), i != j, with periodic distance ``r <= cutoff``.
 
@@ -424,8 +425,11 @@ def neighbour_pairs(
     cells_per_cutoff : optional tuning knob m >= 1 (cell side ~ cutoff / m,
              stencil (2m+1)^2); default picks 1, 2 or 3 from the density.
              Results do not depend on it, only the speed.
-
-    Sorted by i, then (r, j).  Exactly equal to brute force (see module doc).
+    sort   : True (default): sorted by i, then (r, j), exactly equal to brute force
+             (see module doc).  False: the same set of pairs in a deterministic but
+             unspecified order, skipping the output sort (the largest single cost at
+             high density).  Use it when the caller only reduces with bincount and
+             needs neither k_nearest nor the order.
     """
     x = _as_positions(x)
     n = x.shape[0]
@@ -483,6 +487,8 @@ def neighbour_pairs(
         jj = np.concatenate((b.order[q[k1]], b.order[p[k2]]))
         dd = np.concatenate((np.take(d, k1, axis=0), np.take(d2, k2, axis=0)))
         rr = np.concatenate((r[k1], r2[k2]))
+    if not sort:
+        return Pairs(ii, jj, dd, rr, n)
     return _emit_sorted(ii, jj, dd, rr, n)
 
 

@@ -446,3 +446,18 @@ def test_nearest_any_memory_chunks(monkeypatch):
     x = np.concatenate((rng.random((300, 2)) * box.size, np.full((30, 2), 5.0)))
     check_nearest(x, box, msg="chunked")
     check_nearest(x, box, rng.integers(0, 3, x.shape[0]), msg="chunked groups")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_unsorted_output_is_the_same_set_of_pairs(seed):
+    """sort=False skips only the output sort: the same pairs, vectors and distances."""
+    rng = np.random.default_rng(1000 + seed)
+    box = Box(160.0, 100.0) if seed % 2 else Box(1.0, 1.0)
+    n = int(rng.integers(2, 600))
+    x = rng.random((n, 2)) * box.size
+    cutoff = float(rng.uniform(0.02, 0.3)) * box.height
+    a = cells.neighbour_pairs(x, box, cutoff)
+    b = cells.neighbour_pairs(x, box, cutoff, sort=False)
+    order = np.lexsort((b.j, b.r, b.i))
+    assert np.array_equal(a.i, b.i[order]) and np.array_equal(a.j, b.j[order])
+    assert np.array_equal(a.d, b.d[order]) and np.array_equal(a.r, b.r[order])
