@@ -77,12 +77,33 @@ async function loadLab(lab) {
       console.warn(`[swarmlab] lab module ${lab} unavailable, using the placeholder`, err);
       mod = await import("./labs/placeholder.js");
     }
-    return mod.mount(section, ctx);
+    try {
+      return await mod.mount(section, ctx);
+    } catch (err) {
+      showLabError(section, lab, err);
+      return null;
+    }
   })();
   mounted.set(lab, promise);
   const controller = await promise;
   mounted.set(lab, controller);
   return controller;
+}
+
+/** A lab that fails to build shows what failed in its own section; the other labs still work. */
+function showLabError(section, lab, err) {
+  console.error(`[swarmlab] the ${lab} lab failed to start`, err);
+  document.documentElement.classList.add("lab-failed");
+  const box = document.createElement("div");
+  box.className = "notice notice-error lab-error";
+  box.setAttribute("role", "alert");
+  const title = document.createElement("strong");
+  title.textContent = "This lab could not start. ";
+  const text = document.createElement("span");
+  text.textContent = "Reload the page; if it happens again, try another lab tab or another browser, and tell your teacher. Detail: " +
+    String((err && err.message) || err);
+  box.append(title, text);
+  section.replaceChildren(box);
 }
 
 async function show(lab, { push = false } = {}) {

@@ -90,3 +90,17 @@ def test_plain_index_from_file_explains_itself(page, tmp_path):
     text = page.inner_text("#boot-error")
     assert "opened as a file" in text
     assert "make run" in text and "swarm-lab.html" in text
+
+
+def test_a_lab_that_fails_to_build_says_so(page, server):
+    broken = "export function mount() { throw new Error('lab exploded on purpose'); }\n"
+    page.route("**/assets/js/labs/boids.js", lambda route: route.fulfill(status=200, body=broken,
+                                                                       content_type="text/javascript"))
+    page.goto(f"{server}/?lab=boids")
+    wait_ready(page)
+    box = page.locator("#lab-boids .lab-error")
+    box.wait_for(timeout=10_000)
+    assert "could not start" in box.inner_text() and "lab exploded on purpose" in box.inner_text()
+    # The other labs still work.
+    page.click("#tab-vicsek")
+    page.wait_for_selector("#lab-vicsek canvas", timeout=30_000)

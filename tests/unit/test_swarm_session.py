@@ -118,7 +118,7 @@ def test_turn_one_only_selected():
     assert changed.tolist() == [12]
     assert wrap_angle(s.state.theta[12] - th0[12]) == pytest.approx(math.radians(60))
     assert np.array_equal(s.state.x, x0) and s.state.step == 30
-    assert s.history.markers[-1][1] == "turned one (agent 12)"
+    assert s.history.markers[-1][1] == "turned one (individual 13)"
     # with nothing selected it picks the lowest ID and says so
     s.op_select()
     out = s.op_turn_one()

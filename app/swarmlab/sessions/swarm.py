@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import swarm
+from .. import swarm, obstacles
 from ..params import defaults, validate, validate_many
 from ..space import distance
 from .base import Session
@@ -245,7 +245,7 @@ class SwarmSession(Session):
         idx = self._ensure_selected()
         self.state = swarm.turn_one(self.state, idx)
         self._invalidate()
-        self._mark(f"turned one (agent {self.selected_id})")
+        self._mark(f"turned one (individual {self.selected_id + 1})")
         return {"index": idx, "id": self.selected_id, "theta": float(self.state.theta[idx])}
 
     def op_threat(self) -> dict:
@@ -329,6 +329,14 @@ class SwarmSession(Session):
             "continued": self.continued,
             "trial": self.trial,
             "fallbacks": s.fallbacks,
+            "constants": {
+                "dt": swarm.DT,
+                "world": [swarm.BOX.width, swarm.BOX.height],
+                "personal": swarm.PERSONAL,
+                "threat_radius": swarm.THREAT_RADIUS,
+                "time_limit_s": swarm.TIME_LIMIT_STEPS * swarm.DT,
+                "obstacles": {name: [list(c) for c in discs] for name, discs in obstacles.OBSTACLES.items()},
+            },
         }
 
     # --- frame --------------------------------------------------------------------------------

@@ -6,16 +6,18 @@
 //     xLabel: "model time (s)",                   // x is always "time-like": starts at 0
 //     minSpan: 10,                                // x axis spans at least this much
 //     xFormat: (t) => `${t}`,                     // tick labels (default: seconds, or m:ss above 120)
-//     axes: {
+//     axes: {                                     // "left" (required) and optionally "right"
 //       left:  { label: "agreement", min: 0, max: 1 },              // fixed range
-//       right: { label: "lengths", min: 0, auto: true, pad: 0.1 },  // max follows the data
+//       right: { label: "lengths", min: 0, auto: true, pad: 0.1,    // max follows the data (+10 %),
+//                minMax: 4, ticks: 4 },                             // never below 4; ~4 tick intervals
 //     },
-//     series: [
+//     series: [                                   // one line each; legend text = legend || label
 //       { key: "P", label: "whole group", color: "#0f6fb3", axis: "left" },
-//       { key: "local", label: "local", color: "#0f6fb3", dash: [6, 4], axis: "left" },
+//       { key: "local", label: "local", color: "#0f6fb3", dash: [6, 4], axis: "left", width: 2 },
 //     ],
-//     onHoverMarker: (index | null) => {},        // hover over a marker line (e.g. sync another chart)
-//   });
+//     background: "#ffffff", markerColor: "#b07a00",
+//     onHoverMarker: (index | null) => {},        // hover over a marker line (e.g. sync another chart);
+//   });                                           // without it the chart highlights the marker itself
 //   chart.setData({ t: [...], series: { P: [...], local: [...] }, markers: [{ t, label }] });
 //   chart.highlight(i | null);   // emphasise marker i and show its label (keyboard focus, hover)
 //   chart.resize();              // after a layout change (a ResizeObserver calls it by itself)

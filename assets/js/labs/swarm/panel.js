@@ -1,0 +1,321 @@
+// "What can I sense?": the selected individual's world, zoomed in.
+//
+// Data: session op_selected() (indices into the frame arrays, weighted steering
+// vectors per rule, the sentence) + the current frame for positions.  The zoomed
+// view is centred on the selected animal; every other point is placed at its
+// minimum-image displacement from it, so the view is seamless across the torus
+// edges.  Steering arrows share one scale (the scale bar says how long one unit is);
+// they are steering urges, not physical forces.
+
+import { WORLD } from "./renderer.js";
+
+export const RULES = [
+  { key: "separation", label: "space", color: "#ff7f66" },
+  { key: "alignment", label: "alignment", color: "#ffd24a" },
+  { key: "cohesion", label: "cohesion", color: "#7ee081" },
+  { key: "obstacle", label: "obstacle", color: "#c9a7ff" },
+  { key: "threat", label: "threat", color: "#ff4d6d" },
+];
+const SOCIAL = "#35d0e0";
+const PERSONAL = "#ff7f66";
+const EXCLUDED = "#9aa5b1";
+
+function minImage(d, L) {
+  return d - L * Math.round(d / L);
+}
+
+const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+
+export class SensePanel {
+  /**
+   * @param {HTMLElement} root  the panel element (its content is built here)
+   * @param {object} opts {onPrev(), onNext()}
+   */
+  constructor(root, opts = {}) {
+    this.root = root;
+    root.innerHTML = `
+      <div class="sense-head">
+        <h3 id="swarm-sense-title">What can I sense?</h3>
+        <div class="sense-nav" role="group" aria-label="Choose the individual">
+          <button type="button" class="btn sense-prev" aria-label="Select the previous individual">◀</button>
+          <button type="button" class="btn sense-next" aria-label="Select the next individual">▶</button>
+        </div>
+      </div>
+      <p class="sense-who" aria-live="polite"></p>
+      <canvas class="sense-canvas" role="img" aria-describedby="swarm-sense-text"></canvas>
+      <ul class="legend sense-legend">
+        <li><span class="swatch sw-social"></span>social neighbour</li>
+        <li><span class="swatch sw-personal"></span>in personal space</li>
+        <li><span class="swatch sw-excluded"></span>nearby, not counted</li>
+      </ul>
+      <p class="sense-text" id="swarm-sense-text"></p>
+      <p class="sense-counts"></p>
+      <table class="sense-arrows">
+        <caption>Steering urges (weighted; arrows share one scale; not physical forces)</caption>
+        <thead><tr><th scope="col">urge</th><th scope="col">strength</th></tr></thead>
+        <tbody></tbody>
+      </table>
+      <p class="sense-hint">Click or tap an animal on the stage to choose another one.</p>`;
+    this.canvas = root.querySelector(".sense-canvas");
+    this.g = this.canvas.getContext("2d");
+    this.who = root.querySelector(".sense-who");
+    this.textEl = root.querySelector(".sense-text");
+    this.countsEl = root.querySelector(".sense-counts");
+    this.tbody = root.querySelector(".sense-arrows tbody");
+    this.rows = new Map();
+    for (const r of RULES) {
+      const tr = document.createElement("tr");
+      tr.innerHTML = `<th scope="row"><span class="arrow-key"></span>${r.label}</th><td class="num">0.00</td>`;
+      tr.querySelector(".arrow-key").style.background = r.color;
+      this.tbody.append(tr);
+      this.rows.set(r.key, tr.querySelector("td"));
+    }
+    root.querySelector(".sense-prev").addEventListener("click", () => opts.onPrev && opts.onPrev());
+    root.querySelector(".sense-next").addEventListener("click", () => opts.onNext && opts.onNext());
+    this.info = null;
+    this.obstacles = [];
+    this.lastText = "";
+    this.resize();
+    if (typeof ResizeObserver !== "undefined") new ResizeObserver(() => this.resize()).observe(this.canvas);
+  }
+
+  resize() {
+    const rect = this.canvas.getBoundingClientRect();
+    const w = Math.max(160, Math.round(rect.width || 300));
+    const h = Math.round(w * 0.8);
+    const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
+    if (this.canvas.width !== Math.round(w * dpr) || this.canvas.height !== Math.round(h * dpr)) {
+      this.canvas.width = Math.round(w * dpr);
+      this.canvas.height = Math.round(h * dpr);
+    }
+    this.cssW = w;
+    this.cssH = h;
+    this.dpr = dpr;
+  }
+
+  setObstacles(list) { this.obstacles = list || []; }
+
+  /** New panel data from the session (or null when nothing is selected). */
+  setInfo(info) {
+    this.info = info;
+    this.socialSet = new Set(info ? info.social : []);
+    this.personalSet = new Set(info ? info.personal : []);
+    const root = this.root;
+    if (!info) {
+      this.who.textContent = "No individual selected. Click or tap one on the stage.";
+      this.textEl.textContent = "";
+      this.countsEl.textContent = "";
+      root.dataset.index = "";
+      return;
+    }
+    this.who.textContent = `Individual #${info.id + 1}`;
+    const text = info.text || "";
+    if (text !== this.lastText) {
+      this.textEl.textContent = text;
+      this.lastText = text;
+    }
+    const ns = info.social.length;
+    const np = info.personal.length;
+    const ne = info.excluded.length;
+    this.countsEl.textContent =
+      `${plural(ns, "social neighbour", "social neighbours")}, ${plural(np, "animal", "animals")} inside personal space, ` +
+      `${plural(ne, "animal", "animals")} nearby but not counted.`;
+    // machine-readable copies for tests and assistive tools
+    root.dataset.index = String(info.index);
+    root.dataset.social = info.social.join(",");
+    root.dataset.personal = info.personal.join(",");
+    root.dataset.excluded = info.excluded.join(",");
+    for (const r of RULES) {
+      const v = info.vectors[r.key] || [0, 0];
+      this.rows.get(r.key).textContent = Math.hypot(v[0], v[1]).toFixed(2);
+    }
+    this.canvas.setAttribute("aria-label",
+      `Zoomed view around individual #${info.id + 1}: ${ns} social neighbours in cyan, ${np} in personal space in coral, ${ne} nearby but not counted in grey, with steering arrows.`);
+  }
+
+  /** Draw the zoomed view from the current frame. */
+  draw(data, f) {
+    const g = this.g;
+    const w = this.cssW;
+    const h = this.cssH;
+    g.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
+    g.fillStyle = "#0b1d2a";
+    g.fillRect(0, 0, w, h);
+    const info = this.info;
+    if (!info || info.index < 0 || info.index >= f.n) {
+      g.fillStyle = "#9cb8cc";
+      g.font = "14px system-ui, sans-serif";
+      g.textAlign = "center";
+      g.fillText("Select an individual on the stage", w / 2, h / 2);
+      return;
+    }
+    const W = WORLD.width;
+    const H = WORLD.height;
+    const o0 = f.offset + f.stride * info.index;
+    const x0 = data[o0];
+    const y0 = data[o0 + 1];
+    const th0 = data[o0 + 2];
+    const ring = info.nearby_radius || 1.5 * (info.R || 10);
+    const span = Math.max(ring, info.R || 0, 6) * 1.08;
+    const s = Math.min(w, h) / (2 * span);
+    const cx = w / 2;
+    const cy = h / 2;
+    const X = (dx) => cx + dx * s;
+    const Y = (dy) => cy - dy * s;
+
+    // obstacles (nearest image)
+    if (this.obstacles.length) {
+      g.beginPath();
+      for (const d of this.obstacles) {
+        const dx = minImage(d.x - x0, W);
+        const dy = minImage(d.y - y0, H);
+        g.moveTo(X(dx) + d.r * s, Y(dy));
+        g.arc(X(dx), Y(dy), d.r * s, 0, Math.PI * 2);
+      }
+      g.fillStyle = "#2c4256";
+      g.fill();
+    }
+    // threat
+    if (f.threatActive) {
+      const dx = minImage(f.threatX - x0, W);
+      const dy = minImage(f.threatY - y0, H);
+      g.beginPath();
+      g.arc(X(dx), Y(dy), f.threatRadius * s, 0, Math.PI * 2);
+      g.setLineDash([6, 5]);
+      g.strokeStyle = "rgba(255, 77, 109, 0.8)";
+      g.lineWidth = 1.5;
+      g.stroke();
+      g.setLineDash([]);
+      g.beginPath();
+      g.arc(X(dx), Y(dy), 5, 0, Math.PI * 2);
+      g.fillStyle = "#ff4d6d";
+      g.fill();
+    }
+    // field of view (270 deg) of radius R, personal space, nearby ring
+    const R = info.R || 10;
+    const half = ((info.fov_deg || 270) / 2) * (Math.PI / 180);
+    g.beginPath();
+    g.moveTo(cx, cy);
+    g.arc(cx, cy, R * s, -th0 - half, -th0 + half);
+    g.closePath();
+    g.fillStyle = "rgba(53, 208, 224, 0.10)";
+    g.fill();
+    g.strokeStyle = "rgba(53, 208, 224, 0.45)";
+    g.lineWidth = 1;
+    g.stroke();
+    g.setLineDash([4, 4]);
+    g.beginPath();
+    g.arc(cx, cy, (info.personal_space || 3.2) * s, 0, Math.PI * 2);
+    g.strokeStyle = "rgba(255, 127, 102, 0.8)";
+    g.stroke();
+    g.beginPath();
+    g.arc(cx, cy, ring * s, 0, Math.PI * 2);
+    g.strokeStyle = "rgba(154, 165, 177, 0.45)";
+    g.stroke();
+    g.setLineDash([]);
+
+    // labels for the rings
+    g.font = "11px system-ui, sans-serif";
+    g.fillStyle = "rgba(53, 208, 224, 0.9)";
+    g.textAlign = "left";
+    g.fillText(`range R = ${R} lengths, 270° view`, 6, 14);
+
+    // neighbours (personal-space ones that are also social get a cyan ring)
+    const dotR = Math.max(2.5, Math.min(4.5, 0.45 * s));
+    for (const j of info.excluded) this._dot(data, f, j, x0, y0, cx, cy, s, dotR, EXCLUDED, null);
+    for (const j of info.social) if (!this.personalSet.has(j)) this._dot(data, f, j, x0, y0, cx, cy, s, dotR, SOCIAL, null);
+    for (const j of info.personal) this._dot(data, f, j, x0, y0, cx, cy, s, dotR, PERSONAL, this.socialSet.has(j) ? SOCIAL : null);
+
+    // the selected animal
+    g.beginPath();
+    const L = 12;
+    const c = Math.cos(th0);
+    const sn = Math.sin(th0);
+    g.moveTo(cx + L * c, cy - L * sn);
+    g.lineTo(cx - 0.8 * L * c + 0.6 * L * sn, cy + 0.8 * L * sn + 0.6 * L * c);
+    g.lineTo(cx - 0.4 * L * c, cy + 0.4 * L * sn);
+    g.lineTo(cx - 0.8 * L * c - 0.6 * L * sn, cy + 0.8 * L * sn - 0.6 * L * c);
+    g.closePath();
+    g.fillStyle = "#ffd24a";
+    g.fill();
+
+    // arrows on one shared scale
+    const vectors = info.vectors || {};
+    let maxMag = 0;
+    for (const r of RULES) {
+      const v = vectors[r.key];
+      if (v) maxMag = Math.max(maxMag, Math.hypot(v[0], v[1]));
+    }
+    const limit = 0.92 * Math.min(w, h) / 2;
+    let unit = 0.45 * limit; // px for one unit of steering
+    if (maxMag * unit > limit) unit = limit / maxMag;
+    for (const r of RULES) {
+      const v = vectors[r.key];
+      if (!v) continue;
+      const m = Math.hypot(v[0], v[1]);
+      if (m < 1e-6) continue;
+      this._arrow(cx, cy, cx + v[0] * unit, cy - v[1] * unit, r.color);
+    }
+    // scale bar for one unit
+    const by = h - 10;
+    g.strokeStyle = "#e8f3fb";
+    g.lineWidth = 2;
+    g.beginPath();
+    g.moveTo(w - 10 - unit, by);
+    g.lineTo(w - 10, by);
+    g.stroke();
+    g.fillStyle = "#e8f3fb";
+    g.textAlign = "right";
+    g.fillText("1 unit of steering", w - 10, by - 7);
+    if (!info.social.length && !info.personal.length) {
+      g.textAlign = "center";
+      g.fillStyle = "#e8f3fb";
+      g.font = "13px system-ui, sans-serif";
+      g.fillText("waiting for the first neighbourhood", w / 2, h - 34);
+    }
+  }
+
+  _dot(data, f, j, x0, y0, cx, cy, s, r, color, ring) {
+    if (j < 0 || j >= f.n) return;
+    const g = this.g;
+    const o = f.offset + f.stride * j;
+    const px = cx + minImage(data[o] - x0, WORLD.width) * s;
+    const py = cy - minImage(data[o + 1] - y0, WORLD.height) * s;
+    const th = data[o + 2];
+    g.beginPath();
+    g.arc(px, py, r, 0, Math.PI * 2);
+    g.fillStyle = color;
+    g.fill();
+    if (ring) {
+      g.strokeStyle = ring;
+      g.lineWidth = 2;
+      g.stroke();
+    }
+    g.beginPath();
+    g.moveTo(px, py);
+    g.lineTo(px + 2 * r * Math.cos(th), py - 2 * r * Math.sin(th));
+    g.strokeStyle = color;
+    g.lineWidth = 1.5;
+    g.stroke();
+  }
+
+  _arrow(x0, y0, x1, y1, color) {
+    const g = this.g;
+    const ang = Math.atan2(y1 - y0, x1 - x0);
+    const len = Math.hypot(x1 - x0, y1 - y0);
+    const head = Math.min(8, len * 0.5);
+    g.strokeStyle = color;
+    g.fillStyle = color;
+    g.lineWidth = 2.5;
+    g.beginPath();
+    g.moveTo(x0, y0);
+    g.lineTo(x1 - head * 0.6 * Math.cos(ang), y1 - head * 0.6 * Math.sin(ang));
+    g.stroke();
+    g.beginPath();
+    g.moveTo(x1, y1);
+    g.lineTo(x1 - head * Math.cos(ang - 0.45), y1 - head * Math.sin(ang - 0.45));
+    g.lineTo(x1 - head * Math.cos(ang + 0.45), y1 - head * Math.sin(ang + 0.45));
+    g.closePath();
+    g.fill();
+  }
+}

@@ -1,0 +1,599 @@
+"""Lab 1 "Swarm Lab" page in a real Chromium.
+
+One shared page (module_page) runs most checks; the page's animation loop is
+stopped and its own frame function (``test.tick(dt)``: the same code the
+requestAnimationFrame loop runs) is driven with chosen real-time steps, so
+nothing depends on wall-clock timing.  Model state is read through the engine
+bridge (the frame buffer the renderer draws from) and compared with brute-force
+oracles computed here.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+
+import pytest
+
+from browserlib import engine_call, screenshot, wait_ready
+
+LAB = "swarm"
+W, H = 160.0, 100.0
+DT = 1.0 / 60.0
+HEADER, STRIDE = 8, 3
+PASSAGE = ((80.0, 14.0, 28.0), (80.0, 86.0, 28.0))
+
+CTL = "window.swarmlab.labs.get('swarm').test"
+
+
+# ------------------------------------------------------------------------------- helpers
+def frame(page) -> dict:
+    data = page.evaluate(
+        "() => { const o = window.swarmlab.engine.frameInto('swarm', new Float32Array(8));"
+        " return Array.from(o.data.subarray(0, o.length)); }")
+    n = int(round(data[0]))
+    body = data[HEADER:HEADER + STRIDE * n]
+    return {
+        "n": n, "t": data[1], "step": int(round(data[1] / DT)),
+        "threat": data[2] > 0.5, "tx": data[3], "ty": data[4],
+        "sel": int(round(data[5])), "obstacle": int(round(data[6])), "limit": data[7] > 0.5,
+        "x": body[0::3], "y": body[1::3], "th": body[2::3],
+    }
+
+
+def ctl(page, expr: str, arg=None):
+    return page.evaluate(f"(arg) => {{ const t = {CTL}; return {expr}; }}", arg)
+
+
+def mi(d: float, L: float) -> float:
+    """Minimum image of a coordinate difference."""
+    return d - L * round(d / L)
+
+
+def wrap_angle(a: float) -> float:
+    return (a + math.pi) % (2 * math.pi) - math.pi
+
+
+def paused_restart(page, trial: str | None = None):
+    """Stop the page loop, pause, restart (optionally a trial) and redraw."""
+    ctl(page, "t.stopLoop()")
+    ctl(page, "t.setPlaying(false)")
+    if trial:
+        assert ctl(page, "t.startTrial(arg)", trial)
+    else:
+        ctl(page, "t.restart()")
+    ctl(page, "t.render()")
+
+
+def step(page, n: int):
+    out = engine_call(page, LAB, "step", {"n": n})
+    ctl(page, "t.render()")
+    return out
+
+
+def control(page, name: str):
+    return page.locator(f"#lab-swarm .ctl[data-param={name}]")
+
+
+@pytest.fixture(scope="module")
+def lab(module_page, server):
+    page = module_page
+    page.goto(f"{server}/?lab=swarm")
+    wait_ready(page)
+    page.wait_for_function(f"{CTL}.frame.step > 0")  # it runs by itself
+    return page
+
+
+# ------------------------------------------------------------------------------- tests
+def test_page_builds_every_control_with_labels(lab):
+    page = lab
+    for name in ("separation", "w_s", "alignment", "w_a", "cohesion", "w_c", "mode", "R", "k", "v", "sigma",
+                 "N", "obstacle", "appearance", "start", "sample"):
+        row = control(page, name)
+        assert row.count() == 1, name
+        field = row.locator("input, select").first
+        label = row.locator("label").inner_text().strip()
+        assert label, name
+        fid = field.get_attribute("id")
+        assert page.locator(f"label[for='{fid}']").count() == 1, name
+    # values show their units
+    assert "lengths" in control(page, "R").locator("output").inner_text()
+    assert "lengths/s" in control(page, "v").locator("output").inner_text()
+    for text in ("Pause", "Restart", "Turn one individual", "Send a threat", "Copy link", "Download CSV", "Save image"):
+        assert page.locator("#lab-swarm button", has_text=text).count() >= 1, text
+    assert page.locator(".swarm-speed button").all_inner_texts() == ["¼×", "½×", "1×", "2×", "4×"]
+    assert page.locator(".swarm-trial").count() == 4
+    for card in page.locator(".swarm-trial").all():
+        assert card.locator(".swarm-question").inner_text().strip()
+        assert card.locator(".swarm-next p").text_content().strip()
+    # the explanatory sections and formulas (MathML, no script)
+    for hid in ("swarm-rules", "swarm-neighbours", "swarm-agreement", "swarm-disturbances", "swarm-formulas",
+                "swarm-scope", "swarm-sources"):
+        assert page.locator(f"#{hid}").count() == 1, hid
+    assert page.locator(".swarm-explain math").count() >= 6
+    text = page.locator(".swarm-explain").inner_text()
+    for needle in ("Reynolds", "Ballerini", "Tunstrøm", "mill", "two dimensions", "six or seven"):
+        assert needle in text, needle
+    caption = page.locator(".stage-caption").inner_text()
+    assert "enlarged" in caption and "overlap" in caption
+    assert page.rec.page_errors == []
+
+
+def test_alignment_off_while_running_is_continuous_and_marked(lab):
+    page = lab
+    paused_restart(page, "take-one-away")
+    ctl(page, "t.setPlaying(true)")
+    ctl(page, "(() => { for (let i = 0; i < 90; i++) t.tick(1 / 60); })()")
+    assert ctl(page, "t.playing")
+    a = frame(page)
+    clock_a = page.locator(".swarm-clock").inner_text()
+    assert a["step"] == 90
+    page.locator("#lab-swarm .ctl[data-param=alignment] input").uncheck()
+    b = frame(page)
+    # no restart, no jump: same time, same positions and headings
+    assert b["step"] == a["step"] and b["n"] == a["n"]
+    assert b["x"] == a["x"] and b["y"] == a["y"] and b["th"] == a["th"]
+    assert engine_call(page, LAB, "state")["params"]["alignment"] is False
+    # the next frame moves every agent by one step of v * dt (continuous)
+    ctl(page, "t.tick(1 / 60)")
+    c = frame(page)
+    assert c["step"] == a["step"] + 1
+    assert page.locator(".swarm-clock").inner_text() == clock_a or c["step"] % 60 == 0
+    for i in range(c["n"]):
+        d = math.hypot(mi(c["x"][i] - b["x"][i], W), mi(c["y"][i] - b["y"][i], H))
+        assert abs(d - 10.0 * DT) < 1e-3, (i, d)
+    # a marker in the history and on the charts
+    markers = engine_call(page, LAB, "history")["markers"]
+    assert any("alignment off" in m["label"] and abs(m["t"] - 90 * DT) < 1e-9 for m in markers)
+    shown = ctl(page, "t.history.markers.map(m => m.label)")
+    assert any("alignment off" in m for m in shown)
+    btn = page.locator(".swarm-marker", has_text="alignment off")
+    assert btn.count() == 1
+    btn.focus()  # keyboard: the marker is emphasised and labelled on both charts
+    assert ctl(page, "t.charts.map(c => c.data.markers[c.highlighted].label)") == ["alignment off"] * 2
+    btn.blur()
+    # and back on
+    page.locator("#lab-swarm .ctl[data-param=alignment] input").check()
+    ctl(page, "t.tick(1 / 60)")
+    labels = [m["label"] for m in engine_call(page, LAB, "history")["markers"]]
+    assert labels[-1] == "alignment on"
+
+
+def _run_at_speed(page, speed, dts, target):
+    return ctl(page, """(() => {
+        t.restart(); t.setSpeed(arg.speed); t.setPlaying(true);
+        let k = 0;
+        while (t.frame.step < arg.target) { t.tick(arg.dts[k % arg.dts.length]); k++; }
+        t.setPlaying(false);
+        return {step: t.frame.step, ticks: k};
+    })()""", {"speed": speed, "dts": dts, "target": target})
+
+
+def test_playback_speed_never_changes_the_trajectory(lab):
+    page = lab
+    paused_restart(page)
+    common = 330
+    # 1x at an irregular frame rate
+    one = _run_at_speed(page, 1, [1 / 60, 1 / 50, 1 / 75, 0.031], 240)
+    step(page, common - one["step"])
+    f1 = frame(page)
+    # 4x at another irregular frame rate
+    four = _run_at_speed(page, 4, [1 / 144, 1 / 30, 0.0123], 240)
+    step(page, common - four["step"])
+    f4 = frame(page)
+    # the engine alone, stepped in one go
+    ctl(page, "t.restart()")
+    step(page, common)
+    f0 = frame(page)
+    assert four["ticks"] < one["ticks"] / 2, (one, four)  # 4x really plays faster per frame
+    assert f1["step"] == f4["step"] == f0["step"] == common
+    assert f1["x"] == f4["x"] == f0["x"]
+    assert f1["y"] == f4["y"] == f0["y"]
+    assert f1["th"] == f4["th"] == f0["th"]
+    ctl(page, "t.setSpeed(1)")
+
+
+def test_turn_one_changes_exactly_one_heading_by_60_degrees(lab):
+    page = lab
+    paused_restart(page)
+    step(page, 45)
+    a = frame(page)
+    sel = a["sel"]
+    assert sel == 0  # agent 1 (index 0) is selected by default
+    page.get_by_role("button", name="Turn one individual").click()
+    b = frame(page)
+    assert b["step"] == a["step"]
+    assert b["x"] == a["x"] and b["y"] == a["y"]
+    assert abs(wrap_angle(b["th"][sel] - a["th"][sel]) - math.radians(60)) < 1e-5
+    others = [i for i in range(a["n"]) if i != sel]
+    assert [b["th"][i] for i in others] == [a["th"][i] for i in others]
+    assert engine_call(page, LAB, "history")["markers"][-1]["label"].startswith("turned one")
+
+
+def test_threat_passes_for_12_seconds_and_agents_inside_turn_away(lab):
+    page = lab
+    # Social rules off (trial "rules matter") and no noise: only the threat steers, so
+    # an agent inside the ring must turn towards "away", and everyone else keeps its heading.
+    paused_restart(page, "rules-matter")
+    control(page, "sigma").locator("input").fill("0")
+    assert engine_call(page, LAB, "state")["params"]["sigma"] == 0
+    step(page, 30)
+    f0 = frame(page)
+    page.get_by_role("button", name="Send a threat").click()
+    t0 = frame(page)
+    assert t0["threat"] and t0["x"] == f0["x"] and t0["th"] == f0["th"]
+    sel = t0["sel"]
+    assert math.hypot(mi(t0["tx"] - t0["x"][sel], W), mi(t0["ty"] - t0["y"][sel], H)) < 22  # starts near it
+    step(page, 1)
+    f1 = frame(page)
+    inside = 0
+    for i in range(f0["n"]):
+        rx, ry = mi(f0["x"][i] - t0["tx"], W), mi(f0["y"][i] - t0["ty"], H)
+        d = math.hypot(rx, ry)
+        if d > 22.05:  # outside the ring: no steering at all
+            assert abs(wrap_angle(f1["th"][i] - f0["th"][i])) < 1e-6, i
+        elif 0.05 < d < 21.95:
+            away = math.atan2(ry, rx)
+            before = abs(wrap_angle(f0["th"][i] - away))
+            after = abs(wrap_angle(f1["th"][i] - away))
+            if 1e-3 < before < math.pi - 1e-3:
+                inside += 1
+                assert after < before, (i, d, before, after)
+    assert inside >= 5
+    # it moves along its path for 12 s, then disappears
+    path = [(f1["tx"], f1["ty"])]
+    for _ in range(11):
+        step(page, 60)
+        f = frame(page)
+        assert f["threat"]
+        path.append((f["tx"], f["ty"]))
+    moves = [math.hypot(mi(b[0] - a[0], W), mi(b[1] - a[1], H)) for a, b in zip(path, path[1:])]
+    assert all(m > 5 for m in moves)  # it keeps moving
+    step(page, 58)  # 1 + 11 * 60 + 58 = 719 steps after launch: still there
+    assert frame(page)["threat"]
+    step(page, 1)  # 720 steps = 12 s: gone
+    f = frame(page)
+    assert not f["threat"] and f["n"] == f0["n"]  # nobody was removed
+    control(page, "sigma").locator("input").fill("15")
+
+
+def _inside_passage(f):
+    out = []
+    for i in range(f["n"]):
+        for cx, cy, r in PASSAGE:
+            if math.hypot(mi(f["x"][i] - cx, W), mi(f["y"][i] - cy, H)) < r:
+                out.append(i)
+                break
+    return out
+
+
+def test_passage_displaces_agents_and_nobody_ever_enters_it(lab):
+    page = lab
+    paused_restart(page)
+    control(page, "start").locator("select").select_option("scattered")
+    page.get_by_role("button", name="Restart", exact=True).click()
+    step(page, 10)
+    a = frame(page)
+    inside = _inside_passage(a)
+    assert len(inside) >= 5
+    control(page, "obstacle").locator("select").select_option("passage")
+    b = frame(page)
+    assert b["obstacle"] == 2 and b["step"] == a["step"]
+    assert _inside_passage(b) == []
+    for i in range(a["n"]):
+        same = (a["x"][i], a["y"][i]) == (b["x"][i], b["y"][i])
+        assert same == (i not in inside), i
+    # no agent inside an obstacle after any step (checked in the page, every step)
+    worst = page.evaluate("""(discs) => {
+        const e = window.swarmlab.engine; let buf = new Float32Array(8); let worst = Infinity;
+        for (let s = 0; s < 240; s++) {
+            e.call('swarm', 'step', {n: 1});
+            const o = e.frameInto('swarm', buf); buf = o.data;
+            const n = Math.round(buf[0]);
+            for (let i = 0; i < n; i++) {
+                const x = buf[8 + 3 * i], y = buf[9 + 3 * i];
+                for (const [cx, cy, r] of discs) {
+                    let dx = x - cx; dx -= 160 * Math.round(dx / 160);
+                    let dy = y - cy; dy -= 100 * Math.round(dy / 100);
+                    worst = Math.min(worst, Math.hypot(dx, dy) - r);
+                }
+            }
+        }
+        return worst;
+    }""", [list(d) for d in PASSAGE])
+    assert worst >= -1e-4, worst
+    marker = engine_call(page, LAB, "history")["markers"][0]["label"]
+    assert marker.startswith("obstacle: passage")
+    control(page, "obstacle").locator("select").select_option("none")
+    control(page, "start").locator("select").select_option("cluster")
+
+
+def test_population_add_and_remove_most_recent(lab):
+    page = lab
+    paused_restart(page)
+    step(page, 20)
+    a = frame(page)
+    n0 = a["n"]
+    page.get_by_role("button", name="Add 10 animals").click()
+    b = frame(page)
+    assert b["n"] == n0 + 10 and b["step"] == a["step"]
+    assert b["x"][:n0] == a["x"] and b["th"][:n0] == a["th"]
+    assert control(page, "N").locator("output").inner_text().startswith(str(n0 + 10))
+    page.get_by_role("button", name="Remove the 10 most recently added animals").click()
+    c = frame(page)
+    assert c["n"] == n0 and c["x"] == a["x"] and c["th"] == a["th"]  # the added ten went first
+    page.get_by_role("button", name="Remove the 10 most recently added animals").click()
+    d = frame(page)
+    assert d["n"] == n0 - 10 and d["x"] == a["x"][:n0 - 10]
+    labels = [m["label"] for m in engine_call(page, LAB, "history")["markers"]]
+    assert labels[-3:] == [f"population {n0 + 10}", f"population {n0}", f"population {n0 - 10}"]
+
+
+def _brute_neighbours(f, j, R=10.0, personal=3.2):
+    social, close = set(), set()
+    uj = (math.cos(f["th"][j]), math.sin(f["th"][j]))
+    for i in range(f["n"]):
+        if i == j:
+            continue
+        dx, dy = mi(f["x"][i] - f["x"][j], W), mi(f["y"][i] - f["y"][j], H)
+        d = math.hypot(dx, dy)
+        if d < personal:
+            close.add(i)
+        if d <= R and d > 0:
+            cos = (dx * uj[0] + dy * uj[1]) / d
+            if cos >= math.cos(math.radians(135)):
+                social.add(i)
+    return social, close
+
+
+def test_click_selects_an_agent_and_panel_matches_neighbour_query(lab):
+    page = lab
+    paused_restart(page)
+    step(page, 120)
+    f = frame(page)
+    # a well-separated agent with many neighbours, away from the edges
+    best, score = None, -1
+    for j in range(f["n"]):
+        if not (5 < f["x"][j] < W - 5 and 5 < f["y"][j] < H - 5) or j == f["sel"]:
+            continue
+        dmin = min(math.hypot(mi(f["x"][i] - f["x"][j], W), mi(f["y"][i] - f["y"][j], H))
+                   for i in range(f["n"]) if i != j)
+        if dmin < 0.8:
+            continue
+        s = len(_brute_neighbours(f, j)[0])
+        if s > score:
+            best, score = j, s
+    assert best is not None and score > 0
+    page.locator(".swarm-canvas").scroll_into_view_if_needed()
+    box = page.locator(".swarm-canvas").bounding_box()
+    scale = box["width"] / W
+    page.mouse.click(box["x"] + f["x"][best] * scale, box["y"] + (H - f["y"][best]) * scale)
+    g = frame(page)
+    assert g["sel"] == best
+    panel = page.locator(".swarm-sense")
+    page.wait_for_function(f"document.querySelector('.swarm-sense').dataset.index === '{best}'")
+    social = {int(v) for v in panel.get_attribute("data-social").split(",") if v}
+    personal = {int(v) for v in panel.get_attribute("data-personal").split(",") if v}
+    excluded = {int(v) for v in panel.get_attribute("data-excluded").split(",") if v}
+    want_social, want_personal = _brute_neighbours(g, best)
+    assert social == want_social
+    assert personal == want_personal
+    assert not (excluded & (social | personal))
+    counts = panel.locator(".sense-counts").inner_text()
+    assert f"{len(social)} social neighbour" in counts
+    assert panel.locator(".sense-text").inner_text().strip()
+    # the shared-scale steering table lists every rule
+    assert panel.locator(".sense-arrows tbody tr").count() == 5
+    # keyboard: the next individual
+    page.get_by_role("button", name="Select the next individual").click()
+    assert frame(page)["sel"] == (best + 1) % g["n"]
+
+
+def test_hidden_page_freezes_model_time(lab):
+    page = lab
+    paused_restart(page)
+    ctl(page, "t.setPlaying(true)")
+    ctl(page, "t.startLoop()")
+    page.wait_for_function("window.swarmlab.engine.call('swarm', 'state', {}).step > 5")
+    page.evaluate("""() => {
+        Object.defineProperty(document, 'hidden', {configurable: true, get: () => true});
+        Object.defineProperty(document, 'visibilityState', {configurable: true, get: () => 'hidden'});
+        document.dispatchEvent(new Event('visibilitychange'));
+    }""")
+    page.wait_for_timeout(150)
+    s0 = engine_call(page, LAB, "state")["step"]
+    page.wait_for_timeout(800)
+    assert engine_call(page, LAB, "state")["step"] == s0
+    page.evaluate("""() => {
+        delete document.hidden; delete document.visibilityState;
+        document.dispatchEvent(new Event('visibilitychange'));
+    }""")
+    page.wait_for_function(f"window.swarmlab.engine.call('swarm', 'state', {{}}).step > {s0}")
+    ctl(page, "t.stopLoop()")
+    ctl(page, "t.setPlaying(false)")
+
+
+def test_five_minutes_pauses_and_continue_keeps_everything(lab):
+    page = lab
+    paused_restart(page)
+    engine_call(page, LAB, "population", {"n": 3})  # fewer agents: faster stepping
+    limit = 5 * 60 * 60
+    done = 0
+    while done < limit - 10:
+        n = min(6000, limit - 10 - done)
+        out = engine_call(page, LAB, "step", {"n": n})
+        assert not out["paused_at_limit"]
+        done += n
+    ctl(page, "t.setPlaying(true)")
+    for _ in range(4):
+        ctl(page, "t.tick(0.1)")
+    f = frame(page)
+    assert f["step"] == limit and f["limit"]
+    assert not ctl(page, "t.playing")
+    assert page.locator(".swarm-limit").is_visible()
+    assert page.locator(".swarm-clock").inner_text().startswith("5:00")
+    hist = engine_call(page, LAB, "history")
+    page.get_by_role("button", name="Continue").click()
+    assert page.locator(".swarm-limit").is_hidden()
+    assert ctl(page, "t.playing")
+    ctl(page, "t.tick(0.1)")
+    g = frame(page)
+    assert g["step"] == limit + 6 and g["x"] != f["x"]
+    after = engine_call(page, LAB, "history")
+    assert after["t"][0] == 0.0 and after["count"] >= hist["count"]
+    assert after["markers"] == hist["markers"]
+    ctl(page, "t.setPlaying(false)")
+
+
+def test_csv_last_row_matches_readout(lab):
+    page = lab
+    paused_restart(page)
+    step(page, 15 * 13)  # 3.25 s: a sampling instant
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Download CSV").click()
+    dl = info.value
+    assert dl.suggested_filename.endswith(".csv") and "sample42" in dl.suggested_filename
+    rows = list(csv.reader(io.StringIO(open(dl.path(), encoding="utf-8").read())))
+    head, data = rows[0], [r for r in rows[1:] if r[-1] == ""]
+    assert head[0].startswith("time")
+    last = dict(zip(head, data[-1]))
+    assert float(last[head[0]]) == pytest.approx(3.25)
+    def readout(key):
+        return page.locator(f".swarm-readouts .readout[data-key={key}] .v").inner_text()
+    col = {k: next(h for h in head if h.startswith(lbl)) for k, lbl in
+           (("P", "whole-group agreement"), ("local", "local agreement"), ("spacing", "mean nearest spacing"),
+            ("very_close", "very-close share"), ("N", "population"))}
+    assert readout("P") == f"{float(last[col['P']]):.3f}"
+    assert readout("local") == f"{float(last[col['local']]):.3f}"
+    assert readout("spacing") == f"{float(last[col['spacing']]):.2f} lengths"
+    assert readout("very_close") == f"{100 * float(last[col['very_close']]):.1f} %"
+    assert readout("N") == str(int(float(last[col["N"]])))
+
+
+def test_save_image_downloads_a_png(lab):
+    page = lab
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Save image").click()
+    dl = info.value
+    assert dl.suggested_filename.endswith(".png")
+    data = open(dl.path(), "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width = int.from_bytes(data[16:20], "big")
+    height = int.from_bytes(data[20:24], "big")
+    box = page.locator(".swarm-canvas").bounding_box()
+    assert width > box["width"] and height > box["height"] * 1.3  # stage plus the charts
+
+
+def test_screenshot_passage_threat_and_panel(lab):
+    page = lab
+    paused_restart(page, "passage")
+    ctl(page, "t.setPlaying(true)")
+    for _ in range(150):
+        ctl(page, "t.tick(1 / 60)")
+    page.get_by_role("button", name="Send a threat").click()
+    for _ in range(60):
+        ctl(page, "t.tick(1 / 60)")
+    ctl(page, "t.setPlaying(false)")
+    f = frame(page)
+    assert f["threat"] and f["obstacle"] == 2
+    assert page.locator(".swarm-trial.active").get_attribute("data-trial") == "passage"
+    page.locator(".swarm-stage").scroll_into_view_if_needed()
+    screenshot(page, "swarm-passage-threat")
+    assert page.rec.page_errors == []
+    assert page.rec.console_errors == []
+
+
+def test_desktop_screenshot(lab):
+    page = lab
+    paused_restart(page)
+    ctl(page, "t.setPlaying(true)")
+    for _ in range(240):
+        ctl(page, "t.tick(1 / 60)")
+    page.evaluate("window.scrollTo(0, 0)")
+    screenshot(page, "swarm-desktop")
+    layout = page.evaluate("""() => {
+        const s = document.querySelector('.swarm-stage').getBoundingClientRect();
+        const c = document.querySelector('.swarm-controls').getBoundingClientRect();
+        return {stageW: s.width, stageRight: s.right, ctlLeft: c.left, canvasPx: document.querySelector('.swarm-canvas').width};
+    }""")
+    assert layout["ctlLeft"] >= layout["stageRight"]  # side column beside the stage
+    assert layout["stageW"] > 700
+
+
+# ------------------------------------------------------------------------------- fresh pages
+# (each costs a boot, so every fresh page checks several things)
+def test_url_settings_and_copy_link(page, server):
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
+    page.goto(f"{server}/?lab=swarm&sample=7&mode=nearest&k=7&alignment=0&trial=nope")
+    wait_ready(page)
+    st = engine_call(page, LAB, "state")
+    assert st["sample"] == 7 and st["params"]["mode"] == "nearest" and st["params"]["k"] == 7
+    assert st["params"]["alignment"] is False
+    assert control(page, "mode").locator("select").input_value() == "nearest"
+    assert control(page, "k").locator("output").inner_text() == "7"
+    assert "sample 7" in page.locator(".swarm-clock").inner_text()
+    assert not control(page, "alignment").locator("input").is_checked()
+    assert "nope" in page.locator("#notices").inner_text()  # an unknown trial is reported, the rest applies
+    page.get_by_role("button", name="Copy link").click()
+    page.wait_for_function("document.querySelector('#notices').innerText.includes('Link copied')")
+    url = page.evaluate("navigator.clipboard.readText()")
+    assert "lab=swarm" in url and "sample=7" in url and "mode=nearest" in url and "alignment=0" in url
+    assert "k=" not in url  # 7 is the default
+    assert page.rec.page_errors == []
+
+
+def test_trial_link_with_bad_values_minimal_controls(page, server):
+    page.goto(f"{server}/?lab=swarm&trial=rules-matter&controls=minimal&k=999&speed=abc&R=wide")
+    wait_ready(page)
+    text = page.locator("#notices").inner_text()
+    assert "k" in text and "speed" in text and "R" in text, text
+    p = engine_call(page, LAB, "state")["params"]
+    assert p["k"] == 30 and p["R"] == 10  # clamped; ignored
+    assert (p["separation"], p["alignment"], p["cohesion"]) == (False, False, False)
+    assert page.locator(".swarm-trial.active").get_attribute("data-trial") == "rules-matter"
+    assert page.locator(".swarm-restart-trial").is_visible()
+    # minimal controls: rule switches stay, advanced ones are hidden
+    assert control(page, "alignment").is_visible()
+    assert not control(page, "w_a").is_visible()
+    assert not control(page, "start").is_visible()
+    assert not control(page, "R").is_visible()
+    page.wait_for_function(f"{CTL}.frame.step > 10")  # and it runs
+    # "Restart this trial" keeps Play/Pause: it is playing, and plays on from 0
+    page.locator(".swarm-restart-trial").click()
+    assert ctl(page, "t.playing")
+    page.wait_for_function(f"{CTL}.frame.step > 5")
+    assert page.rec.page_errors == []
+
+
+def test_reduced_motion_starts_paused_and_phone_layout(browser, server):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True,
+                                  device_scale_factor=2, reduced_motion="reduce")
+    try:
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"{server}/?lab=swarm")
+        wait_ready(page)
+        page.wait_for_timeout(400)
+        assert engine_call(page, LAB, "state")["step"] == 0
+        play = page.locator(".swarm-play")
+        assert play.inner_text() == "Play"
+        m = page.evaluate("""() => {
+            const r = (s) => document.querySelector(s).getBoundingClientRect();
+            return {stage: r('.swarm-stage'), play: r('.swarm-play'), side: r('.swarm-controls'),
+                    docW: document.documentElement.scrollWidth, canvasPx: document.querySelector('.swarm-canvas').width};
+        }""")
+        assert m["docW"] <= 390  # no sideways scrolling
+        assert m["stage"]["width"] > 340 and m["stage"]["top"] < m["side"]["top"]  # stage first
+        assert m["play"]["bottom"] < 844  # Play/Pause reachable without scrolling
+        assert m["canvasPx"] >= 2 * m["stage"]["width"] - 2  # crisp at devicePixelRatio 2
+        # controls are collapsible sections; only the social rules are open
+        assert page.locator(".swarm-group").count() >= 4
+        assert page.locator(".swarm-group[open]").count() == 1
+        play.tap()
+        page.wait_for_function("window.swarmlab.engine.call('swarm', 'state', {}).step > 60")
+        screenshot(page, "swarm-phone")
+        assert errors == []
+    finally:
+        context.close()
