@@ -4,5 +4,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT / "app") not in sys.path:
-    sys.path.insert(0, str(ROOT / "app"))
+# With --import-mode=importlib, test folders are not put on sys.path; the shared
+# helpers (tests/unit/oracles.py, tests/browser/browserlib.py) are imported by name.
+for extra in (ROOT / "app", ROOT / "tests" / "unit", ROOT / "tests" / "browser", ROOT / "tools"):
+    if str(extra) not in sys.path:
+        sys.path.insert(0, str(extra))

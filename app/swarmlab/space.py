@@ -57,5 +57,11 @@ def distance(a: np.ndarray, b: np.ndarray, box: Box) -> np.ndarray:
 
 
 def wrap_angle(theta: np.ndarray) -> np.ndarray:
-    """Map angles to ``[-pi, pi)``."""
-    return np.mod(np.asarray(theta) + np.pi, 2.0 * np.pi) - np.pi
+    """Map angles to ``[-pi, pi)``.
+
+    ``np.mod`` can return exactly 2*pi for tiny negative inputs (``np.mod(-1e-20, 2*pi)``),
+    which would give +pi; that case is mapped to -pi.  Exact operations only.
+    """
+    r = np.mod(np.asarray(theta, dtype=np.float64) + np.pi, 2.0 * np.pi)
+    r = np.where(r >= 2.0 * np.pi, 0.0, r)
+    return r - np.pi

@@ -110,3 +110,12 @@ def test_wrap_angle_range_and_identity():
     assert np.allclose(np.cos(w), np.cos(t)) and np.allclose(np.sin(w), np.sin(t))
     assert wrap_angle(np.pi) == pytest.approx(-np.pi)
     assert wrap_angle(0.3) == pytest.approx(0.3)
+
+
+def test_wrap_angle_never_returns_plus_pi():
+    from swarmlab.space import wrap_angle
+
+    th = np.array([-np.pi - 1e-20, np.pi, -np.pi, 3 * np.pi, -1e-300, 7.0, -7.0])
+    w = wrap_angle(th)
+    assert np.all(w >= -np.pi) and np.all(w < np.pi)
+    assert np.allclose(np.cos(w), np.cos(th)) and np.allclose(np.sin(w), np.sin(th), atol=1e-12)

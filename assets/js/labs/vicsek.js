@@ -45,7 +45,7 @@ const LAYOUT = `
     <div class="vk-main">
       <div class="stage vk-stage">
         <canvas class="vk-canvas" tabindex="0" role="img"
-          aria-label="Sixty-four arrows moving in a square with wrapping edges. Tap an arrow to follow it; arrow keys pick the next arrow, Escape stops following."></canvas>
+          aria-label="Sixty-four arrows moving in a square with wrapping edges. Tap an arrow to follow it; arrow keys pick the next arrow, Escape stops following, Space plays or pauses."></canvas>
       </div>
       <ul class="legend vk-legend" aria-label="What the stage shows">
         <li><span class="swatch vk-sw-wheel"></span>arrow colour = its heading</li>
@@ -78,7 +78,7 @@ const LAYOUT = `
           <canvas class="vk-pplot" role="img" aria-label="P over the last 600 updates, with the 0.11 level of random headings dashed"></canvas>
           <figcaption>P over the last 600 updates. Dashed: about where P sits when headings are random.</figcaption>
         </figure>
-        <p class="vk-follow" aria-live="polite">Tap an arrow to follow it.</p>
+        <p class="vk-follow"><span class="vk-follow-who" aria-live="polite">Tap an arrow to follow it.</span> <span class="vk-follow-count"></span></p>
         <div class="btn-row">
           <button type="button" class="btn vk-copy">Copy link</button>
         </div>
@@ -94,10 +94,11 @@ const LAYOUT = `
     <section class="panel vk-check" aria-labelledby="vk-check-h">
       <h2 id="vk-check-h">Eight-seed check: <var>a</var> = 0 against <var>a</var> = 1</h2>
       <div class="vk-check-intro"></div>
-      <div class="vk-check-status" role="status">
+      <div class="vk-check-status">
         <progress class="vk-progress" max="1" value="0" aria-label="Eight-seed check progress"></progress>
         <span class="vk-progress-text">Waiting for the stage to start…</span>
       </div>
+      <p class="vk-sr vk-check-announce" role="status"></p>
       <div class="vk-check-body" hidden>
         <div class="vk-check-grid">
           <div class="vk-table-wrap"><table class="vk-table"></table></div>
@@ -142,11 +143,17 @@ export function mount(section, ctx) {
   let selected = -1;
   let neighbourCount = 0;
 
-  function readFrame() {
+  /** Read the session's frame into the stage. `fresh` = a new run (restart): the trail starts over. */
+  function readFrame(fresh = false) {
     const out = engine.frameInto(LAB, frameBuf);
     frameBuf = out.data;
-    stage.ingest(frameBuf, t === lastIngestT + 1);
+    stage.ingest(frameBuf, !fresh && t === lastIngestT + 1);
     lastIngestT = t;
+  }
+
+  const elFollowWho = $(".vk-follow-who"), elFollowCount = $(".vk-follow-count");
+  function setText(el, text) {
+    if (el.textContent !== text) el.textContent = text;
   }
 
   function refreshSelection() {
@@ -160,9 +167,11 @@ export function mount(section, ctx) {
     }
     section.dataset.selected = String(selected);
     section.dataset.neighbours = String(neighbourCount);
-    $(".vk-follow").textContent = selected < 0
-      ? "Tap an arrow to follow it."
-      : `Following arrow ${selected + 1} of ${N}: ${neighbourCount} other ${neighbourCount === 1 ? "arrow" : "arrows"} in its circle.`;
+    // only the "who" part is a live region, and text is written only when it changes,
+    // so a screen reader hears a new selection, not every update's neighbour count
+    setText(elFollowWho, selected < 0 ? "Tap an arrow to follow it." : `Following arrow ${selected + 1} of ${N}.`);
+    setText(elFollowCount, selected < 0 ? ""
+      : `${neighbourCount} other ${neighbourCount === 1 ? "arrow" : "arrows"} in its circle.`);
   }
 
   const elP = $(".vk-P"), elT = $(".vk-t");
@@ -260,10 +269,9 @@ export function mount(section, ctx) {
     st = engine.call(LAB, "reset", { a: knob.get("a") });
     t = st.t;
     P = st.P;
-    lastIngestT = -1;
     plot.clear();
     plot.push(t, P);
-    readFrame();
+    readFrame(true); // never join the new start to the old run's trail
     refreshSelection();
     clock.reset();
     s = 1;
@@ -316,6 +324,8 @@ export function mount(section, ctx) {
       let j = null;
       if (ev.key === "ArrowRight") j = (k + 1) % STEPS.length;
       if (ev.key === "ArrowLeft") j = (k - 1 + STEPS.length) % STEPS.length;
+      if (ev.key === "Home") j = 0;
+      if (ev.key === "End") j = STEPS.length - 1;
       if (j !== null) { ev.preventDefault(); showStep(j); tabButtons[j].focus(); }
     });
     tabs.append(b);
@@ -347,25 +357,39 @@ export function mount(section, ctx) {
   showStep(0);
 
   // ---- the eight-seed check ----
-  const progress = $(".vk-progress"), progressText = $(".vk-progress-text");
+  const progress = $(".vk-progress"), progressText = $(".vk-progress-text"), announce = $(".vk-check-announce");
+  let checkResult = null;
+  let dotsWidth = 0;
+  function drawDots() {
+    const w = $(".vk-dots").clientWidth;
+    if (!checkResult || w === 0 || Math.abs(w - dotsWidth) < 24) return;
+    dotsWidth = w;
+    renderDotPlot($(".vk-dots"), checkResult);
+  }
   const check = new CheckRunner(engine, LAB, {
     onProgress(p) {
       progress.value = p;
-      progressText.textContent = `Running the 16 runs in the background: ${Math.floor(100 * p)}%`;
-      section.dataset.check = "running";
+      setText(progressText, `Running the 16 runs in the background: ${Math.floor(100 * p)}%`);
+      if (section.dataset.check !== "running") {
+        section.dataset.check = "running";
+        setText(announce, "The eight-seed check is running in the background.");
+      }
     },
     onDone(result, info) {
       progress.value = 1;
       $(".vk-check-status").hidden = true;
       renderTable($(".vk-table"), result);
-      renderDotPlot($(".vk-dots"), result);
+      checkResult = result;
+      $(".vk-check-body").hidden = false;
+      dotsWidth = 0;
+      drawDots();
       const m = result.mean;
       $(".vk-check-summary").innerHTML =
         `With <var>a</var> = 0 the eight seeds average P = ${fmt3(m.a0)}, close to the ${BASELINE} of random headings. ` +
         `With <var>a</var> = 1 they average P = ${fmt3(m.a1)}: the same start and the same nudges, ` +
         `and only the alignment turned on. ` +
         `<span class="vk-muted">(Done in ${(info.elapsedMs / 1000).toFixed(1)} s, in ${info.calls} pieces between frames.)</span>`;
-      $(".vk-check-body").hidden = false;
+      setText(announce, `The eight-seed check is done: mean P ${fmt3(m.a0)} with a = 0 and ${fmt3(m.a1)} with a = 1. The table follows.`);
       section.dataset.check = "done";
       section.dataset.checkMaxMs = info.maxCallMs.toFixed(1);
       section.dataset.checkUnitMs = (info.unitMs || 0).toFixed(2);
@@ -375,6 +399,7 @@ export function mount(section, ctx) {
       e.textContent = `The eight-seed check stopped: ${message}`;
       e.hidden = false;
       $(".vk-check-status").hidden = true;
+      setText(announce, "The eight-seed check stopped with an error.");
       section.dataset.check = "error";
     },
   });
@@ -414,10 +439,13 @@ export function mount(section, ctx) {
     plotDirty = true;
   }) : null;
   if (ro) { ro.observe(canvas); ro.observe($(".vk-pplot")); }
+  // the dot plot is drawn at 1:1 scale for its width (legible text on a phone): redraw on resize
+  const roDots = typeof ResizeObserver !== "undefined" ? new ResizeObserver(drawDots) : null;
+  if (roDots) roDots.observe($(".vk-dots"));
 
   // first picture
   plot.push(t, P);
-  readFrame();
+  readFrame(true);
   refreshSelection();
   showReadouts();
   showPlaying();
@@ -471,6 +499,7 @@ export function mount(section, ctx) {
       return res;
     },
     clientPoint: (i) => stage.clientPoint(i),
+    stage,
     check,
   };
 }

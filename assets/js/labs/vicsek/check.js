@@ -75,7 +75,7 @@ export class CheckRunner {
     }
     const ms = performance.now() - t0;
     this.calls++;
-    this.units += n;
+    this.units += Math.max(0, Math.min(n, this.total - this.units)); // the session stops at the end
     this.workMs += ms;
     this.maxCallMs = Math.max(this.maxCallMs, ms);
     if (this.callLog.length < 4000) this.callLog.push(Math.round(ms * 10) / 10, n);
@@ -149,49 +149,124 @@ function el(name, attrs = {}, text = null) {
   return e;
 }
 
+/** Tick step for an axis span: about 4-6 ticks. */
+function tickStep(span, maxTicks = 6) {
+  for (const st of [0.005, 0.01, 0.02, 0.025, 0.05, 0.1, 0.2]) if (span / st <= maxTicks) return st;
+  return 0.25;
+}
+
 /**
- * A dot plot on a 0..1 axis: one row for a = 0 and one for a = 1, a dot per seed,
- * a bar for the range and a tick for the mean; the 0.11 baseline dashed.
+ * Each seed's dot, the range bar and the mean tick of one column (`key`) on a line at
+ * height y, with x = X(value).  Dots closer than a diameter are stacked up and down
+ * (a small beeswarm), so all eight stay visible.
+ */
+function drawRow(g, result, key, X, y, r) {
+  const [lo, hi] = result.range[key];
+  g.append(el("line", { x1: X(lo), x2: X(hi), y1: y, y2: y, class: `range ${key}` }));
+  const order = result.seeds.map((row, k) => k).sort((a, b) => result.seeds[a][key] - result.seeds[b][key]);
+  const placed = []; // [x, level]
+  for (const k of order) {
+    const row = result.seeds[k];
+    const x = X(row[key]);
+    let level = 0;
+    for (let tries = 0; tries < 16; tries++) {
+      const cand = tries === 0 ? 0 : (tries % 2 ? 1 : -1) * Math.ceil(tries / 2);
+      if (!placed.some(([px, pl]) => pl === cand && Math.abs(px - x) < 2 * r + 1)) { level = cand; break; }
+    }
+    placed.push([x, level]);
+    const c = el("circle", { cx: x, cy: y + level * (1.6 * r), r, class: `dot ${key}` });
+    c.dataset.seed = String(row.seed);
+    c.dataset.value = String(row[key]);
+    c.append(el("title", {}, `seed ${row.seed}: P = ${fmt3(row[key])}`));
+    g.append(c);
+  }
+  const mx = X(result.mean[key]);
+  g.append(el("line", { x1: mx, x2: mx, y1: y - 2.6 * r, y2: y + 2.6 * r, class: `mean ${key}` }));
+}
+
+function drawAxis(g, X, y, from, to, step, digits) {
+  g.append(el("line", { x1: X(from), x2: X(to), y1: y, y2: y, class: "axis" }));
+  const first = Math.ceil(from / step - 1e-9);
+  for (let k = first; k * step <= to + 1e-9; k++) {
+    const v = k * step;
+    const x = X(v);
+    g.append(el("line", { x1: x, x2: x, y1: y, y2: y + 4, class: "axis" }));
+    g.append(el("text", { x, y: y + 15, "text-anchor": "middle", class: "tick" }, v.toFixed(digits)));
+  }
+}
+
+/**
+ * The dot plot: first all 16 runs on the full 0..1 scale (a = 0 next to the 0.11
+ * baseline, a = 1 far to the right), then a close-up of each column on its own
+ * axis, where each seed's dot, the range bar and the mean tick can be told apart.
+ * Drawn at 1:1 scale for the container's width, so the text stays readable on a phone.
  */
 export function renderDotPlot(container, result) {
-  const W = 520, H = 150, L = 64, R = 16, T = 10, B = 34;
+  const W = Math.round(Math.max(300, Math.min(640, container.clientWidth || 560)));
+  const L = 56, R = 18;
   const pw = W - L - R;
-  const X = (p) => L + p * pw;
-  const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "vk-dotplot", role: "img" });
+  const r = 4.5;
   const m = result.mean;
-  svg.setAttribute("aria-label",
-    `Dot plot of each seed's average P: with a = 0 the mean is ${fmt3(m.a0)}, with a = 1 it is ${fmt3(m.a1)}.`);
-  // axis
-  const axisY = H - B;
-  svg.append(el("line", { x1: L, x2: L + pw, y1: axisY, y2: axisY, class: "axis" }));
-  for (let k = 0; k <= 10; k += 2) {
-    const x = X(k / 10);
-    svg.append(el("line", { x1: x, x2: x, y1: axisY, y2: axisY + 4, class: "axis" }));
-    svg.append(el("text", { x, y: axisY + 16, "text-anchor": "middle", class: "tick" }, (k / 10).toFixed(1)));
-  }
-  svg.append(el("text", { x: L + pw / 2, y: H - 2, "text-anchor": "middle", class: "tick" }, "average P over the measured updates"));
-  // baseline
-  svg.append(el("line", { x1: X(BASELINE), x2: X(BASELINE), y1: T, y2: axisY, class: "baseline" }));
-  svg.append(el("text", { x: X(BASELINE) + 5, y: axisY - 5, class: "baseline-label" }, "random headings ≈ 0.11"));
-  const rows = [["a0", "a = 0", T + 28], ["a1", "a = 1", T + 72]];
-  for (const [key, label, y] of rows) {
-    svg.append(el("text", { x: L - 10, y: y + 4, "text-anchor": "end", class: "row-label" }, label));
+  const parts = [];
+  let y = 0;
+
+  // -- overview, 0..1
+  const ov = el("g", { class: "overview" });
+  const X = (p) => L + p * pw;
+  ov.append(el("text", { x: 0, y: y + 13, class: "part-title" }, "All 16 runs, full scale"));
+  const rowsY = { a0: y + 42, a1: y + 80 };
+  const axisY = y + 112;
+  ov.append(el("line", { x1: X(BASELINE), x2: X(BASELINE), y1: y + 22, y2: axisY, class: "baseline" }));
+  ov.append(el("text", { x: X(BASELINE) + 5, y: axisY - 6, class: "baseline-label" }, "random headings ≈ 0.11"));
+  for (const key of ["a0", "a1"]) {
+    ov.append(el("text", { x: L - 10, y: rowsY[key] + 4, "text-anchor": "end", class: "row-label" }, key === "a0" ? "a = 0" : "a = 1"));
+    drawRow(ov, result, key, X, rowsY[key], r * 0.8);
+    const right = m[key] < 0.7;
     const [lo, hi] = result.range[key];
-    svg.append(el("line", { x1: X(lo), x2: X(hi), y1: y, y2: y, class: `range ${key}` }));
-    result.seeds.forEach((row, k) => {
-      // a small vertical offset per seed so dots that nearly coincide stay visible
-      const dy = (k - (result.seeds.length - 1) / 2) * 2.4;
-      const c = el("circle", { cx: X(row[key]), cy: y + dy, r: 4, class: `dot ${key}` });
-      c.append(el("title", {}, `seed ${row.seed}: ${fmt3(row[key])}`));
-      svg.append(c);
-    });
-    const mx = X(result.mean[key]);
-    svg.append(el("line", { x1: mx, x2: mx, y1: y - 12, y2: y + 12, class: `mean ${key}` }));
-    // label beside the cluster, on whichever side has room
-    const right = result.mean[key] < 0.7;
-    svg.append(el("text", {
-      x: right ? X(hi) + 12 : X(lo) - 12, y: y + 4, "text-anchor": right ? "start" : "end", class: "mean-label",
-    }, `mean ${fmt3(result.mean[key])}`));
+    ov.append(el("text", {
+      x: right ? X(hi) + 12 : X(lo) - 12, y: rowsY[key] + 4, "text-anchor": right ? "start" : "end", class: "mean-label",
+    }, `mean ${fmt3(m[key])}`));
   }
+  drawAxis(ov, X, axisY, 0, 1, 0.2, 1);
+  ov.append(el("text", { x: L + pw / 2, y: axisY + 30, "text-anchor": "middle", class: "tick" }, "average P over the measured updates"));
+  parts.push(ov);
+  y = axisY + 44;
+
+  // -- close-ups, one per column, each on its own axis
+  for (const key of ["a0", "a1"]) {
+    const [lo, hi] = result.range[key];
+    // the a = 0 close-up also shows the 0.11 baseline when it is nearby
+    const near = key === "a0" && BASELINE > lo - 0.05 && BASELINE < hi + 0.05;
+    const lo2 = near ? Math.min(lo, BASELINE) : lo, hi2 = near ? Math.max(hi, BASELINE) : hi;
+    const pad = Math.max(0.004, 0.12 * (hi2 - lo2));
+    const step = tickStep(hi2 - lo2 + 2 * pad, pw < 320 ? 4 : 6);
+    const from = Math.max(0, Math.floor((lo2 - pad) / step) * step);
+    const to = Math.min(1, Math.ceil((hi2 + pad) / step) * step);
+    const Xz = (p) => L + ((p - from) / (to - from)) * pw;
+    const digits = step < 0.01 ? 3 : 2;
+    const g = el("g", { class: `zoom ${key}` });
+    const title = `Close-up, a = ${key === "a0" ? 0 : 1}`;
+    g.append(el("text", { x: 0, y: y + 13, class: "part-title" },
+      W >= 480 ? `${title}: seeds from ${fmt3(lo)} to ${fmt3(hi)}, mean ${fmt3(m[key])}` : title));
+    const rowY = y + 40;
+    const zAxis = y + 66;
+    if (BASELINE >= from && BASELINE <= to) {
+      g.append(el("line", { x1: Xz(BASELINE), x2: Xz(BASELINE), y1: y + 22, y2: zAxis, class: "baseline" }));
+      g.append(el("text", { x: Xz(BASELINE) + 4, y: y + 26, class: "baseline-label" }, "0.11"));
+    }
+    g.append(el("text", { x: L - 10, y: rowY + 4, "text-anchor": "end", class: "row-label" }, key === "a0" ? "a = 0" : "a = 1"));
+    drawRow(g, result, key, Xz, rowY, r);
+    drawAxis(g, Xz, zAxis, from, to, step, digits);
+    parts.push(g);
+    y = zAxis + 30;
+  }
+
+  const H = Math.round(y);
+  const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "vk-dotplot", role: "img" });
+  svg.setAttribute("aria-label",
+    `Dot plot of each seed's average P. With a = 0 the eight seeds lie between ${fmt3(result.range.a0[0])} and ` +
+    `${fmt3(result.range.a0[1])}, mean ${fmt3(m.a0)}, around the ${BASELINE} of random headings. With a = 1 they lie ` +
+    `between ${fmt3(result.range.a1[0])} and ${fmt3(result.range.a1[1])}, mean ${fmt3(m.a1)}.`);
+  svg.append(...parts);
   container.replaceChildren(svg);
 }

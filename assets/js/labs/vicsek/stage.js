@@ -218,7 +218,7 @@ export class Stage {
     const U = this.trailU;
     const segs = this.ringCount - 1; // full update segments available
     g.lineWidth = Math.max(1, S / 400);
-    g.lineCap = "round";
+    g.lineCap = "butt"; // round caps would double the alpha where segments of different ages meet
     for (let age = 0; age < TRAIL && age <= segs; age++) {
       g.strokeStyle = TRAIL_STYLE[age];
       g.beginPath();

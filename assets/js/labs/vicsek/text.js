@@ -50,13 +50,14 @@ export const RULE_HTML = `
   <p class="formula"><var>θ</var><sub>i</sub> ← <var>θ</var><sub>i</sub> + <var>a</var> · wrap(<var>θ̄</var><sub>i</sub> − <var>θ</var><sub>i</sub>) + 0.35 · <var>ξ</var><sub>i</sub></p>
   <ul>
     <li><var>θ̄</var><sub>i</sub> is the average direction (circular mean) of every arrow within
-      R = 0.12 of arrow <var>i</var>, counting <var>i</var> itself and measured across the wrapped edges.
+      R = 0.12 of arrow <var>i</var>, however many there are, counting <var>i</var> itself and measuring
+      distances across the wrapped edges.
       If those directions cancel exactly, the arrow keeps its own heading before the nudge.</li>
     <li>wrap(…) takes the shorter way round, so the turn is never more than half a circle.</li>
-    <li><var>ξ</var><sub>i</sub> is a fresh random number between −1 and 1 for each arrow at each update, so the
-      nudge is at most 0.35 rad (about 20°) either way.</li>
-    <li>All arrows turn at once, using where everyone was before the update; then each moves 0.01 of
-      the box side along its new heading.</li>
+    <li><var>ξ</var><sub>i</sub> is a fresh random number, equally likely anywhere between −1 and 1, for each
+      arrow at each update, so the nudge is at most 0.35 rad (about 20°) either way.</li>
+    <li>All arrows turn at once, using everyone's positions and headings from before the update; then
+      each moves 0.01 of the box side along its new heading.</li>
     <li><var>a</var> = 1 is the rule of Vicsek and colleagues (1995) with noise amplitude η = 0.7; <var>a</var> = 0 leaves
       only the nudges. Values in between are our own teaching blend.</li>
     <li>The live stage always uses seed 3: the same start and the same nudges on every restart.</li>
