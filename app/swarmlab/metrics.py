@@ -158,6 +158,7 @@ class History:
         self.ticks: list[int] = []
         self.values: dict[str, list[float]] = {s.name: [] for s in self.series}
         self.markers: list[tuple[int, str]] = []
+        self._last_marker_key: str | None = None
         self.version = 0  # bumped at every thinning (callers holding a partial copy refetch)
 
     def __len__(self) -> int:
@@ -193,9 +194,21 @@ class History:
             self.values[name] = [vals[k] for k in keep]
         self.version += 1
 
-    def mark(self, tick: int, label: str) -> None:
-        """Add an event marker (never thinned; at most ``max_markers``, oldest dropped)."""
-        self.markers.append((int(tick), str(label)))
+    def mark(self, tick: int, label: str, key: str | None = None, merge_ticks: int = 0) -> None:
+        """Add an event marker (never thinned; at most ``max_markers``, oldest dropped).
+
+        ``key`` names what changed (e.g. a parameter).  If the previous marker has the
+        same ``key`` and is at most ``merge_ticks`` older, this one replaces its label
+        and keeps its tick: a slider dragged through twenty values is one change (one
+        marker, at the time the drag began, labelled with the final value), not twenty.
+        """
+        tick = int(tick)
+        if (key is not None and self.markers and key == self._last_marker_key
+                and 0 <= tick - self.markers[-1][0] <= merge_ticks):
+            self.markers[-1] = (self.markers[-1][0], str(label))
+            return
+        self.markers.append((tick, str(label)))
+        self._last_marker_key = key
         if len(self.markers) > self.max_markers:
             del self.markers[0]
 

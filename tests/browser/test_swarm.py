@@ -173,6 +173,7 @@ def _run_at_speed(page, speed, dts, target):
 def test_playback_speed_never_changes_the_trajectory(lab):
     page = lab
     paused_restart(page)
+    ctl(page, "t.setFrameBudget(Infinity)")  # every step real time asks for (see the budget test)
     common = 330
     # 1x at an irregular frame rate
     one = _run_at_speed(page, 1, [1 / 60, 1 / 50, 1 / 75, 0.031], 240)
@@ -191,6 +192,34 @@ def test_playback_speed_never_changes_the_trajectory(lab):
     assert f1["x"] == f4["x"] == f0["x"]
     assert f1["y"] == f4["y"] == f0["y"]
     assert f1["th"] == f4["th"] == f0["th"]
+    ctl(page, "t.setSpeed(1)")
+    ctl(page, "t.setFrameBudget(30)")
+
+
+def test_frame_budget_slows_playback_but_not_the_trajectory(lab):
+    """With many agents a step is expensive: a frame steps only what fits its budget (the model
+    runs slower than real time, and the clock says so); the trajectory is the same."""
+    page = lab
+    paused_restart(page)
+    ctl(page, "t.setFrameBudget(1e-6)")  # any measured step cost is over budget: one step per frame
+    ctl(page, "t.setSpeed(4)")
+    ctl(page, "t.setPlaying(true)")
+    steps = ctl(page, """(() => { const out = [];
+        t.tick(0.05);  // the cost of a step is measured (this page has stepped before anyway)
+        for (let k = 0; k < 40; k++) { const s = t.frame.step; t.tick(0.05); out.push(t.frame.step - s); }
+        return out; })()""")
+    # 0.05 s at 4x asks for 12 steps; the budget allows one per frame
+    assert ctl(page, "t.msPerStep") > 0
+    assert steps == [1] * 40, steps
+    assert "slowed to" in page.locator(".swarm-clock").inner_text()
+    ctl(page, "t.setPlaying(false)")
+    a = frame(page)
+    ctl(page, "t.restart()")
+    step(page, a["step"])
+    b = frame(page)
+    assert (a["x"], a["y"], a["th"]) == (b["x"], b["y"], b["th"])
+    assert "slowed" not in page.locator(".swarm-clock").inner_text()  # paused: no pace note
+    ctl(page, "t.setFrameBudget(30)")
     ctl(page, "t.setSpeed(1)")
 
 
@@ -326,8 +355,36 @@ def test_population_add_and_remove_most_recent(lab):
     page.get_by_role("button", name="Remove the 10 most recently added animals").click()
     d = frame(page)
     assert d["n"] == n0 - 10 and d["x"] == a["x"][:n0 - 10]
+    # three presses at one instant are one population change: one marker with the final value
+    markers = engine_call(page, LAB, "history")["markers"]
+    assert [m["label"] for m in markers] == [f"population {n0 - 10}"]
+    assert markers[0]["t"] == pytest.approx(20 * DT)
+    step(page, 60)
+    page.get_by_role("button", name="Add 10 animals").click()
     labels = [m["label"] for m in engine_call(page, LAB, "history")["markers"]]
-    assert labels[-3:] == [f"population {n0 + 10}", f"population {n0}", f"population {n0 - 10}"]
+    assert labels == [f"population {n0 - 10}", f"population {n0}"]
+
+
+def test_keyboard_slider_drag_is_one_marker_and_a_click_after_a_slider_lands(lab):
+    page = lab
+    paused_restart(page, "take-one-away")  # the default settings
+    step(page, 30)
+    slider = control(page, "w_s").locator("input")
+    slider.focus()
+    page.keyboard.press("ArrowRight")  # keyboard focus shows the control's help text
+    assert control(page, "w_s").locator(".help").is_visible()
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+    assert engine_call(page, LAB, "state")["params"]["w_s"] == pytest.approx(2.0)
+    assert [m["label"] for m in engine_call(page, LAB, "history")["markers"]] == ["separation weight 2"]
+    # a mouse user: press the slider, then the switch below it.  Nothing may shift between
+    # the press and the release (help text appearing or vanishing did), or the click is lost.
+    slider.click()
+    page.locator("#lab-swarm .ctl[data-param=alignment] input").click()
+    assert engine_call(page, LAB, "state")["params"]["alignment"] is False
+    page.locator("#lab-swarm .ctl[data-param=alignment] input").click()
+    assert engine_call(page, LAB, "state")["params"]["alignment"] is True
+    control(page, "w_s").locator("input").fill("1.5")
 
 
 def _brute_neighbours(f, j, R=10.0, personal=3.2):
@@ -594,6 +651,21 @@ def test_reduced_motion_starts_paused_and_phone_layout(browser, server):
         play.tap()
         page.wait_for_function("window.swarmlab.engine.call('swarm', 'state', {}).step > 60")
         screenshot(page, "swarm-phone")
+        # a trial started from its card, far below the stage: the stage and the trial's
+        # question come into view, and Play/Pause is kept (it was playing)
+        start = page.locator(".swarm-trial-start[data-trial=take-one-away]")
+        start.scroll_into_view_if_needed()
+        assert page.evaluate("document.querySelector('.swarm-stage').getBoundingClientRect().bottom") < 0
+        start.tap()
+        page.wait_for_function("document.querySelector('.swarm-stage').getBoundingClientRect().top > -2")
+        now = page.locator(".swarm-trial-now")
+        assert now.is_visible() and "Take one rule away" in now.inner_text()
+        assert "Predict first" in now.inner_text() and "Then:" in now.inner_text()
+        box = now.bounding_box()
+        assert box["y"] + box["height"] <= 844  # the question is on screen with the stage
+        assert page.locator(".swarm-play").inner_text() == "Pause"
+        page.wait_for_function("window.swarmlab.engine.call('swarm', 'state', {}).step > 30")
+        assert engine_call(page, LAB, "state")["trial"] == "take-one-away"
         assert errors == []
     finally:
         context.close()

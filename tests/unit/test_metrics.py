@@ -136,6 +136,25 @@ def test_markers_dict_and_since():
     assert inc["version"] == d["version"]
 
 
+def test_markers_of_one_dragged_control_merge():
+    h = _hist(capacity=100)
+    h.mark(10, "w 1.1", key="w", merge_ticks=30)
+    h.mark(10, "w 1.2", key="w", merge_ticks=30)  # same instant (paused drag)
+    h.mark(35, "w 1.5", key="w", merge_ticks=30)  # within 30 ticks of the first
+    assert [(m["t"] * 60, m["label"]) for m in h.to_dict()["markers"]] == [(pytest.approx(10), "w 1.5")]
+    h.mark(80, "w 2.0", key="w", merge_ticks=30)  # later: a new change
+    h.mark(81, "v 3", key="v", merge_ticks=30)  # another control: its own marker
+    h.mark(82, "threat")  # no key: never merged, and it ends the run of "v"
+    h.mark(83, "v 4", key="v", merge_ticks=30)
+    h.mark(84, "threat")
+    h.mark(84, "threat")
+    assert [m["label"] for m in h.to_dict()["markers"]] == ["w 1.5", "w 2.0", "v 3", "threat", "v 4",
+                                                            "threat", "threat"]
+    h.clear()
+    h.mark(0, "w 1", key="w", merge_ticks=30)
+    assert len(h.to_dict()["markers"]) == 1
+
+
 def test_csv_units_markers_and_order():
     h = _hist(capacity=100)
     h.record(0, {"P": 0.1, "s": 2.0})

@@ -133,6 +133,21 @@ def test_heading_update_formula_and_turn_cap():
                                atol=1e-9)
 
 
+def test_noise_term_sigma_degrees_per_sqrt_second_and_not_capped():
+    """dtheta = clip(...) dt + radians(sigma) sqrt(dt) xi, with xi keyed and the noise never capped."""
+    state = random_state(n=200, seed=3, spread=(150.0, 90.0), origin=(0.0, 0.0))
+    quiet = swarm.SwarmParams.from_values(sigma=0.0)
+    loud = swarm.SwarmParams.from_values(sigma=180.0)
+    det = swarm.step(state, quiet)
+    noisy = swarm.step(state, loud)
+    xi = swarm.heading_noise(state)
+    got = wrap_angle(noisy.theta - det.theta)
+    np.testing.assert_allclose(got, math.radians(180.0) * math.sqrt(swarm.DT) * xi, atol=1e-12)
+    # the noise alone can turn an agent faster than the 3.2 rad/s cap on deterministic turning
+    total = np.abs(wrap_angle(noisy.theta - state.theta))
+    assert np.count_nonzero(total > 3.2 * swarm.DT + 1e-6) > 20
+
+
 def test_zero_steering_sum_keeps_heading():
     theta = np.array([0.4, -2.0])
     g = -np.stack([np.cos(theta), np.sin(theta)], 1)

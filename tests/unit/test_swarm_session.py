@@ -184,6 +184,24 @@ def test_panel_waiting_for_first_neighbourhood_and_none():
     assert m["local"] is None  # NaN becomes null in JSON
 
 
+def test_slider_drag_leaves_one_marker_but_switches_each_leave_one():
+    s = small()
+    s.op_step(30)
+    for v in (1.6, 1.7, 1.8, 2.4):  # a drag of the separation weight while paused
+        s.op_set("w_s", v)
+    s.op_step(10)
+    s.op_set("w_s", 2.5)  # 10 steps later: still the same drag
+    s.op_set("alignment", False)
+    s.op_set("alignment", True)  # switches are never merged
+    s.op_step(40)
+    s.op_set("w_s", 1.0)  # a new change
+    s.op_population(70)
+    s.op_population(80)
+    labels = [(round(m["t"] * 60), m["label"]) for m in s.op_history()["markers"]]
+    assert labels == [(30, "separation weight 2.5"), (40, "alignment off"), (40, "alignment on"),
+                      (80, "separation weight 1"), (80, "population 80")]
+
+
 def test_population_ops_and_selection():
     s = small(N=30)
     s.op_select(index=29)

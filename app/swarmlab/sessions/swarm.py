@@ -50,6 +50,10 @@ HEADER = 8
 STRIDE = 3
 SELECT_RADIUS = 4.0  # lengths: a click selects the nearest agent within this distance
 MAX_STEPS_PER_CALL = 6000
+# Markers of a slider (weights, R, k, v, sigma, population) changed again within this many
+# steps (0.5 model s) merge into one: dragging a slider sends every intermediate value.
+MERGE_MARKER_STEPS = 30
+MERGEABLE = ("w_s", "w_a", "w_c", "R", "k", "v", "sigma", "N")
 
 
 def _clock(t: float) -> str:
@@ -129,8 +133,9 @@ class SwarmSession(Session):
         if self.history.due(self.state.step):
             self.history.record(self.state.step, swarm.measure(self.state, self._neighbourhood()))
 
-    def _mark(self, label: str) -> None:
-        self.history.mark(self.state.step, label)
+    def _mark(self, label: str, key: str | None = None) -> None:
+        merge = MERGE_MARKER_STEPS if key in MERGEABLE else 0
+        self.history.mark(self.state.step, label, key=key if merge else None, merge_ticks=merge)
 
     # --- ops ----------------------------------------------------------------------------------
     def op_reset(self, **params: Any) -> dict:
@@ -197,7 +202,7 @@ class SwarmSession(Session):
             out["moved"] = moved.tolist()
             if moved.size:
                 label += f" ({moved.size} moved out)"
-        self._mark(label)
+        self._mark(label, key=name)
         out["applies"] = "now"
         return out
 
@@ -213,7 +218,7 @@ class SwarmSession(Session):
         self._invalidate()
         if self._selected_index() is None:
             self.selected_id = None
-        self._mark(_marker_label("N", n))
+        self._mark(_marker_label("N", n), key="N")
         return {"N": n, "added": max(n - before, 0), "removed": max(before - n, 0)}
 
     def op_step(self, n: int = 1) -> dict:

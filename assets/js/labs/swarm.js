@@ -41,6 +41,12 @@ const GROUPS = [
   { id: "run", title: "Run", names: ["start"], advanced: true },
 ];
 const MINIMAL_HIDE = new Set(["w_s", "w_a", "w_c", "N"]);
+// Engine time allowed per displayed frame for stepping.  With many agents one model step can
+// cost tens of milliseconds; asking for every step that real time calls for (up to 0.1 s x 4
+// playback = 24 steps) would freeze the page for a second per frame.  Above the budget the
+// model simply runs slower than real time (whole steps only, so results do not change) and
+// the clock says so.
+const FRAME_BUDGET_MS = 30;
 const CHOICE_LABELS = {
   mode: { range: "everyone in range", nearest: "nearest few (k)" },
   obstacle: { none: "none", circle: "a circle", passage: "a narrow passage" },
@@ -55,6 +61,11 @@ const READOUTS = [
   { key: "milling", label: "rotation (milling)", fmt: (v) => v.toFixed(3) },
   { key: "N", label: "population", fmt: (v) => String(Math.round(v)) },
 ];
+
+/** A playback rate for the clock, e.g. "0.35×". */
+function fmtSpeed(v) {
+  return `${v >= 1 ? v.toFixed(1) : v.toFixed(2)}×`;
+}
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -128,7 +139,7 @@ function mountLab(section, ctx) {
   if (minimal) section.classList.add("swarm-minimal");
 
   const stageCanvas = el("canvas", {
-    class: "stage-canvas swarm-canvas", tabindex: "0",
+    class: "stage-canvas swarm-canvas", tabindex: "0", role: "img",
     "aria-label": "The simulated world, 160 by 100 lengths, wrapping at the edges. Click or tap an animal to select it; left and right arrow keys select the previous or next one.",
   });
   const clockEl = el("div", { class: "swarm-clock", "aria-live": "off" });
@@ -140,7 +151,7 @@ function mountLab(section, ctx) {
   const stage = el("div", { class: "stage swarm-stage" }, stageCanvas, clockEl, limitBox);
   const caption = el("p", {
     class: "stage-caption",
-    text: `In the model each animal is a point; it is drawn ${GLYPH_LENGTH} lengths long, enlarged so that you can see it. ` +
+    text: `In the model each animal is a point; it is drawn at least ${GLYPH_LENGTH} lengths long, enlarged so that you can see it. ` +
       "They have no hard collisions: with strong cohesion and weak separation they can overlap. " +
       "Faint lines are the last 2.4 s of every third animal's path; the yellow one is selected. The world wraps around at every edge.",
   });
@@ -164,6 +175,15 @@ function mountLab(section, ctx) {
     el("div", { class: "btn-row" }, playBtn, restartBtn, trialRestartBtn, speedGroup),
     el("div", { class: "btn-row swarm-disturb", role: "group", "aria-label": "Disturbances" }, turnBtn, threatBtn,
       el("span", { class: "swarm-disturb-note", text: "Both act on the selected animal." })));
+
+  // the running trial, next to the stage: its question and what to try next
+  const trialNowTitle = el("h3", { class: "swarm-trial-now-title", id: "swarm-trial-now-title" });
+  const trialNowQ = el("p", { class: "swarm-trial-now-q" });
+  const trialNowNext = el("p", { class: "swarm-trial-now-next" });
+  const trialNow = el("section", { class: "swarm-trial-now", tabindex: "-1", "aria-labelledby": "swarm-trial-now-title" },
+    trialNowTitle, trialNowQ, trialNowNext);
+  trialNow.hidden = true;
+  transport.append(trialNow);
 
   // charts, readouts, markers
   const readoutBox = el("div", { class: "readouts swarm-readouts", "aria-live": "off" });
@@ -198,7 +218,7 @@ function mountLab(section, ctx) {
       el("p", { class: "swarm-question", text: t.question }),
       startBtn,
       el("details", { class: "swarm-next" }, el("summary", { text: "What to try next" }), el("p", { text: t.try_next || t.next || "" })));
-    startBtn.addEventListener("click", () => startTrial(t.id));
+    startBtn.addEventListener("click", () => { if (startTrial(t.id)) showStage(); });
     trialsBox.append(card);
     trialCards.set(t.id, card);
   }
@@ -259,6 +279,8 @@ function mountLab(section, ctx) {
     });
     for (const [name, r] of set.rows) {
       rowsBy.set(name, { set, row: r.row });
+      const lab = r.row.querySelector("label");
+      if (lab && r.spec.help) lab.title = r.spec.help;
       if (minimal && (r.spec.advanced || MINIMAL_HIDE.has(name))) r.row.hidden = true;
     }
     controlSets.push(set);
@@ -320,6 +342,10 @@ function mountLab(section, ctx) {
   let currentTrial = null;
   let atLimit = false;
   let lastClockText = "";
+  let frameBudgetMs = FRAME_BUDGET_MS;
+  let msPerStep = 0; // running estimate of the engine's cost of one step (ms)
+  // achieved playback over about one real second: model steps done / steps asked for
+  const pace = { real: 0, asked: 0, done: 0, ratio: 1 };
   const hist = { t: [], series: {}, markers: [], version: -1, interval: 0.25 };
   let markersShown = null;
   let highlighted = null;
@@ -438,6 +464,23 @@ function mountLab(section, ctx) {
     }
     trialRestartBtn.hidden = !id;
     if (id && trialBy.has(id)) trialRestartBtn.textContent = `Restart this trial (${trialBy.get(id).title})`;
+    const t = id ? trialBy.get(id) : null;
+    trialNow.hidden = !t;
+    if (t) {
+      trialNowTitle.textContent = `Trial: ${t.title}`;
+      trialNowQ.textContent = t.question;
+      trialNowNext.textContent = `Then: ${t.try_next || t.next || ""}`;
+    }
+  }
+
+  /** After a trial is started from its card (often far down the page, on a phone far below
+   *  the stage), bring the stage and the trial's question into view. */
+  function showStage() {
+    const r = stage.getBoundingClientRect();
+    if (r.top < 0 || r.top > window.innerHeight * 0.4) {
+      stage.scrollIntoView({ block: "start", behavior: ctx.reducedMotion ? "auto" : "smooth" });
+    }
+    if (!trialNow.hidden) trialNow.focus({ preventScroll: true });
   }
 
   function startTrial(id) {
@@ -456,11 +499,16 @@ function mountLab(section, ctx) {
     playBtn.textContent = on ? "Pause" : "Play";
     playBtn.setAttribute("aria-label", on ? "Pause the simulation" : "Play the simulation");
     section.dataset.playing = on ? "1" : "0";
+    dirty = true; // the clock line changes (pace note)
     clock.reset();
+    pace.real = pace.asked = pace.done = 0;
+    pace.ratio = 1;
   }
 
   function setSpeed(v) {
     speed = v;
+    pace.real = pace.asked = pace.done = 0;
+    pace.ratio = 1;
     for (const b of speedBtns) b.setAttribute("aria-pressed", String(Number(b.dataset.speed) === v));
   }
 
@@ -485,14 +533,43 @@ function mountLab(section, ctx) {
   /** Advance the model by n whole steps (the only place the page steps the engine). */
   function advance(n) {
     if (n <= 0) return;
+    const t0 = performance.now();
     const res = engine.call(LAB, "step", { n });
+    const per = (performance.now() - t0) / n;
+    msPerStep = msPerStep > 0 ? 0.75 * msPerStep + 0.25 * per : per;
     dirty = true;
     if (res && res.paused_at_limit) showLimit();
   }
 
+  /** Whole steps for this frame: what real time asks for, but no more than the frame budget
+   *  allows.  Steps over the budget are dropped, not owed: the model runs slower than real
+   *  time instead of the page freezing (the trajectory is the same either way). */
+  function stepsForFrame(dt) {
+    const asked = clock.steps(dt, speed);
+    let n = asked;
+    if (msPerStep > 0) {
+      const cap = Math.max(1, Math.floor(frameBudgetMs / msPerStep));
+      if (n > cap) {
+        n = cap;
+        clock.reset();
+      }
+    }
+    pace.real += dt;
+    pace.asked += asked;
+    pace.done += n;
+    if (pace.real >= 1) {
+      pace.ratio = pace.asked > 0 ? pace.done / pace.asked : 1;
+      pace.real = pace.asked = pace.done = 0;
+    }
+    return n;
+  }
+
   function selectAt(x, y) {
     const before = frame.selected;
-    const res = engine.tryCall(LAB, "select", { x, y });
+    // pick the nearest animal within 4 lengths, or 14 CSS px where the stage is small (a
+    // fingertip on a phone covers several lengths there)
+    const radius = Math.min(50, Math.max(4, 14 / renderer.scale));
+    const res = engine.tryCall(LAB, "select", { x, y, radius });
     if (!res.ok) {
       ctx.notify(res.error, "warn");
       return null;
@@ -536,7 +613,8 @@ function mountLab(section, ctx) {
   }
 
   function updateClock() {
-    const text = `${formatClock(frame.t)} model time · sample ${runSample}`;
+    let text = `${formatClock(frame.t)} model time · sample ${runSample}`;
+    if (playing && pace.ratio < 0.9) text += ` · slowed to ${fmtSpeed(speed * pace.ratio)}`;
     if (text !== lastClockText) {
       clockEl.textContent = text;
       lastClockText = text;
@@ -639,7 +717,7 @@ function mountLab(section, ctx) {
   function tick(dt) {
     if (failed) return;
     try {
-      if (playing) advance(clock.steps(dt, speed));
+      if (playing) advance(stepsForFrame(dt));
       render();
     } catch (err) {
       // a bug, not bad input: stop cleanly and say so once (no error every frame)
@@ -799,6 +877,8 @@ function mountLab(section, ctx) {
       setPlaying,
       setSpeed,
       get speed() { return speed; },
+      setFrameBudget: (ms) => { frameBudgetMs = ms; },
+      get msPerStep() { return msPerStep; },
       get frame() { return { ...frame }; },
       transform: (x, y) => {
         const p = renderer.modelToView(x, y);

@@ -72,7 +72,7 @@ Nobody knows the shape of the group, where it is going, or who is at the front.<
 </ul>
 <p>The three urges are added with their weights and the animal turns towards the combined direction,
 faster when the gap is larger (the gap shrinks on a time scale of 0.42 s) but never faster than 3.2 rad/s. A little random wobble is added,
-and it moves on at the common speed. Everyone decides from the same snapshot before anyone moves.
+and it moves on at the common speed along its new heading. Everyone decides from the same snapshot before anyone moves.
 Switch a rule off while the group is moving and watch what changes first: the picture, the agreement chart or the spacing chart.</p>
 
 <h2 id="swarm-neighbours">Who counts as a neighbour: a range, or the nearest few</h2>
@@ -92,7 +92,9 @@ Read them with care:</p>
   <li>A <strong>mill</strong>, animals circling a common centre, is highly organised, yet its headings point all around the circle and P is close to 0.
   Fish schools switch between polarised groups, mills and loose swarms (Tunstrøm et al. 2013). The rotation readout is high for a mill.</li>
   <li><strong>Two groups</strong> that are each perfectly aligned but travel in opposite directions cancel each other in P, while the local agreement stays high.</li>
-  <li>Even <strong>random headings</strong> give a small P above zero because the sample is finite: about 1/√N, roughly 0.07 for 150 animals.</li>
+  <li>Even <strong>random headings</strong> give a small P above zero because the sample is finite: on average about 0.89/√N, roughly 0.07 for 150 animals.</li>
+  <li><strong>Local agreement</strong> can creep up with every rule switched off: animals that happen to head the same way stay neighbours,
+  while the others drift apart. Compare it with a run where the rules are on before reading it as coordination.</li>
   <li>A high P on its own proves neither that the group <strong>holds together</strong> (aligned animals can be scattered across the world; look at the spacing chart)
   nor that <strong>information spreads</strong> between them (they could share the direction by chance or by a common cue).</li>
 </ul>
@@ -113,7 +115,7 @@ periodic edges, d<sub>ij</sub> its length and r̂<sub>ij</sub> its direction. ca
 A rule with no neighbours contributes nothing; a rule that is switched off has weight 0. <b>o</b> is obstacle avoidance and <b>h</b> the threat.</p>
 ${FORMULAS.join("\n")}
 <p>ξ<sub>i</sub> is a standard normal number fixed by (sample, animal, time step), so a sample replays exactly at any playback speed;
-σ is the uncertainty, shown in degrees per √second. The world is 160 × 100 lengths and wraps around at the edges.
+σ is the uncertainty, shown in degrees per √second and converted to radians in the formula; unlike the turning, the random part is not capped. The world is 160 × 100 lengths and wraps around at the edges.
 The spacing chart shows the mean distance from each animal to its nearest other animal, and the share of animals whose nearest other is closer than 1.2 lengths.
 Agreement and spacing are sampled every 0.25 model seconds.</p>
 

@@ -102,13 +102,13 @@ export class SensePanel {
     this.personalSet = new Set(info ? info.personal : []);
     const root = this.root;
     if (!info) {
-      this.who.textContent = "No individual selected. Click or tap one on the stage.";
+      this._setWho("No individual selected. Click or tap one on the stage.");
       this.textEl.textContent = "";
       this.countsEl.textContent = "";
       root.dataset.index = "";
       return;
     }
-    this.who.textContent = `Individual #${info.id + 1}`;
+    this._setWho(`Individual #${info.id + 1}`);
     const text = info.text || "";
     if (text !== this.lastText) {
       this.textEl.textContent = text;
@@ -131,6 +131,12 @@ export class SensePanel {
     }
     this.canvas.setAttribute("aria-label",
       `Zoomed view around individual #${info.id + 1}: ${ns} social neighbours in cyan, ${np} in personal space in coral, ${ne} nearby but not counted in grey, with steering arrows.`);
+  }
+
+  /** The "who" line is a polite live region: write it only when it changes, or a screen
+   *  reader would announce the same name again at every panel refresh while the run plays. */
+  _setWho(text) {
+    if (this.who.textContent !== text) this.who.textContent = text;
   }
 
   /** Draw the zoomed view from the current frame. */
@@ -214,11 +220,6 @@ export class SensePanel {
     g.stroke();
     g.setLineDash([]);
 
-    // labels for the rings
-    g.font = "11px system-ui, sans-serif";
-    g.fillStyle = "rgba(53, 208, 224, 0.9)";
-    g.textAlign = "left";
-    g.fillText(`range R = ${R} lengths, 270° view`, 6, 14);
 
     // neighbours (personal-space ones that are also social get a cyan ring)
     const dotR = Math.max(2.5, Math.min(4.5, 0.45 * s));
@@ -256,6 +257,14 @@ export class SensePanel {
       if (m < 1e-6) continue;
       this._arrow(cx, cy, cx + v[0] * unit, cy - v[1] * unit, r.color);
     }
+    // label for the view (drawn last, on a backdrop, so dots and rings never cover it)
+    g.font = "11px system-ui, sans-serif";
+    g.textAlign = "left";
+    const ringLabel = `range R = ${R} lengths, 270° view`;
+    g.fillStyle = "rgba(11, 29, 42, 0.8)";
+    g.fillRect(2, 3, g.measureText(ringLabel).width + 8, 15);
+    g.fillStyle = "rgba(53, 208, 224, 0.9)";
+    g.fillText(ringLabel, 6, 14);
     // scale bar for one unit
     const by = h - 10;
     g.strokeStyle = "#e8f3fb";
