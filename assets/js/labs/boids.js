@@ -7,7 +7,11 @@
 //     canvas resizes live (op_resize stretches positions, nothing restarts);
 //   * each displayed frame turns the real time since the last one into WHOLE model
 //     steps (StepClock); if the engine cannot keep up (thousands of boids) the page
-//     drops the backlog and runs in slow motion, and says so, rather than freezing;
+//     drops the backlog and runs in slow motion, and says so, rather than freezing.
+//     When even one step costs more than the frame budget (2,000 boids with a wide
+//     radius, or clumped by cohesion), the loop rests for as long as the step took
+//     before stepping again, so at least half of the main thread stays free for
+//     input and painting;
 //   * the treat: a held pointer (mouse, touch or pen; pointer capture, touch-action
 //     none so the page does not scroll) or Enter/Space on the focused stage at a
 //     keyboard cursor moved with the arrow keys.  op_treat on press/move, off on release;
@@ -50,7 +54,7 @@ const PRESETS = [
     name: "balanced",
     title: "All three balanced",
     weights: "1.5 / 1 / 1 (the defaults)",
-    look: "Keeping space, matching and staying close together make groups that line up and travel; watch groups meet and merge, break apart and swing round together.",
+    look: "Keeping space, matching and staying close together make groups that line up and travel; watch small groups meet, merge and swing round together. Within a minute or two they often settle into one calm flock: press Restart to watch it form again.",
   },
 ];
 
@@ -68,9 +72,10 @@ const LAYOUT = `
     <div class="bd-main">
       <div class="stage bd-stage">
         <canvas class="bd-canvas" tabindex="0" role="application" aria-roledescription="flock stage"
-          aria-label="A flock of boids flying over a sky whose edges wrap around. Press and hold anywhere to offer a treat; the flock steers towards it until you let go. Keyboard: arrow keys move a cursor, hold Enter or Space to offer the treat there."
+          aria-label="Flock of boids over a sky whose edges wrap around"
           aria-describedby="bd-stage-help"></canvas>
         <p class="bd-slow" hidden></p>
+        <p class="bd-sr" role="status" aria-live="polite"></p>
       </div>
       <p class="stage-caption" id="bd-stage-help">
         <strong>The treat:</strong> press and hold on the sky (mouse or finger) and the flock steers towards that
@@ -128,7 +133,7 @@ function explainHtml(c) {
   <div class="bd-col">
   <h2>Three rules, and nothing else</h2>
   <p>Every boid follows the same three habits, and it applies them only to the boids it can see: those within
-  ${c.radius} body lengths of it (its neighbours, <var>N</var><sub>i</sub>). Nothing else reaches it.</p>
+  <span class="bd-radius">${c.radius}</span> body lengths of it (its neighbours, <var>N</var><sub>i</sub>). Nothing else reaches it.</p>
   <ol>
     <li><strong>Separation — keep your space.</strong> Move away from neighbours, and the closer one is, the harder
       the push.</li>
@@ -181,10 +186,11 @@ function explainHtml(c) {
   flock and no message has to reach everyone.</p>
 
   <h2>Why robot swarms care</h2>
-  <p>Drone shows, warehouse robots and underwater vehicles can be built the same way: every machine senses and talks only to
-  those near it. There is then no leader whose failure grounds everyone, no single point of failure: lose a few
-  machines and the others simply close the gaps. Engineers still have to check what the rules produce, which is exactly
-  what you can do with the sliders here.</p>
+  <p>Swarms of small drones, ground robots and underwater vehicles can be run the same way: every machine senses and talks
+  only to those near it. There is then no leader whose failure grounds everyone, no single point of failure: lose a few
+  machines and the others simply close the gaps. (Many drone light shows
+  work differently: a central computer plans every path in advance, so those are choreography, not flocking.) Engineers
+  still have to check what local rules produce, which is exactly what you can do with the sliders here.</p>
 
   <h2>Sources</h2>
   <ul class="sources">
@@ -242,7 +248,9 @@ export function mount(section, ctx) {
   let t = st.t;
   let frameBuf = new Float32Array(HEADER + 4 * 2048);
   let dirty = true;
-  let msPerStep = 1;           // smoothed engine cost of one step
+  let msPerStep = FRAME_BUDGET_MS;  // engine cost of one step (rises at once, decays slowly);
+                                    // starts high so the first frame takes a single step
+  let restUntil = 0;           // performance.now() before which the loop does not step
   let slowFactor = 1;          // model seconds per real second actually achieved
   const pace = { model: 0, real: 0 };  // decaying sums of both (about the last 30 frames)
   let lastMetricsAt = -Infinity;
@@ -335,6 +343,7 @@ export function mount(section, ctx) {
   }
 
   function afterSettingsChange(label, key) {
+    msPerStep = Math.max(msPerStep, FRAME_BUDGET_MS);   // the cost may have jumped: one step next frame
     syncControls();
     showWorld();
     mark(label, key);
@@ -401,15 +410,21 @@ export function mount(section, ctx) {
     const fy = (clientY - r.top) / Math.max(1, r.height);
     return { x: clamp(fx, 0, 0.99999) * world.width, y: clamp(fy, 0, 0.99999) * world.height };
   }
+  const srEl = $(".bd-sr");
+  function where(x, y) {
+    return `${Math.round((100 * x) / world.width)}% across, ${Math.round((100 * y) / world.height)}% down`;
+  }
   function setTreat(x, y, source) {
     const res = engine.tryCall(LAB, "treat", { x, y, on: true });
     if (!res.ok) return;
+    if (source === "keyboard" && !(treat.on && treat.source === "keyboard")) srEl.textContent = `Treat held at ${where(x, y)}.`;
     Object.assign(treat, res.value.treat, { source });
     section.dataset.treat = "on";
     dirty = true;
   }
   function releaseTreat() {
     if (!treat.on) return;
+    if (treat.source === "keyboard") srEl.textContent = "Treat released.";
     engine.tryCall(LAB, "treat", { x: treat.x, y: treat.y, on: false });
     treat.on = false;
     treat.source = null;
@@ -426,7 +441,8 @@ export function mount(section, ctx) {
     ev.preventDefault();
     pointerId = ev.pointerId;
     try { canvas.setPointerCapture(ev.pointerId); } catch (_) { /* synthetic pointer */ }
-    canvas.focus({ preventScroll: true });
+    cursor.visible = false;                          // the keyboard cursor is for the keyboard
+    if (ev.pointerType !== "touch") canvas.focus({ preventScroll: true });
     const w = toWorld(ev.clientX, ev.clientY);
     cursor.x = w.x; cursor.y = w.y;
     setTreat(w.x, w.y, ev.pointerType || "mouse");
@@ -448,7 +464,7 @@ export function mount(section, ctx) {
   canvas.addEventListener("contextmenu", (ev) => ev.preventDefault());
 
   // ---- the treat: keyboard ----
-  canvas.addEventListener("focus", () => { cursor.visible = true; dirty = true; });
+  canvas.addEventListener("focus", () => { cursor.visible = canvas.matches(":focus-visible"); dirty = true; });
   canvas.addEventListener("blur", () => { cursor.visible = false; if (treat.source === "keyboard") releaseTreat(); dirty = true; });
   canvas.addEventListener("keydown", (ev) => {
     const step = CURSOR_STEP * (ev.shiftKey ? 4 : 1);
@@ -565,6 +581,7 @@ export function mount(section, ctx) {
     if (slow) slowEl.textContent = `Slow motion: about ${slowFactor.toFixed(1)}× real time with ${m.N} boids on this device.`;
   }
   function showWorld() {
+    for (const el of section.querySelectorAll(".bd-radius")) el.textContent = String(st.params.radius);
     $(".bd-world").textContent =
       `The sky is ${Math.round(world.width)} × ${Math.round(world.height)} body lengths and its edges wrap around. ` +
       `Each boid sees the others within ${st.params.radius} lengths. Boids are drawn a little larger than life; colour shows heading.`;
@@ -589,11 +606,14 @@ export function mount(section, ctx) {
       let n = clock.steps(dt, 1);
       const cap = Math.max(1, Math.floor(FRAME_BUDGET_MS / msPerStep));
       if (n > cap) { n = cap; clock.reset(); }
+      if (now < restUntil) { n = 0; clock.reset(); }   // resting after an over-budget step
       if (n > 0) {
         const t0 = performance.now();
         engine.call(LAB, "step", { n });
-        const cost = (performance.now() - t0) / n;
-        msPerStep = 0.8 * msPerStep + 0.2 * cost;
+        const t1 = performance.now();
+        const cost = (t1 - t0) / n;
+        msPerStep = Math.max(cost, 0.8 * msPerStep + 0.2 * cost);
+        if (t1 - t0 > FRAME_BUDGET_MS) restUntil = t1 + (t1 - t0);
         readFrame();
         dirty = true;
       }

@@ -165,7 +165,7 @@ function mountLab(section, ctx) {
     el("span", { class: "swarm-speed-label", text: "Speed" }));
   const speedBtns = SPEEDS.map((s) => {
     const b = el("button", { type: "button", class: "btn", "data-speed": String(s.v), "aria-pressed": String(s.v === 1), text: s.label,
-      "aria-label": `playback ${s.label.replace("×", " times")}` });
+      "aria-label": `${s.label} playback` });
     speedGroup.append(b);
     return b;
   });
@@ -174,7 +174,8 @@ function mountLab(section, ctx) {
   const transport = el("div", { class: "swarm-transport" },
     el("div", { class: "btn-row" }, playBtn, restartBtn, trialRestartBtn, speedGroup),
     el("div", { class: "btn-row swarm-disturb", role: "group", "aria-label": "Disturbances" }, turnBtn, threatBtn,
-      el("span", { class: "swarm-disturb-note", text: "Both act on the selected animal." })));
+      el("span", { class: "swarm-disturb-note", text: "Both act on the selected animal." }),
+      el("a", { class: "swarm-trials-link", href: "#swarm-trials-title", text: "Trials: make a prediction first ↓" })));
 
   // the running trial, next to the stage: its question and what to try next
   const trialNowTitle = el("h3", { class: "swarm-trial-now-title", id: "swarm-trial-now-title" });
