@@ -25,6 +25,7 @@ import { buildControls } from "../ui/controls.js";
 import { createLoop, StepClock } from "../ui/loop.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { LineChart } from "../ui/chart.js";
+import { ensureStylesheet } from "../ui/dom.js";
 
 const LAB = "boids";
 const HEADER = 5;
@@ -59,12 +60,7 @@ const PRESETS = [
 ];
 
 function ensureCss() {
-  if (document.querySelector('link[data-lab-css="boids"]')) return;
-  const link = document.createElement("link");
-  link.rel = "stylesheet";
-  link.href = "assets/css/boids.css";
-  link.dataset.labCss = "boids";
-  document.head.append(link);
+  ensureStylesheet("assets/css/boids.css");
 }
 
 const LAYOUT = `

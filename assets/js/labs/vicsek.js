@@ -20,6 +20,7 @@ import { Stage } from "./vicsek/stage.js";
 import { PPlot } from "./vicsek/pplot.js";
 import { CheckRunner, renderTable, renderDotPlot, fmt3, BASELINE } from "./vicsek/check.js";
 import { STEPS, RULE_HTML, CHECK_INTRO_HTML, NOTES_HTML } from "./vicsek/text.js";
+import { ensureStylesheet } from "../ui/dom.js";
 
 const LAB = "vicsek";
 const RATE_DEFAULT = 6;       // updates per second
@@ -32,12 +33,7 @@ const CHECK_AFTER_TICKS = 6;  // start the check once the first frames are drawn
 const PICK_TOLERANCE_PX = 26;
 
 function ensureCss() {
-  if (document.querySelector('link[data-lab-css="vicsek"]')) return;
-  const link = document.createElement("link");
-  link.rel = "stylesheet";
-  link.href = "assets/css/vicsek.css";
-  link.dataset.labCss = "vicsek";
-  document.head.append(link);
+  ensureStylesheet("assets/css/vicsek.css");
 }
 
 const LAYOUT = `

@@ -29,6 +29,8 @@
 // canvas itself (title, legend, axes, marker label) so the canvas can be copied
 // into an exported image as it is.
 
+import { fitCanvas } from "./dom.js";
+
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif';
 
 /** "Nice" tick step for a span divided into about `count` intervals. */
@@ -92,13 +94,7 @@ export class LineChart {
     const rect = this.canvas.getBoundingClientRect();
     const w = Math.max(120, Math.round(rect.width || this.canvas.clientWidth || 320));
     const h = Math.max(90, Math.round(rect.height || this.canvas.clientHeight || 160));
-    const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
-    const pw = Math.round(w * dpr);
-    const ph = Math.round(h * dpr);
-    if (this.canvas.width !== pw || this.canvas.height !== ph) {
-      this.canvas.width = pw;
-      this.canvas.height = ph;
-    }
+    const dpr = fitCanvas(this.canvas, w, h);
     this.cssW = w;
     this.cssH = h;
     this.dpr = dpr;

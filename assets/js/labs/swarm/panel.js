@@ -8,6 +8,7 @@
 // they are steering urges, not physical forces.
 
 import { WORLD } from "./renderer.js";
+import { fitCanvas } from "../../ui/dom.js";
 
 export const RULES = [
   { key: "separation", label: "space", color: "#ff7f66" },
@@ -83,11 +84,7 @@ export class SensePanel {
     const rect = this.canvas.getBoundingClientRect();
     const w = Math.max(160, Math.round(rect.width || 300));
     const h = Math.round(w * 0.8);
-    const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
-    if (this.canvas.width !== Math.round(w * dpr) || this.canvas.height !== Math.round(h * dpr)) {
-      this.canvas.width = Math.round(w * dpr);
-      this.canvas.height = Math.round(h * dpr);
-    }
+    const dpr = fitCanvas(this.canvas, w, h);
     this.cssW = w;
     this.cssH = h;
     this.dpr = dpr;

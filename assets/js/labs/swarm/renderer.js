@@ -13,6 +13,7 @@
 // they cross an edge.
 
 import { TrailBuffer } from "./trails.js";
+import { fitCanvas } from "../../ui/dom.js";
 
 export const WORLD = { width: 160, height: 100 };
 
@@ -86,13 +87,7 @@ export class StageRenderer {
     const rect = this.canvas.getBoundingClientRect();
     const cssW = Math.max(160, Math.round(rect.width || this.canvas.parentElement?.clientWidth || 640));
     const cssH = Math.round((cssW * this.H) / this.W);
-    const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
-    const pw = Math.round(cssW * dpr);
-    const ph = Math.round(cssH * dpr);
-    if (this.canvas.width !== pw || this.canvas.height !== ph) {
-      this.canvas.width = pw;
-      this.canvas.height = ph;
-    }
+    const dpr = fitCanvas(this.canvas, cssW, cssH);
     this.cssW = cssW;
     this.cssH = cssH;
     this.dpr = dpr;

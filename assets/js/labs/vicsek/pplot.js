@@ -3,6 +3,8 @@
 // Data lives in preallocated typed arrays (a ring of the last WINDOW updates);
 // drawing happens only when data changes or the canvas is resized.
 
+import { fitCanvas } from "../../ui/dom.js";
+
 export const WINDOW = 600;     // updates shown
 const MAX_MARKS = 24;
 const FONT = '11px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif';
@@ -66,11 +68,7 @@ export class PPlot {
     const rect = this.canvas.getBoundingClientRect();
     const w = Math.max(1, Math.round(rect.width));
     const h = Math.max(1, Math.round(rect.height));
-    const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
-    if (this.canvas.width !== Math.round(w * dpr) || this.canvas.height !== Math.round(h * dpr)) {
-      this.canvas.width = Math.round(w * dpr);
-      this.canvas.height = Math.round(h * dpr);
-    }
+    const dpr = fitCanvas(this.canvas, w, h);
     this.cssW = w;
     this.cssH = h;
     this.dpr = dpr;
