@@ -598,6 +598,17 @@ def test_url_settings_and_copy_link(page, server):
     assert "lab=swarm" in url and "sample=7" in url and "mode=nearest" in url and "alignment=0" in url
     assert "k=" not in url  # 7 is the default
     assert page.rec.page_errors == []
+    # The copied link, opened in a new page, replays the same run: identical state at the same model time.
+    other = page.context.new_page()
+    other.goto(url)
+    wait_ready(other)
+    for p in (page, other):
+        paused_restart(p)
+        step(p, 240)
+    a, b = frame(page), frame(other)
+    assert a["step"] == b["step"] == 240
+    assert (a["x"], a["y"], a["th"]) == (b["x"], b["y"], b["th"])
+    other.close()
 
 
 def test_trial_link_with_bad_values_minimal_controls(page, server):
