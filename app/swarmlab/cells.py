@@ -8,8 +8,9 @@ Public API
     ``(r, j)`` (nearest first, ties by id).
 ``in_field_of_view(pairs, u, half_angle)``, ``k_nearest(pairs, k)``
     Filters on a ``Pairs`` (order preserved).
-``nearest_any(x, box, group=None) -> (j, r)``
-    Nearest other agent at any distance (ring search that grows until exact).
+``nearest_any(x, box, group=None, query=None) -> (j, r)``
+    Nearest other agent at any distance (ring search that grows until exact);
+    ``query`` restricts the search to some agents (against all agents).
 
 Exactness contract
 ------------------
@@ -571,13 +572,39 @@ def _nearest_chunk(b: _Binned, xr: np.ndarray, box: Box, owners: np.ndarray, s: 
 
 # Candidate budget per chunk of queries in nearest_any (bounds memory to ~100 MB).
 _CHUNK = 1 << 21
+# nearest_any(query=...) compares each queried agent with all agents directly up to
+# this many (query, agent) pairs: a few stragglers need no grid and no growing rings.
+_BRUTE = 1 << 15
 
 
-def nearest_any(x: np.ndarray, box: Box, group: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _nearest_brute(x: np.ndarray, box: Box, g: np.ndarray | None, query: np.ndarray):
+    """nearest_any for the agents ``query`` by direct comparison with all agents.
+
+    The same formula as the ring search (``sqrt(dx*dx + dy*dy)`` of
+    ``displacement(x[i], x[j])``, raw positions), so the same bits; ``argmin``
+    returns the first minimum, i.e. ties go to the smaller j.
+    """
+    r = _norm(displacement(np.take(x, query, axis=0)[:, None, :], x[None, :, :], box))
+    r[np.arange(query.size), query] = np.inf  # never itself
+    if g is not None:
+        r[g[query][:, None] != g[None, :]] = np.inf
+    j = np.argmin(r, axis=1).astype(np.intp)
+    rr = r[np.arange(query.size), j]
+    j[rr == np.inf] = -1
+    return j, rr
+
+
+def nearest_any(x: np.ndarray, box: Box, group: np.ndarray | None = None,
+                query: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Nearest other agent at any distance.
 
     Returns (j, r): (N,) int64 index (-1 if alone) and (N,) float64 distance (inf if alone).
     Ties are broken by the smaller j.
+
+    ``query`` (optional, (Q,) agent indices, repeats allowed): search only for those
+    agents (against all agents); then j and r have shape (Q,), in query order, and
+    equal ``nearest_any(x, box, group)[k][query]`` bit for bit.  Use it when most
+    agents' nearest neighbours are already known (e.g. from a neighbour search).
 
     Ring search on one grid: cells hold about one agent on average, refined
     once if the agents are clustered (agent-weighted occupancy > 4).  Each agent
@@ -587,11 +614,22 @@ def nearest_any(x: np.ndarray, box: Box, group: np.ndarray | None = None) -> tup
     """
     x = _as_positions(x)
     n = x.shape[0]
+    if query is not None:
+        query = np.asarray(query)
+        if query.ndim != 1 or not (query.size == 0 or np.issubdtype(query.dtype, np.integer)):
+            raise ValueError("query must be a 1-D array of agent indices")
+        query = query.astype(np.intp, copy=False)
+        if query.size and (int(query.min()) < 0 or int(query.max()) >= n):
+            raise ValueError(f"query indices must lie in [0, {n})")
+        if query.size == 0 or n < 2:
+            return np.full(query.size, -1, np.intp), np.full(query.size, np.inf)
     jout = np.full(n, -1, np.intp)
     rout = np.full(n, np.inf)
     if n < 2:
         return jout, rout
     g, ngroups = _group_ids(group, n)
+    if query is not None and query.size * n <= _BRUTE:
+        return _nearest_brute(x, box, g, query)
     W, H = float(box.width), float(box.height)
     npg = n / ngroups
     xw = _wrapped(x, box)
@@ -605,7 +643,12 @@ def nearest_any(x: np.ndarray, box: Box, group: np.ndarray | None = None) -> tup
         grid = _make_grid(W, H, float(h), 1, int(16 * npg) + 16)
         b = _bin(xw, box, grid, g, ngroups)
     xr = b.xy if xw is x else np.take(x, b.order, axis=0)  # raw positions, sorted
-    todo = np.arange(n, dtype=np.intp)  # sorted positions still unresolved
+    if query is None:
+        todo = np.arange(n, dtype=np.intp)  # sorted positions still unresolved
+    else:
+        rank = np.empty(n, np.intp)  # sorted position of each agent
+        rank[b.order] = np.arange(n, dtype=np.intp)
+        todo = np.unique(rank[query])  # ascending sorted positions, each once
     k = 1
     while todo.size:
         allx, ally = 2 * k + 1 >= grid.nx, 2 * k + 1 >= grid.ny
@@ -632,4 +675,6 @@ def nearest_any(x: np.ndarray, box: Box, group: np.ndarray | None = None) -> tup
             resolved[dp] = True
         todo = todo[~resolved[todo]]
         k *= 2
+    if query is not None:
+        return jout[query], rout[query]
     return jout, rout

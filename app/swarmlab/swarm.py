@@ -567,9 +567,14 @@ def place_obstacle(state: SwarmState, obstacle: str) -> tuple[SwarmState, np.nda
 
 # --- measurements and the selected-individual view -------------------------------------------
 def measure(state: SwarmState, nb: Neighbourhood) -> dict[str, float]:
-    """Metrics of the current state (nb = its neighbourhood under the current parameters)."""
+    """Metrics of the current state (nb = its neighbourhood under the current parameters).
+
+    The spacing metrics reuse the step's search: ``nb.pairs`` holds every pair within
+    the cut-off, so only agents with no pair there are searched again, at any distance
+    (``metrics.nearest_distances``; the values equal a full ``nearest_any`` bit for bit).
+    """
     u = state.u
-    spacing, close = metrics.nearest_spacing(state.x, BOX, VERY_CLOSE)
+    spacing, close = metrics.nearest_spacing(state.x, BOX, VERY_CLOSE, pairs=nb.pairs)
     return {
         "P": metrics.polarization(u),
         "local": metrics.local_agreement(u, nb.social),

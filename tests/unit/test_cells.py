@@ -448,6 +448,86 @@ def test_nearest_any_memory_chunks(monkeypatch):
     check_nearest(x, box, rng.integers(0, 3, x.shape[0]), msg="chunked groups")
 
 
+def check_query(x, box, query, group=None, msg=""):
+    """nearest_any(query=...) against the oracle's full answer at the same agents."""
+    query = np.asarray(query, dtype=np.int64)
+    j, r = cells.nearest_any(x, box, group, query=query)
+    jo, ro = oracles.nearest_any(x, box, group)
+    assert j.dtype == np.int64 and r.dtype == np.float64, msg
+    assert j.shape == query.shape and r.shape == query.shape, msg
+    assert np.array_equal(j, jo[query]), msg
+    assert np.array_equal(r.view(np.int64), ro[query].view(np.int64)), msg  # bit for bit
+    return j, r
+
+
+@pytest.mark.parametrize("brute", [True, False])  # direct comparison, or the ring search
+def test_nearest_any_query_random_seeds(brute, monkeypatch):
+    if not brute:
+        monkeypatch.setattr(cells, "_BRUTE", 0)
+    for seed in range(80):
+        rng = np.random.default_rng(7000 + seed)
+        box = BOXES[seed % len(BOXES)]
+        n = int(rng.integers(0, 250))
+        x = rng.random((n, 2)) * box.size
+        if seed % 4 == 1 and n > 3:  # clusters plus stragglers
+            x[: n // 2] = (x[0] + rng.normal(0, 0.01, (n // 2, 2)) * box.size) % box.size
+        g = rng.integers(0, int(rng.integers(1, 4)), n) if seed % 3 == 0 else None
+        q = rng.integers(0, n, int(rng.integers(0, n + 5))) if n else np.zeros(0, np.int64)  # repeats allowed
+        check_query(x, box, q, g, msg=f"seed={seed} brute={brute}")
+        check_query(x, box, np.arange(n)[::-1], g, msg=f"all, reversed, seed={seed}")
+
+
+@pytest.mark.parametrize("brute", [True, False])
+def test_nearest_any_query_edge_cases(brute, monkeypatch):
+    if not brute:
+        monkeypatch.setattr(cells, "_BRUTE", 0)
+    box = Box(160.0, 100.0)
+    rng = np.random.default_rng(8)
+    # N = 0, 1, 2: empty query, the lone agent (j = -1, r = inf), both of two
+    j, r = check_query(np.zeros((0, 2)), box, [])
+    j, r = check_query(np.array([[3.0, 4.0]]), box, [0])
+    assert j[0] == -1 and r[0] == np.inf
+    j, r = check_query(np.array([[3.0, 4.0], [159.0, 99.0]]), box, [1, 0])
+    assert (j == [0, 1]).all() and r[0] == r[1]
+    x = rng.random((300, 2)) * box.size
+    # none queried ("none isolated") and every agent queried ("all isolated")
+    j, r = check_query(x, box, [])
+    assert j.size == 0 and r.size == 0
+    check_query(x, box, np.arange(300))
+    # sparse stragglers far from a tight flock: only the stragglers queried
+    flock = (np.array([40.0, 30.0]) + rng.normal(0, 0.3, (400, 2))) % box.size
+    lone = np.array([[150.0, 90.0], [100.0, 5.0], [0.0, 0.0], [np.nextafter(160.0, 0), 60.0]])
+    xs = np.concatenate((flock, lone))
+    check_query(xs, box, np.arange(400, 404), msg="stragglers")
+    # coincident agents: distance 0, ties by the smaller index
+    xc = np.concatenate((np.full((5, 2), 7.0), rng.random((20, 2)) * box.size))
+    j, r = check_query(xc, box, [4, 0, 2, 24])
+    assert (r[:3] == 0).all() and j[0] == 0 and j[1] == 1 and j[2] == 0
+    # lattice: exact ties at equal distances go to the smaller index
+    check_query(lattice(box, 8, 5), box, [0, 7, 39, 20], msg="lattice")
+    # replicas: an agent alone in its replica
+    g = np.array([0, 0, 1, 2, 2])
+    j, r = check_query(rng.random((5, 2)) * box.size, box, [2, 0, 4], g)
+    assert j[0] == -1 and r[0] == np.inf
+
+
+def test_nearest_any_query_validation():
+    x = np.random.default_rng(9).random((10, 2))
+    box = Box(1.0, 1.0)
+    for bad in ([10], [-1], [[0, 1]], [0.5], np.array([True, False])):
+        with pytest.raises(ValueError):
+            cells.nearest_any(x, box, query=np.asarray(bad))
+
+
+def test_nearest_any_query_memory_chunks(monkeypatch):
+    monkeypatch.setattr(cells, "_CHUNK", 50)
+    monkeypatch.setattr(cells, "_BRUTE", 0)
+    box = Box(160.0, 100.0)
+    rng = np.random.default_rng(10)
+    x = np.concatenate((rng.random((300, 2)) * box.size, np.full((30, 2), 5.0)))
+    check_query(x, box, rng.integers(0, 330, 120), msg="chunked")
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_unsorted_output_is_the_same_set_of_pairs(seed):
     """sort=False skips only the output sort: the same pairs, vectors and distances."""

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+import oracles
 from swarmlab import cells, metrics
 from swarmlab.space import Box
 
@@ -65,6 +66,77 @@ def test_nearest_spacing_brute_force():
     assert share >= 2 / 50
     one_mean, one_share = metrics.nearest_spacing(x[:1], BOX)
     assert math.isnan(one_mean) and one_share == 0.0
+
+
+def _bits(a):
+    return np.asarray(a, np.float64).view(np.int64)
+
+
+@pytest.mark.parametrize("sort", [True, False])
+def test_nearest_distances_from_pairs_bit_identical(sort):
+    """Nearest distances from a complete neighbour search (+ a search for the agents
+    without a pair) equal the full search and the brute-force oracle bit for bit."""
+    boxes = [BOX, Box(1.0, 1.0), Box(3.0, 2.0)]
+    for seed in range(60):
+        rng = np.random.default_rng(9000 + seed)
+        box = boxes[seed % 3]
+        n = int(rng.integers(0, 300))
+        x = rng.random((n, 2)) * box.size
+        if seed % 4 == 1 and n > 4:  # a tight flock and stragglers
+            x[: n // 2] = (x[0] + rng.normal(0, 0.02, (n // 2, 2)) * box.size) % box.size
+        if seed % 5 == 2 and n > 4:  # coincident agents
+            x[1:4] = x[0]
+        # from "nobody has a pair" through "everybody does", and cutoff >= L/2
+        for frac in (0.0, 0.005, 0.03, 0.1, 0.6):
+            cutoff = frac * min(box.width, box.height)
+            pairs = cells.neighbour_pairs(x, box, cutoff, sort=sort)
+            r = metrics.nearest_distances(x, box, pairs)
+            assert np.array_equal(_bits(r), _bits(cells.nearest_any(x, box)[1])), f"seed={seed} frac={frac}"
+            assert np.array_equal(_bits(r), _bits(oracles.nearest_any(x, box)[1])), f"seed={seed} frac={frac}"
+            # a strict sub-cut-off (like personal space, r < 3.2) is complete too
+            sub = pairs.take(np.flatnonzero(pairs.r < 0.5 * cutoff))
+            assert np.array_equal(_bits(metrics.nearest_distances(x, box, sub)), _bits(r))
+            full = metrics.nearest_spacing(x, box, 0.01 * box.width)
+            assert _same(metrics.nearest_spacing(x, box, 0.01 * box.width, pairs=pairs), full)
+
+
+def _same(a, b):
+    """Tuples of floats equal bit for bit (NaN == NaN)."""
+    return all(np.array_equal(_bits(p), _bits(q)) for p, q in zip(a, b))
+
+
+def test_nearest_distances_edge_cases():
+    # N = 0, 1, 2; all isolated; none isolated; coincident
+    assert metrics.nearest_distances(np.zeros((0, 2)), BOX, cells.neighbour_pairs(np.zeros((0, 2)), BOX, 5.0)).size == 0
+    one = np.array([[5.0, 5.0]])
+    assert metrics.nearest_distances(one, BOX, cells.neighbour_pairs(one, BOX, 5.0))[0] == np.inf
+    two = np.array([[5.0, 5.0], [150.0, 95.0]])  # 15.0 and 10.0 apart across the corner
+    for c in (1.0, 30.0):
+        r = metrics.nearest_distances(two, BOX, cells.neighbour_pairs(two, BOX, c))
+        assert np.array_equal(r, oracles.nearest_any(two, BOX)[1])
+    same = np.full((6, 2), 3.0)
+    r = metrics.nearest_distances(same, BOX, cells.neighbour_pairs(same, BOX, 1.0))
+    assert (r == 0).all()
+    x = np.random.default_rng(4).random((80, 2)) * BOX.size
+    for c in (0.0, 1e-9, 200.0):
+        assert np.array_equal(_bits(metrics.nearest_distances(x, BOX, cells.neighbour_pairs(x, BOX, c))),
+                              _bits(oracles.nearest_any(x, BOX)[1]))
+    with pytest.raises(ValueError):
+        metrics.nearest_distances(x[:10], BOX, cells.neighbour_pairs(x, BOX, 5.0))
+
+
+def test_local_agreement_matches_per_agent_loop_bitwise_order_free():
+    """Unsorted and sorted pairs give the same agreement (a reduction, order-free up to rounding)."""
+    rng = np.random.default_rng(12)
+    x = rng.random((200, 2)) * BOX.size
+    u = metrics.headings_to_u(rng.uniform(-np.pi, np.pi, 200))
+    a = metrics.local_agreement(u, cells.neighbour_pairs(x, BOX, 12.0))
+    b = metrics.local_agreement(u, cells.neighbour_pairs(x, BOX, 12.0, sort=False))
+    assert a == pytest.approx(b, abs=1e-14)
+    # non-contiguous heading columns (a view) give the same result as a copy
+    big = np.zeros((200, 4))
+    big[:, ::2] = u
+    assert metrics.local_agreement(big[:, ::2], cells.neighbour_pairs(x, BOX, 12.0)) == a
 
 
 @pytest.mark.parametrize("centre", [(80.0, 50.0), (0.0, 0.0), (159.0, 1.0)])

@@ -375,3 +375,46 @@ def test_trials_table():
     assert swarm.trial("no-shared-direction").settings["start"] == "scattered"
     with pytest.raises(ValueError):
         swarm.trial("nope")
+
+
+@pytest.mark.parametrize("mode", ["range", "nearest"])
+def test_measure_spacing_bit_identical_to_full_search(mode):
+    """measure() takes the spacing metrics from the step's neighbour pairs (plus a search
+    for agents without any); the values equal the full nearest_any search bit for bit."""
+    from swarmlab import cells, metrics
+
+    def bits(v):
+        return np.array(v, np.float64).view(np.int64)
+
+    checked = 0
+    for seed in range(10):
+        rng = np.random.default_rng(300 + seed)
+        n = int(rng.choice([1, 2, 3, 40, 150, 600]))
+        p = swarm.SwarmParams.from_values(mode=mode, N=n, R=float(rng.choice([1.0, 3.0, 10.0, 40.0])),
+                                          k=int(rng.integers(1, 8)), sample=seed,
+                                          start=("cluster", "scattered")[seed % 2])
+        s = swarm.initial_state(p)
+        for t in range(int(rng.integers(0, 40)) * 5 + 1):
+            if t % 25 == 0:
+                nb = swarm.find_neighbours(s, p)
+                got = swarm.measure(s, nb)
+                want = metrics.nearest_spacing(s.x, BOX, swarm.VERY_CLOSE, nearest=cells.nearest_any(s.x, BOX))
+                assert bits(got["spacing"]) == bits(want[0]) and bits(got["very_close"]) == bits(want[1]), (seed, t)
+                checked += 1
+            s = swarm.step(s, p)
+    # random positions too: stragglers far from everyone, coincident agents
+    for seed in range(20):
+        rng = np.random.default_rng(400 + seed)
+        n = int(rng.integers(1, 500))
+        x = rng.random((n, 2)) * BOX.size
+        if seed % 2:
+            x[: n // 2] = (x[0] + rng.normal(0, 2.0, (n // 2, 2))) % BOX.size
+        if seed % 3 == 0 and n > 3:
+            x[1:3] = x[0]
+        s = make_state(x, rng.uniform(-np.pi, np.pi, n))
+        p = swarm.SwarmParams.from_values(mode=mode, R=float(rng.uniform(1.0, 40.0)), N=n)
+        got = swarm.measure(s, swarm.find_neighbours(s, p))
+        want = metrics.nearest_spacing(s.x, BOX, swarm.VERY_CLOSE, nearest=cells.nearest_any(s.x, BOX))
+        assert bits(got["spacing"]) == bits(want[0]) and bits(got["very_close"]) == bits(want[1]), seed
+        checked += 1
+    assert checked >= 40
