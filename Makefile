@@ -60,7 +60,7 @@ test: venv vendor chromium
 	@$(VPY) tools/pyfiles.py
 	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest -q $(PYTEST_ARGS)
 
-bench: venv vendor chromium
+bench: venv vendor chromium offline
 	@mkdir -p dist/bench
 	CHROMIUM=$(CHROMIUM) $(VPY) -m tools.bench
 
