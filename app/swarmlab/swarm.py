@@ -686,7 +686,7 @@ TRIALS: tuple[Trial, ...] = (
         title="Narrow passage",
         question="A wall with one 16-length gap stands across the world. When a threat passes, "
                  "predict first: will the group split around the wall, or turn as one body?",
-        try_next="Select one animal and press "Send a threat"; watch the spacing chart as well as the picture. "
+        try_next="Select one animal and press “Send a threat”; watch the spacing chart as well as the picture. "
                  "Then set the obstacle to none: which of the group's habits remain without the wall?",
         settings={"obstacle": "passage"},
     ),
