@@ -362,3 +362,33 @@ def test_touch_treat_on_a_phone(phone_page, open_lab):
     side = page.locator("#lab-boids .bd-side").bounding_box()
     assert side["y"] >= stage["y"] + stage["height"] and side["width"] <= 390
     assert not math.isnan(float(page.get_attribute("#lab-boids", "data-t")))
+
+
+REPLAY = """() => {
+  const e = window.swarmlab.engine;
+  e.call('boids', 'reset', {});
+  e.call('boids', 'step', { n: 240 });
+  const o = e.frameInto('boids', new Float32Array(8));
+  return { state: e.call('boids', 'state', {}), frame: Array.from(o.data.subarray(0, o.length)) };
+}"""
+
+
+def test_copied_link_replays_the_same_run_on_another_screen_shape(page, phone_page, server):
+    """The link carries the world size, so a phone (another canvas shape) replays the desktop run."""
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
+    page.goto(f"{server}/?lab=boids&sample=5&k_coh=0.8")
+    wait_ready(page)
+    page.locator("#lab-boids .bd-copy").click()
+    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('Link copied')")
+    url = page.evaluate("() => navigator.clipboard.readText()")
+    assert "world=" in url and "sample=5" in url and "k_coh=0.8" in url
+    phone_page.goto(url)
+    wait_ready(phone_page)
+    a, b = page.evaluate(REPLAY), phone_page.evaluate(REPLAY)
+    assert a["state"]["world"] == b["state"]["world"]
+    assert a["frame"] == b["frame"]
+    # and a bad world size is reported, the page still runs with its own shape
+    phone_page.goto(f"{server}/?lab=boids&world=5x99999")
+    wait_ready(phone_page)
+    assert "world=5x99999" in phone_page.inner_text("#notices")
+    assert phone_page.rec.page_errors == []

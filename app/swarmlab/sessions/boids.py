@@ -110,6 +110,10 @@ class BoidsSession(Session):
     def op_metrics(self) -> dict:
         return boids.measure(self.state, self.params)
 
+    def op_parse_world(self, width: Any, height: Any) -> dict:
+        """Validate a world size from a share link without applying it."""
+        return validate_many(boids.WORLD_SPECS, {"width": width, "height": height})
+
     def op_state(self) -> dict:
         p = asdict(self.params)
         world = {"width": p.pop("width"), "height": p.pop("height")}

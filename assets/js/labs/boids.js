@@ -226,6 +226,16 @@ export function mount(section, ctx) {
     canvas.width = Math.round(cssW * dpr);
     canvas.height = Math.round(cssH * dpr);
   }
+  function parseWorld(text) {
+    if (text === null) return null;
+    const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*x\s*([0-9]+(?:\.[0-9]+)?)\s*$/i.exec(text);
+    const size = m && { width: Number(m[1]), height: Number(m[2]) };
+    if (!size || !engine.tryCall(LAB, "parse_world", size).ok) {
+      ctx.notify(`Three rules: ignored world=${text} (expected two sizes in lengths, e.g. 160x100, each 10 to 2000)`, "warn");
+      return null;
+    }
+    return size;
+  }
   function worldFor(w, h) {
     const width = Math.sqrt(WORLD_AREA * (w / h));
     return { width: round3(width), height: round3(WORLD_AREA / width) };
@@ -234,7 +244,10 @@ export function mount(section, ctx) {
 
   const { values: urlValues, notices } = readQuery(engine, LAB, ctx.params);
   for (const text of notices) ctx.notify(`Three rules: ${text}`, "warn");
-  let st = engine.call(LAB, "reset", { ...urlValues, ...worldFor(cssW, cssH) });
+  // A shared link carries its world size (?world=WxH) so the same run replays on any screen;
+  // the stage then draws that world stretched to the canvas instead of reshaping it.
+  const linkedWorld = parseWorld(ctx.params.get("world"));
+  let st = engine.call(LAB, "reset", { ...urlValues, ...(linkedWorld || worldFor(cssW, cssH)) });
   let world = { ...st.world };
   const C = st.constants;
   $(".bd-explain").innerHTML = explainHtml({ ...C, radius: st.params.radius });
@@ -384,7 +397,7 @@ export function mount(section, ctx) {
   $(".bd-copy").addEventListener("click", () => {
     const values = {};
     for (const s of specs) values[s.name] = st.params[s.name];
-    copyLink(shareUrl(LAB, values, specs), ctx.notify);
+    copyLink(shareUrl(LAB, values, specs, { world: `${round3(world.width)}x${round3(world.height)}` }), ctx.notify);
   });
 
   function restart() {
@@ -632,6 +645,7 @@ export function mount(section, ctx) {
     if (!w || Math.abs(w - lastW) < 2) return;
     lastW = w;
     measure();
+    if (linkedWorld) { dirty = true; return; }  // a linked world keeps its size
     const want = worldFor(cssW, cssH);
     const aspectNow = world.width / world.height, aspectWant = want.width / want.height;
     if (Math.abs(aspectWant / aspectNow - 1) > 0.02) {

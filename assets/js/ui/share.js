@@ -7,8 +7,8 @@
 // out-of-range numbers are clamped, unknown or malformed values are ignored, and
 // each case produces a notice the page shows.  Nothing ever blanks the page.
 
-/** Query keys that belong to the shell, not to a lab's parameters. */
-export const SHELL_KEYS = new Set(["lab", "embed", "trial", "controls"]);
+/** Query keys that belong to the shell (or a lab's page, like the boids world size), not to a lab's parameters. */
+export const SHELL_KEYS = new Set(["lab", "embed", "trial", "controls", "world"]);
 
 /** Settings for `lab` found in `params` (URLSearchParams): {values, notices}. */
 export function readQuery(engine, lab, params) {
