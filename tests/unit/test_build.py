@@ -10,11 +10,9 @@ from __future__ import annotations
 import base64
 import gzip
 import html
-import importlib.util
 import json
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,16 +20,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def load(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-build_dist = load("build_dist")
-build_offline = load("build_offline")
+import build_dist  # noqa: E402  (tools/ is on sys.path: tests/conftest.py)
+import build_offline  # noqa: E402
 
 
 def write(root: Path, rel: str, data: str | bytes = "x") -> Path:

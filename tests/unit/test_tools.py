@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,16 +11,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def load(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_pyscript_toml_lists_exactly_the_browser_modules():
-    pyfiles = load("pyfiles")
+    import pyfiles
     assert pyfiles.main(["--check"]) == 0, "run: python3 tools/pyfiles.py"
     toml = (ROOT / "pyscript.toml").read_text()
     for rel in pyfiles.browser_modules():
@@ -33,7 +23,7 @@ def test_pyscript_toml_lists_exactly_the_browser_modules():
 
 
 def test_hash_mismatch_stops_with_both_hashes(tmp_path):
-    vendor = load("vendor")
+    import vendor
     f = tmp_path / "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
     f.write_bytes(b"not the real wheel")
     expected = "0" * 64
@@ -46,14 +36,14 @@ def test_hash_mismatch_stops_with_both_hashes(tmp_path):
 
 
 def test_matching_hash_passes(tmp_path):
-    vendor = load("vendor")
+    import vendor
     f = tmp_path / "x.whl"
     f.write_bytes(b"abc")
     vendor.check_hash(f, hashlib.sha256(b"abc").hexdigest(), "x")
 
 
 def test_manifest_detects_a_tampered_vendored_file(tmp_path, monkeypatch):
-    vendor = load("vendor")
+    import vendor
     (tmp_path / "pyodide").mkdir()
     good = tmp_path / "pyodide" / "pyodide.mjs"
     good.write_bytes(b"export const x = 1;")

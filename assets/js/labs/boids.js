@@ -59,10 +59,6 @@ const PRESETS = [
   },
 ];
 
-function ensureCss() {
-  ensureStylesheet("assets/css/boids.css");
-}
-
 const LAYOUT = `
   <div class="lab-layout bd-layout">
     <div class="bd-main">
@@ -201,7 +197,7 @@ function explainHtml(c) {
 }
 
 export function mount(section, ctx) {
-  ensureCss();
+  ensureStylesheet("assets/css/boids.css");
   const engine = ctx.engine;
   const specs = engine.spec(LAB);
   const minimal = ctx.params.get("controls") === "minimal";

@@ -32,10 +32,6 @@ const MIN_CHECK_MS = 3;
 const CHECK_AFTER_TICKS = 6;  // start the check once the first frames are drawn
 const PICK_TOLERANCE_PX = 26;
 
-function ensureCss() {
-  ensureStylesheet("assets/css/vicsek.css");
-}
-
 const LAYOUT = `
   <div class="vk-layout">
     <div class="vk-main">
@@ -108,7 +104,7 @@ const LAYOUT = `
   </div>`;
 
 export function mount(section, ctx) {
-  ensureCss();
+  ensureStylesheet("assets/css/vicsek.css");
   const engine = ctx.engine;
   const specs = engine.spec(LAB);
   const minimal = ctx.params.get("controls") === "minimal";
