@@ -54,8 +54,13 @@ preset            mean nearest spacing (lengths)  polarisation P   look
 start (random)    6.3-7.7                         ~0.1             scattered
 separation only   9.3-9.6 (none closer than 3)    ~0.15            evenly spread, dodging
 cohesion only     0.5-1.0                         ~0.05            tight swirling clumps
-balanced          4.2-4.4                         0.85-1.0         compact travelling flocks
+balanced          4.2-4.4                         0.85-1.0         compact travelling flocks (*)
 ================  ==============================  ===============  ===========================
+
+(*) Balanced, over time: after 5-10 s about 5-13 small groups; they meet, swing
+round and merge; by 60-120 s usually one flock (sometimes two side by side) that
+then flies straight on, because with no noise nothing disturbs it (measured in
+app/IMPLEMENTATION_NOTES.md; tests/unit/test_boids.py checks merging and turns).
 
 * ``SEP_SCALE`` is large enough that separation alone keeps every boid out of
   its neighbours' way (nobody within 3 lengths) although it only acts inside
@@ -407,13 +412,27 @@ def unit_headings(v: np.ndarray) -> np.ndarray:
     return v / np.where(s > 0, s, 1.0)[:, None]
 
 
+FLOCK_MIN = 3  # boids: the smallest group counted as a flock
+
+
 def measure(state: BoidsState, params: Params) -> dict:
-    """The sampled metrics: P (whole-group agreement, 0..1), spacing (mean nearest
-    distance, lengths; NaN below 2 boids), N, t (s)."""
-    spacing, _ = metrics.nearest_spacing(state.x, params.box)
+    """The sampled metrics, from one neighbour search at the radius:
+
+    P       whole-group agreement, 0..1
+    spacing mean nearest distance, lengths (NaN below 2 boids)
+    flocks  groups of at least ``FLOCK_MIN`` boids linked by chains of neighbours
+    loners  boids with no neighbour at all
+    N, t    boids, model time (s)
+    """
+    pairs = cells.neighbour_pairs(state.x, params.box, params.radius, sort=False)
+    spacing, _ = metrics.nearest_spacing(state.x, params.box, pairs=pairs)
+    has_pair = np.bincount(_index(pairs.i), minlength=state.n) > 0
+    flocks, loners = metrics.group_counts(metrics.group_labels(pairs), has_pair, FLOCK_MIN)
     return {
         "P": metrics.polarization(unit_headings(state.v)),
         "spacing": spacing,
+        "flocks": flocks,
+        "loners": loners,
         "N": state.n,
         "t": state.t,
     }

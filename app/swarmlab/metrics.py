@@ -20,6 +20,10 @@ Order parameters (u_i = unit heading of agent i, N agents)
   group centre to agent i and ``x`` the 2-D cross product.  On the torus the
   centre is the circular mean of each coordinate.  M is near 1 for a mill (where
   P is near 0) and near 0 for a translating group.
+* groups: the connected pieces of the neighbour graph (agents linked by a chain
+  of neighbour pairs, e.g. boids within the radius of one another), from a
+  step's pairs (:func:`group_labels`).  :func:`group_counts` reports the groups
+  of at least ``min_size`` agents and the loners (agents without any pair).
 
 History
 -------
@@ -130,6 +134,45 @@ def nearest_spacing(x: np.ndarray, box: Box, close: float = 1.2, nearest: tuple 
     mean = float(r[finite].mean()) if np.any(finite) else math.nan
     share = float(np.count_nonzero(r < close) / n)
     return mean, share
+
+
+def group_labels(pairs: "cells.Pairs") -> np.ndarray:
+    """(N,) intp: the label of each agent's group = the smallest agent index in it.
+
+    A group is a connected piece of the neighbour graph: i and k share a group
+    when a chain of pairs (i, j1), (j1, j2), ..., (jm, k) links them.  ``pairs``
+    must hold each pair in both directions (as every ``cells`` search does).
+
+    Min-label propagation with pointer jumping: every agent repeatedly takes the
+    smallest label among itself and its neighbours, then the label of its label.
+    Labels only decrease and always name an agent of the same group, so at the
+    fixed point each group carries its smallest index.  A few rounds for a flock
+    (the jumps halve long chains), never more than N.
+    """
+    n = pairs.n
+    lab = np.arange(n, dtype=np.intp)
+    if len(pairs) == 0:
+        return lab
+    i = pairs.i.astype(np.intp, copy=False)
+    j = pairs.j.astype(np.intp, copy=False)
+    for _ in range(n):
+        new = lab.copy()
+        np.minimum.at(new, i, lab[j])  # 1-D ufunc.at: fast in numpy >= 1.25
+        new = new[new]
+        if np.array_equal(new, lab):
+            break
+        lab = new
+    return lab
+
+
+def group_counts(labels: np.ndarray, has_pair: np.ndarray, min_size: int = 3) -> tuple[int, int]:
+    """(groups with at least ``min_size`` agents, loners) from :func:`group_labels`.
+
+    ``has_pair`` (N,) bool marks the agents with at least one pair; a loner is an
+    agent without one (a group of one).
+    """
+    sizes = np.bincount(labels, minlength=labels.shape[0])
+    return int(np.count_nonzero(sizes >= min_size)), int(np.count_nonzero(~has_pair))
 
 
 def periodic_centre(x: np.ndarray, box: Box) -> np.ndarray:

@@ -239,6 +239,34 @@ def test_balanced_preset_lines_up_within_a_minute_in_the_page(lab):
     assert sum(coh) / 3 < 3 * baseline
 
 
+def test_flocks_readout_follows_groups_merging(lab):
+    """The "flocks · boids alone" readout shows the engine's count, and in the page
+    (Pyodide) the balanced flock forms as in CPython: many small groups after a few
+    seconds, at most three after a minute."""
+    page = lab
+    page.click("#lab-boids .bd-preset[data-preset=balanced]")
+    if page.get_attribute("#lab-boids", "data-playing") == "true":
+        page.click("#lab-boids .bd-play")
+    page.wait_for_function("document.querySelector('#lab-boids').dataset.playing === 'false'")
+
+    def shown_after(seconds):
+        engine_call(page, LAB, "step", {"n": int(seconds * 40)})
+        m = engine_call(page, LAB, "metrics")
+        text = f"{m['flocks']} · {m['loners']}"
+        page.wait_for_function("t => document.querySelector('#lab-boids .bd-flocks').textContent === t", arg=text)
+        return m
+
+    try:
+        engine_call(page, LAB, "reset", {"sample": 1})
+        early = shown_after(5)
+        late = shown_after(55)
+        assert early["flocks"] >= 5 and late["flocks"] <= 3 and late["loners"] == 0
+        assert page.get_attribute("#lab-boids", "data-flocks") == str(late["flocks"])
+    finally:
+        page.click("#lab-boids .bd-play")
+        page.wait_for_function("document.querySelector('#lab-boids').dataset.playing === 'true'")
+
+
 def test_mouse_treat_gathers_then_disperses(lab):
     page = lab
     engine_call(page, LAB, "reset", {"sample": 2})

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from swarmlab import boids as B
-from swarmlab import cells
+from swarmlab import cells, metrics
 from swarmlab.space import Box, displacement, distance
 
 SEEDS = (1, 2, 3, 4)
@@ -284,6 +284,55 @@ def test_balanced_flock_lines_up_within_a_minute(runs):
     # neither other preset organises a common direction
     for pr in ("separation", "cohesion"):
         assert np.mean([window(runs[(pr, s)], "P", 50, 60) for s in SEEDS]) < 3 * baseline
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_balanced_groups_meet_and_merge_then_settle(runs, seed):
+    """What the balanced preset shows (the page says so): many small groups at
+    first, which meet and merge into fewer, bigger ones within the first minute;
+    with nothing left to disturb them the three rules then hold them on course."""
+    ser = runs[("balanced", seed)]
+    early = max(m["flocks"] for m in ser if m["t"] <= 10)
+    late = max(m["flocks"] for m in ser if 50 <= m["t"] <= 60)
+    assert early >= 5 and late <= 3 and late < early
+    assert all(m["loners"] == 0 for m in ser if m["t"] >= 30)  # everybody has found company
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_balanced_groups_swing_round_as_they_meet(seed):
+    """Sudden turns while groups form: some group of 5+ boids changes its mean
+    heading by more than 45 degrees within one model second in the first 30 s."""
+    p = B.Params(sample=seed)
+    st = B.initial_state(p)
+    biggest = 0.0
+    for _ in range(30):
+        labels = metrics.group_labels(cells.neighbour_pairs(st.x, p.box, p.radius))
+        nxt = B.run(st, p, int(round(1 / B.DT)))
+        for g in np.unique(labels):
+            members = labels == g
+            if members.sum() >= 5:
+                a, b = st.v[members].mean(0), nxt.v[members].mean(0)
+                turn = abs(math.remainder(math.atan2(b[1], b[0]) - math.atan2(a[1], a[0]), 2 * math.pi))
+                biggest = max(biggest, turn)
+        st = nxt
+    assert biggest > math.radians(45)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_brief_treat_beside_a_calm_flock_sends_it_on_a_new_course(seed):
+    """The page's suggestion: once one calm flock is left, hold the treat for a moment
+    beside it and let go; the flock wheels round onto a new course and stays a flock."""
+    p = B.Params(sample=seed)
+    st = B.run(B.initial_state(p), p, int(150 / B.DT))
+    v0 = st.v.mean(0)
+    assert B.measure(st, p)["P"] > 0.95
+    side = 25.0 * np.array([-v0[1], v0[0]]) / np.hypot(*v0)
+    spot = (metrics.periodic_centre(st.x, p.box) + side) % p.box.size
+    st = B.run(st, p, int(1.5 / B.DT), B.Treat(True, *spot))
+    st = B.run(st, p, int(5 / B.DT))
+    v1 = st.v.mean(0)
+    assert abs(math.remainder(math.atan2(v1[1], v1[0]) - math.atan2(v0[1], v0[0]), 2 * math.pi)) > math.radians(45)
+    assert B.measure(st, p)["P"] > 0.9
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -130,11 +130,16 @@ def test_treat_through_the_session_gathers_then_releases(s):
 
 def test_metrics_shape_and_values(s):
     m = call(s, "metrics")
-    assert set(m) == {"P", "spacing", "N", "t"}
+    assert set(m) == {"P", "spacing", "flocks", "loners", "N", "t"}
     assert 0 <= m["P"] <= 1 and m["spacing"] > 0 and m["N"] == 80
+    assert isinstance(m["flocks"], int) and isinstance(m["loners"], int) and 0 <= m["loners"] <= 80
     call(s, "population", n=2)
     call(s, "step", n=3)
-    assert call(s, "metrics")["N"] == 2
+    m = call(s, "metrics")
+    assert m["N"] == 2 and m["flocks"] == 0  # two boids are never a flock (3 or more)
+    call(s, "treat", x=50.0, y=50.0, on=True)
+    call(s, "step", n=400)  # both end up at the treat, within the radius of each other
+    assert call(s, "metrics")["loners"] == 0
 
 
 # ----------------------------------------------------------------------------------------
@@ -154,13 +159,16 @@ def test_cli_writes_csv_with_units_and_prints_summary(only_boids, tmp_path, caps
     line = capsys.readouterr().out.strip()
     assert "\n" not in line and "sample 3" in line and "k_ali=2" in line and "P=" in line
     rows = list(csv.reader(io.StringIO(out.read_text())))
-    assert rows[0] == ["time (s)", "whole-group agreement P (dimensionless)", "mean nearest spacing (lengths)", "event"]
+    assert rows[0] == ["time (s)", "whole-group agreement P (dimensionless)", "mean nearest spacing (lengths)",
+                       "flocks of 3+ boids linked by neighbours (count)", "event"]
     times = [float(r[0]) for r in rows[1:]]
     assert times[0] == 0 and times[-1] == pytest.approx(5.0) and len(times) == 21
     # the same run through the engine gives the same numbers
     p = B.Params(sample=3, k_ali=2.0)
     st = B.run(B.initial_state(p), p, 200)
-    assert float(rows[-1][1]) == pytest.approx(B.measure(st, p)["P"], rel=1e-5)
+    m = B.measure(st, p)
+    assert float(rows[-1][1]) == pytest.approx(m["P"], rel=1e-5)
+    assert int(rows[-1][3]) == m["flocks"] and f"flocks={m['flocks']};" in line
 
 
 def test_cli_presets_differ_as_taught(only_boids, tmp_path):

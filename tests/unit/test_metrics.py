@@ -241,3 +241,52 @@ def test_csv_units_markers_and_order():
     assert rows[3] == ["0.25", "0.2", "", ""]
     assert rows[4] == ["0.25", "", "", "threat"]  # a marker at a sample's tick follows it
     assert rows[5] == ["0.5", "0.3", "2.5", ""]
+
+
+# ----------------------------------------------------------------------------------------
+# groups (connected pieces of the neighbour graph)
+
+
+def _groups_oracle(x, box, cutoff):
+    """Brute force: breadth-first search over all pairs within cutoff (9 periodic images)."""
+    n = len(x)
+    near = [[k for k in range(n) if k != i and _periodic_dist(x[i], x[k], box) <= cutoff] for i in range(n)]
+    label = [-1] * n
+    for s in range(n):  # s is the smallest index of its group when first unlabelled
+        if label[s] >= 0:
+            continue
+        label[s], todo = s, [s]
+        while todo:
+            for k in near[todo.pop()]:
+                if label[k] < 0:
+                    label[k] = s
+                    todo.append(k)
+    return np.array(label), np.array([len(nb) > 0 for nb in near])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_group_labels_match_breadth_first_search(seed):
+    rng = np.random.default_rng(seed)
+    box = Box(*(rng.uniform(20, 120, 2)))
+    n = int(rng.integers(0, 120))
+    # clumps, including some straddling the wrap, plus scattered loners
+    centres = rng.random((4, 2)) * box.size
+    x = np.concatenate([centres[rng.integers(0, 4, n // 2)] + rng.normal(0, 4, (n // 2, 2)),
+                        rng.random((n - n // 2, 2)) * box.size]) % box.size
+    for cutoff in (1.5, 6.0, 15.0):
+        pairs = cells.neighbour_pairs(x, box, cutoff, sort=bool(seed % 2))
+        want, has_pair = _groups_oracle(x, box, cutoff)
+        got = metrics.group_labels(pairs)
+        assert got.dtype == np.intp and np.array_equal(got, want)
+        sizes = np.bincount(want, minlength=n)
+        assert metrics.group_counts(got, has_pair, 3) == (int((sizes >= 3).sum()), int((~has_pair).sum()))
+
+
+def test_group_labels_long_chain_and_edge_cases():
+    box = Box(1000.0, 10.0)
+    chain = np.column_stack([np.arange(300) * 2.0, np.full(300, 5.0)])[::-1]  # highest index first
+    assert (metrics.group_labels(cells.neighbour_pairs(chain, box, 2.5)) == 0).all()
+    assert (metrics.group_labels(cells.neighbour_pairs(chain, box, 1.5)) == np.arange(300)).all()
+    assert metrics.group_labels(cells.neighbour_pairs(np.zeros((0, 2)), box, 1.0)).size == 0
+    empty = metrics.group_labels(cells.neighbour_pairs(np.zeros((0, 2)), box, 1.0))
+    assert metrics.group_counts(empty, np.zeros(0, bool)) == (0, 0)

@@ -3,7 +3,8 @@
     python -m swarmlab boids --sample 42 --seconds 60 [--preset NAME]
                              [--set name=value ...] [--csv FILE]
 
-Samples the whole-group agreement P and the mean nearest spacing every
+Samples the whole-group agreement P, the mean nearest spacing and the
+number of flocks (groups of 3+ boids linked by chains of neighbours) every
 0.25 model s (10 steps), writes them as CSV (units in the header; "-" for
 stdout), and prints a one-line summary.  ``--set`` accepts every Lab 3
 parameter (k_sep, k_ali, k_coh, population, radius, sample) plus the world
@@ -25,13 +26,14 @@ MAX_SECONDS = 3600.0
 SERIES = (
     Series("P", "whole-group agreement P", ""),
     Series("spacing", "mean nearest spacing", "lengths"),
+    Series("flocks", f"flocks of {boids.FLOCK_MIN}+ boids linked by neighbours", "count"),
 )
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "boids",
-        help="run Lab 3 (three rules: separation, alignment, cohesion) and record P and spacing",
+        help="run Lab 3 (three rules: separation, alignment, cohesion) and record P, spacing and flocks",
         description=__doc__.split("\n\n")[1] if __doc__ else None,
     )
     p.add_argument("--sample", default=None, help="sample number (seeds the start); default 42")
@@ -92,7 +94,8 @@ def run(args) -> int:
     line = (
         f"boids sample {params.sample}: N={params.population}, k_sep={params.k_sep:g}, k_ali={params.k_ali:g}, "
         f"k_coh={params.k_coh:g}, radius={params.radius:g} lengths, world {params.width:g}x{params.height:g} lengths, "
-        f"{history.times()[-1]:g} s: final P={P[-1]:.3f}, spacing={sp[-1]:.2f} lengths; "
+        f"{history.times()[-1]:g} s: final P={P[-1]:.3f}, spacing={sp[-1]:.2f} lengths, "
+        f"flocks={history.values['flocks'][-1]:g}; "
         f"last-quarter mean P={sum(P[-tail:]) / tail:.3f}, spacing={sum(sp[-tail:]) / tail:.2f} lengths"
     )
     print(line, file=sys.stderr if args.csv == "-" else sys.stdout)

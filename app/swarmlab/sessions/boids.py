@@ -16,7 +16,7 @@ first, so a bad value returns ``{"error": ...}`` and changes nothing):
 ``treat(x, y, on)``     hold (on=true) or release the treat at (x, y) lengths.
 ``population(n)``       live population change (removes the most recent first).
 ``resize(width, height)`` live world resize: positions are stretched with it.
-``metrics()``           {"P", "spacing", "N", "t"}.
+``metrics()``           {"P", "spacing", "flocks", "loners", "N", "t"}.
 ``state()``             summary: t, steps, N, params, world, treat, constants.
 
 Frame layout (float32, flat), read by assets/js/labs/boids.js::

@@ -55,7 +55,7 @@ const PRESETS = [
     name: "balanced",
     title: "All three balanced",
     weights: "1.5 / 1 / 1 (the defaults)",
-    look: "Keeping space, matching and staying close together make groups that line up and travel; watch small groups meet, merge and swing round together. Within a minute or two they often settle into one calm flock: press Restart to watch it form again.",
+    look: "Keeping space, matching and staying close together turn the scattered boids into small groups and streams that travel; watch groups meet, swing round and merge (the flocks count falls). After a minute or two usually one calm flock is left: press Restart to watch it form again, or stir it with the treat.",
   },
 ];
 
@@ -99,6 +99,7 @@ const LAYOUT = `
           <div class="readout"><span class="k">model time</span><span class="v bd-t">–</span></div>
           <div class="readout"><span class="k">shared heading P</span><span class="v bd-P">–</span></div>
           <div class="readout"><span class="k">mean nearest spacing</span><span class="v bd-spacing">–</span></div>
+          <div class="readout" title="A flock here is 3 or more boids linked by a chain of neighbours (each within the neighbour radius of the next). A boid alone sees nobody."><span class="k">flocks · boids alone</span><span class="v bd-flocks">–</span></div>
         </div>
       </div>
       <section class="panel bd-try" aria-labelledby="bd-try-h">
@@ -169,6 +170,16 @@ function explainHtml(c) {
 
   </div>
   <div class="bd-col">
+  <h2>Why the flock calms down</h2>
+  <p>At the start every boid is in a random place with a random heading. Close neighbours soon agree, and the sky fills
+  with small groups, some stretched into long streams. When two groups cross, they swing round and join, and the
+  flocks count under the controls goes down. Once one flock is left (sometimes two flying side by side), nothing new
+  ever reaches a boid: its neighbours already fly its way at a comfortable gap, every rule asks for no change, and the
+  flock sails straight on. With these plain rules groups join far more often than they break up.</p>
+  <p>Real flocks never get that quiet. Birds misjudge what they see, a hawk dives, a tree is in the way, and each upset
+  spreads from bird to bird, splitting the flock or swinging it round. Here you can be the upset: hold the treat for a
+  moment beside the flock, then let go, and it wheels round onto a new course. The Swarm Lab tab adds noisy senses,
+  a predator and obstacles to rules of the same kind.</p>
   <h2>Why purely local rules scale</h2>
   <p>Each boid's work is a short sum over the few boids near it. When a flock grows by spreading over more sky, that sum
   stays the same size: birds far away add no neighbours nearby. So 25 times as many boids cost about 25 times as much
@@ -190,8 +201,8 @@ function explainHtml(c) {
       <cite>Computer Graphics</cite> 21(4), 25–34 (SIGGRAPH ’87).
       <a href="https://doi.org/10.1145/37401.37406" rel="noopener" target="_blank">doi:10.1145/37401.37406</a></li>
   </ul>
-  <p class="bd-note">What this page simplifies: it is 2-D, the units are illustrative, boids see all round (no blind spot), and the
-  rules are plain sums rather than Reynolds' prioritised steering. Try a few sample numbers (More settings): one run
+  <p class="bd-note">What this page simplifies: it is 2-D, the units are illustrative, boids see all round (no blind spot) and
+  sense their neighbours perfectly (no noise), and the rules are plain sums rather than Reynolds' prioritised steering. Try a few sample numbers (More settings): one run
   can be lucky.</p>
   </div>`;
 }
@@ -571,7 +582,7 @@ export function mount(section, ctx) {
   }
 
   // ---- readouts ----
-  const elN = $(".bd-N"), elT = $(".bd-t"), elP = $(".bd-P"), elS = $(".bd-spacing");
+  const elN = $(".bd-N"), elT = $(".bd-t"), elP = $(".bd-P"), elS = $(".bd-spacing"), elF = $(".bd-flocks");
   const slowEl = $(".bd-slow");
   function refreshMetrics() {
     const m = engine.call(LAB, "metrics");
@@ -579,7 +590,9 @@ export function mount(section, ctx) {
     elT.textContent = `${m.t.toFixed(1)} s`;
     elP.textContent = m.P === null ? "–" : m.P.toFixed(2);
     elS.textContent = m.spacing === null ? "–" : `${m.spacing.toFixed(1)} lengths`;
+    elF.textContent = `${m.flocks} · ${m.loners}`;
     section.dataset.P = String(m.P);
+    section.dataset.flocks = String(m.flocks);
     pushHistory(m);
     const slow = playing && slowFactor < 0.8;
     slowEl.hidden = !slow;
