@@ -242,7 +242,8 @@ def test_balanced_preset_lines_up_within_a_minute_in_the_page(lab):
 def test_flocks_readout_follows_groups_merging(lab):
     """The "flocks · boids alone" readout shows the engine's count, and in the page
     (Pyodide) the balanced flock forms as in CPython: many small groups after a few
-    seconds, at most three after a minute."""
+    seconds, at most three after a minute; the "Flock calmed down?" tip (cohesion
+    slider to 0 for two seconds, then back) breaks the calm flock into groups."""
     page = lab
     page.click("#lab-boids .bd-preset[data-preset=balanced]")
     if page.get_attribute("#lab-boids", "data-playing") == "true":
@@ -250,7 +251,10 @@ def test_flocks_readout_follows_groups_merging(lab):
     page.wait_for_function("document.querySelector('#lab-boids').dataset.playing === 'false'")
 
     def shown_after(seconds):
-        engine_call(page, LAB, "step", {"n": int(seconds * 40)})
+        steps = int(seconds * 40)
+        while steps > 0:
+            engine_call(page, LAB, "step", {"n": min(steps, 4000)})
+            steps -= 4000
         m = engine_call(page, LAB, "metrics")
         text = f"{m['flocks']} · {m['loners']}"
         page.wait_for_function("t => document.querySelector('#lab-boids .bd-flocks').textContent === t", arg=text)
@@ -262,6 +266,18 @@ def test_flocks_readout_follows_groups_merging(lab):
         late = shown_after(55)
         assert early["flocks"] >= 5 and late["flocks"] <= 3 and late["loners"] == 0
         assert page.get_attribute("#lab-boids", "data-flocks") == str(late["flocks"])
+        # the page's tip: a calm flock, cohesion slider to 0 for two seconds and back to 1
+        calm = shown_after(90)
+        assert calm["flocks"] <= 2 and calm["P"] > 0.95
+        slider = page.locator("#lab-boids .ctl[data-param=k_coh] input")
+        slider.focus()
+        page.keyboard.press("Home")
+        assert state(page)["params"]["k_coh"] == 0.0
+        engine_call(page, LAB, "step", {"n": 80})
+        slider.fill("1")
+        assert state(page)["params"]["k_coh"] == 1.0
+        broken = shown_after(3)
+        assert broken["flocks"] >= calm["flocks"] + 2 and broken["P"] < 0.6
     finally:
         page.click("#lab-boids .bd-play")
         page.wait_for_function("document.querySelector('#lab-boids').dataset.playing === 'true'")

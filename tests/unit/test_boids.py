@@ -336,6 +336,22 @@ def test_a_brief_treat_beside_a_calm_flock_sends_it_on_a_new_course(seed):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
+def test_cohesion_off_for_two_seconds_splits_a_calm_flock(seed):
+    """The page's other suggestion: cohesion to 0 for two seconds and back to 1 breaks a
+    calm flock into several groups on different courses, which then line up again."""
+    p = B.Params(sample=seed)
+    st = B.run(B.initial_state(p), p, int(150 / B.DT))
+    before = B.measure(st, p)
+    assert before["flocks"] <= 2 and before["P"] > 0.95
+    st = B.run(st, p.with_values(k_coh=0.0), int(2 / B.DT))
+    st = B.run(st, p, int(3 / B.DT))
+    after = B.measure(st, p)
+    assert after["flocks"] >= before["flocks"] + 2 and after["P"] < 0.6
+    st = B.run(st, p, int(9 / B.DT))
+    assert B.measure(st, p)["P"] > after["P"]  # each group lines up again
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 def test_treat_gathers_the_flock_and_release_lets_it_spread(seed):
     p = B.Params(sample=seed)
     st = B.run(B.initial_state(p), p, 400)  # 10 s of ordinary flocking first

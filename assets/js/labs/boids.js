@@ -55,7 +55,7 @@ const PRESETS = [
     name: "balanced",
     title: "All three balanced",
     weights: "1.5 / 1 / 1 (the defaults)",
-    look: "Keeping space, matching and staying close together turn the scattered boids into small groups and streams that travel; watch groups meet, swing round and merge (the flocks count falls). After a minute or two usually one calm flock is left: press Restart to watch it form again, or stir it with the treat.",
+    look: "Keeping space, matching and staying close together turn the scattered boids into small groups and streams that meet, swing round and merge (watch the flocks count fall) until, after a minute or two, usually one calm flock is left.",
   },
 ];
 
@@ -106,6 +106,9 @@ const LAYOUT = `
         <h3 id="bd-try-h">Try this</h3>
         <p class="bd-try-intro">Each button changes the three weights at once while the flock keeps flying.</p>
         <div class="bd-presets"></div>
+        <p class="bd-try-more"><strong>Flock calmed down?</strong> Drag cohesion to 0, count two seconds and set it back
+          to 1: the flock breaks into groups that fly off on different courses and later meet again. Or hold the treat
+          beside it for a moment, or press Restart to watch it form from scratch.</p>
       </section>
     </div>
   </div>
@@ -177,9 +180,11 @@ function explainHtml(c) {
   ever reaches a boid: its neighbours already fly its way at a comfortable gap, every rule asks for no change, and the
   flock sails straight on. With these plain rules groups join far more often than they break up.</p>
   <p>Real flocks never get that quiet. Birds misjudge what they see, a hawk dives, a tree is in the way, and each upset
-  spreads from bird to bird, splitting the flock or swinging it round. Here you can be the upset: hold the treat for a
-  moment beside the flock, then let go, and it wheels round onto a new course. The Swarm Lab tab adds noisy senses,
-  a predator and obstacles to rules of the same kind.</p>
+  spreads from bird to bird, splitting the flock or swinging it round. Here you can be the upset. Hold the treat for a
+  moment beside the flock, then let go, and it wheels round onto a new course. Or switch cohesion off for two seconds:
+  with no pull to the middle, separation pushes the boids apart and they fan out in different directions; when the pull
+  comes back, each knot of boids gathers round its own middle and flies off as its own group. The Swarm Lab tab adds noisy senses, a predator and obstacles to
+  rules of the same kind.</p>
   <h2>Why purely local rules scale</h2>
   <p>Each boid's work is a short sum over the few boids near it. When a flock grows by spreading over more sky, that sum
   stays the same size: birds far away add no neighbours nearby. So 25 times as many boids cost about 25 times as much
@@ -602,7 +607,8 @@ export function mount(section, ctx) {
     for (const el of section.querySelectorAll(".bd-radius")) el.textContent = String(st.params.radius);
     $(".bd-world").textContent =
       `The sky is ${Math.round(world.width)} × ${Math.round(world.height)} body lengths and its edges wrap around. ` +
-      `Each boid sees the others within ${st.params.radius} lengths. Boids are drawn a little larger than life; colour shows heading.`;
+      `Each boid sees the others within ${st.params.radius} lengths. Boids are drawn a little larger than life; colour shows heading. ` +
+      `In the readouts a flock is 3 or more boids linked by a chain of such neighbours.`;
   }
   showWorld();
 
