@@ -57,10 +57,11 @@ cohesion only     0.5-1.0                         ~0.05            tight swirlin
 balanced          4.2-4.4                         0.85-1.0         compact travelling flocks (*)
 ================  ==============================  ===============  ===========================
 
-(*) Balanced, over time: after 5-10 s about 5-13 small groups; they meet, swing
+(*) Balanced, over time: after 10 s about 4-10 small flocks; they meet, swing
 round and merge; by 60-120 s usually one flock (sometimes two side by side) that
-then flies straight on, because with no noise nothing disturbs it (measured in
-app/IMPLEMENTATION_NOTES.md; tests/unit/test_boids.py checks merging and turns).
+then cruises on, curving only slowly, because with no noise nothing disturbs it
+(measured in app/IMPLEMENTATION_NOTES.md; tests/unit/test_boids.py checks merging,
+turns, and the two ways the page suggests to stir a calm flock).
 
 * ``SEP_SCALE`` is large enough that separation alone keeps every boid out of
   its neighbours' way (nobody within 3 lengths) although it only acts inside
@@ -412,7 +413,8 @@ def unit_headings(v: np.ndarray) -> np.ndarray:
     return v / np.where(s > 0, s, 1.0)[:, None]
 
 
-FLOCK_MIN = 3  # boids: the smallest group counted as a flock
+FLOCK_MIN = 5  # boids: the smallest group counted as a flock
+FLOCK_AGREEMENT = 0.8  # the group's own P at least this: it flies one way
 
 
 def measure(state: BoidsState, params: Params) -> dict:
@@ -420,16 +422,20 @@ def measure(state: BoidsState, params: Params) -> dict:
 
     P       whole-group agreement, 0..1
     spacing mean nearest distance, lengths (NaN below 2 boids)
-    flocks  groups of at least ``FLOCK_MIN`` boids linked by chains of neighbours
+    flocks  groups of boids linked by chains of neighbours (:func:`metrics.group_labels`)
+            with at least ``FLOCK_MIN`` boids that fly one way (the group's own P is at
+            least ``FLOCK_AGREEMENT``).  Separation-only chains and cohesion-only knots
+            do not count; neither does one dense swirl filling the sky.
     loners  boids with no neighbour at all
     N, t    boids, model time (s)
     """
     pairs = cells.neighbour_pairs(state.x, params.box, params.radius, sort=False)
     spacing, _ = metrics.nearest_spacing(state.x, params.box, pairs=pairs)
-    has_pair = np.bincount(_index(pairs.i), minlength=state.n) > 0
-    flocks, loners = metrics.group_counts(metrics.group_labels(pairs), has_pair, FLOCK_MIN)
+    u = unit_headings(state.v)
+    flocks = metrics.count_flocks(metrics.group_labels(pairs), u, FLOCK_MIN, FLOCK_AGREEMENT)
+    loners = state.n - int(np.count_nonzero(np.bincount(_index(pairs.i), minlength=state.n)))
     return {
-        "P": metrics.polarization(unit_headings(state.v)),
+        "P": metrics.polarization(u),
         "spacing": spacing,
         "flocks": flocks,
         "loners": loners,

@@ -22,8 +22,8 @@ Order parameters (u_i = unit heading of agent i, N agents)
   P is near 0) and near 0 for a translating group.
 * groups: the connected pieces of the neighbour graph (agents linked by a chain
   of neighbour pairs, e.g. boids within the radius of one another), from a
-  step's pairs (:func:`group_labels`).  :func:`group_counts` reports the groups
-  of at least ``min_size`` agents and the loners (agents without any pair).
+  step's pairs (:func:`group_labels`).  :func:`count_flocks` counts the groups
+  of at least ``min_size`` agents that also agree on a heading.
 
 History
 -------
@@ -165,14 +165,20 @@ def group_labels(pairs: "cells.Pairs") -> np.ndarray:
     return lab
 
 
-def group_counts(labels: np.ndarray, has_pair: np.ndarray, min_size: int = 3) -> tuple[int, int]:
-    """(groups with at least ``min_size`` agents, loners) from :func:`group_labels`.
-
-    ``has_pair`` (N,) bool marks the agents with at least one pair; a loner is an
-    agent without one (a group of one).
+def count_flocks(labels: np.ndarray, u: np.ndarray, min_size: int, min_agreement: float) -> int:
+    """Groups (from :func:`group_labels`) of at least ``min_size`` agents whose own
+    agreement ``P_g = |mean of u over the group|`` is at least ``min_agreement``:
+    linked groups that also fly one way.  ``u`` (N, 2) unit headings.
     """
-    sizes = np.bincount(labels, minlength=labels.shape[0])
-    return int(np.count_nonzero(sizes >= min_size)), int(np.count_nonzero(~has_pair))
+    n = labels.shape[0]
+    if n == 0:
+        return 0
+    size = np.bincount(labels, minlength=n)
+    sx = np.bincount(labels, weights=u[:, 0], minlength=n)
+    sy = np.bincount(labels, weights=u[:, 1], minlength=n)
+    big = size >= min_size
+    agree = np.sqrt(sx[big] ** 2 + sy[big] ** 2) / size[big]
+    return int(np.count_nonzero(agree >= min_agreement))
 
 
 def periodic_centre(x: np.ndarray, box: Box) -> np.ndarray:

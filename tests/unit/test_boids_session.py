@@ -136,7 +136,7 @@ def test_metrics_shape_and_values(s):
     call(s, "population", n=2)
     call(s, "step", n=3)
     m = call(s, "metrics")
-    assert m["N"] == 2 and m["flocks"] == 0  # two boids are never a flock (3 or more)
+    assert m["N"] == 2 and m["flocks"] == 0  # two boids are never a flock (5 or more)
     call(s, "treat", x=50.0, y=50.0, on=True)
     call(s, "step", n=400)  # both end up at the treat, within the radius of each other
     assert call(s, "metrics")["loners"] == 0
@@ -160,7 +160,7 @@ def test_cli_writes_csv_with_units_and_prints_summary(only_boids, tmp_path, caps
     assert "\n" not in line and "sample 3" in line and "k_ali=2" in line and "P=" in line
     rows = list(csv.reader(io.StringIO(out.read_text())))
     assert rows[0] == ["time (s)", "whole-group agreement P (dimensionless)", "mean nearest spacing (lengths)",
-                       "flocks of 3+ boids linked by neighbours (count)", "event"]
+                       "flocks (5+ linked boids flying one way) (count)", "event"]
     times = [float(r[0]) for r in rows[1:]]
     assert times[0] == 0 and times[-1] == pytest.approx(5.0) and len(times) == 21
     # the same run through the engine gives the same numbers

@@ -275,11 +275,19 @@ def test_group_labels_match_breadth_first_search(seed):
                         rng.random((n - n // 2, 2)) * box.size]) % box.size
     for cutoff in (1.5, 6.0, 15.0):
         pairs = cells.neighbour_pairs(x, box, cutoff, sort=bool(seed % 2))
-        want, has_pair = _groups_oracle(x, box, cutoff)
+        want, _ = _groups_oracle(x, box, cutoff)
         got = metrics.group_labels(pairs)
         assert got.dtype == np.intp and np.array_equal(got, want)
-        sizes = np.bincount(want, minlength=n)
-        assert metrics.group_counts(got, has_pair, 3) == (int((sizes >= 3).sum()), int((~has_pair).sum()))
+        # flocks: groups of 3+ whose mean unit heading is at least 0.8 long, by direct loops
+        u = rng.normal(size=(n, 2))
+        u[: n // 2] = [0.6, 0.8] + 0.1 * u[: n // 2]  # the clumped half mostly agrees
+        u /= np.hypot(u[:, 0], u[:, 1])[:, None]
+        expect = 0
+        for g in set(want.tolist()):
+            members = [k for k in range(n) if want[k] == g]
+            mean = [sum(u[k][c] for k in members) / len(members) for c in (0, 1)]
+            expect += len(members) >= 3 and math.hypot(*mean) >= 0.8
+        assert metrics.count_flocks(got, u, 3, 0.8) == expect
 
 
 def test_group_labels_long_chain_and_edge_cases():
@@ -289,4 +297,8 @@ def test_group_labels_long_chain_and_edge_cases():
     assert (metrics.group_labels(cells.neighbour_pairs(chain, box, 1.5)) == np.arange(300)).all()
     assert metrics.group_labels(cells.neighbour_pairs(np.zeros((0, 2)), box, 1.0)).size == 0
     empty = metrics.group_labels(cells.neighbour_pairs(np.zeros((0, 2)), box, 1.0))
-    assert metrics.group_counts(empty, np.zeros(0, bool)) == (0, 0)
+    assert metrics.count_flocks(empty, np.zeros((0, 2)), 3, 0.8) == 0
+    u = np.tile([1.0, 0.0], (300, 1))
+    assert metrics.count_flocks(np.zeros(300, np.intp), u, 5, 0.8) == 1  # one chain flying one way
+    u[::2] = [-1.0, 0.0]
+    assert metrics.count_flocks(np.zeros(300, np.intp), u, 5, 0.8) == 0  # half each way: no flock

@@ -4,7 +4,7 @@
                              [--set name=value ...] [--csv FILE]
 
 Samples the whole-group agreement P, the mean nearest spacing and the
-number of flocks (groups of 3+ boids linked by chains of neighbours) every
+number of flocks (5+ boids linked by chains of neighbours, flying one way) every
 0.25 model s (10 steps), writes them as CSV (units in the header; "-" for
 stdout), and prints a one-line summary.  ``--set`` accepts every Lab 3
 parameter (k_sep, k_ali, k_coh, population, radius, sample) plus the world
@@ -26,7 +26,7 @@ MAX_SECONDS = 3600.0
 SERIES = (
     Series("P", "whole-group agreement P", ""),
     Series("spacing", "mean nearest spacing", "lengths"),
-    Series("flocks", f"flocks of {boids.FLOCK_MIN}+ boids linked by neighbours", "count"),
+    Series("flocks", f"flocks ({boids.FLOCK_MIN}+ linked boids flying one way)", "count"),
 )
 
 

@@ -54,7 +54,7 @@ const PRESETS = [
   {
     name: "balanced",
     title: "All three balanced",
-    weights: "1.5 / 1 / 1 (the defaults)",
+    weights: "1.5 / 1 / 1 (default weights)",
     look: "Keeping space, matching and staying close together turn the scattered boids into small groups and streams that meet, swing round and merge (watch the flocks count fall) until, after a minute or two, usually one calm flock is left.",
   },
 ];
@@ -69,15 +69,18 @@ const LAYOUT = `
         <p class="bd-slow" hidden></p>
         <p class="bd-sr" role="status" aria-live="polite"></p>
       </div>
+      <div class="bd-stage-captions">
       <p class="stage-caption" id="bd-stage-help">
         <strong>The treat:</strong> press and hold on the sky (mouse or finger) and the flock steers towards that
-        spot; drag to move it; let go and they spread out again. Keyboard: focus the stage, move the cursor with the
-        arrow keys, hold <kbd>Enter</kbd> or <kbd>Space</kbd>.
+        spot; keep holding for five to ten seconds and most of it circles round the spot; drag to move it; let go and
+        they spread out again. Keyboard: focus the stage, move the cursor with the arrow keys, hold <kbd>Enter</kbd>
+        or <kbd>Space</kbd>.
       </p>
       <p class="stage-caption bd-world"></p>
+      </div>
       <figure class="panel bd-chart-fig">
         <canvas class="bd-chart" role="img" aria-label="Shared heading P and mean nearest spacing over model time, with a marker at every change of rules"></canvas>
-        <figcaption>P (left axis, 0 to 1) and mean nearest spacing in body lengths (right axis), sampled four times a model second. Vertical lines mark rule changes.</figcaption>
+        <figcaption>Shared heading P (left axis): 1 when every boid heads the same way, about 0.1 for 80 boids heading anywhere. Mean nearest spacing in body lengths (right axis). Sampled four times a model second; vertical lines mark rule changes.</figcaption>
       </figure>
     </div>
     <div class="bd-side">
@@ -99,16 +102,17 @@ const LAYOUT = `
           <div class="readout"><span class="k">model time</span><span class="v bd-t">–</span></div>
           <div class="readout"><span class="k">shared heading P</span><span class="v bd-P">–</span></div>
           <div class="readout"><span class="k">mean nearest spacing</span><span class="v bd-spacing">–</span></div>
-          <div class="readout" title="A flock here is 3 or more boids linked by a chain of neighbours (each within the neighbour radius of the next). A boid alone sees nobody."><span class="k">flocks · boids alone</span><span class="v bd-flocks">–</span></div>
+          <div class="readout" title="A flock here is 5 or more boids linked by a chain of neighbours (each within the neighbour radius of the next) that fly roughly one way. A boid alone sees nobody."><span class="k">flocks</span><span class="v bd-flocks">–</span></div>
         </div>
       </div>
       <section class="panel bd-try" aria-labelledby="bd-try-h">
         <h3 id="bd-try-h">Try this</h3>
         <p class="bd-try-intro">Each button changes the three weights at once while the flock keeps flying.</p>
         <div class="bd-presets"></div>
-        <p class="bd-try-more"><strong>Flock calmed down?</strong> Drag cohesion to 0, count two seconds and set it back
-          to 1: the flock breaks into groups that fly off on different courses and later meet again. Or hold the treat
-          beside it for a moment, or press Restart to watch it form from scratch.</p>
+        <p class="bd-try-more"><strong>Flock calmed down?</strong> Drag cohesion to 0, wait until the flock visibly
+          loosens (two or three seconds), then press <em>All three balanced</em>: it bursts apart and, within about ten
+          seconds, flies on as two or more flocks on different courses, which later meet again. Or hold the treat beside it for a moment, or press
+          Restart to watch it form from scratch.</p>
       </section>
     </div>
   </div>
@@ -146,8 +150,9 @@ function explainHtml(c) {
     <msub>${b("a")}<mtext>sep</mtext></msub><mo>=</mo>${ksub("sep")}${sumN}
     <mfrac><mrow>${pi}<mo>−</mo>${pj}</mrow><mrow><msup><mrow><mo>|</mo>${pi}<mo>−</mo>${pj}<mo>|</mo></mrow><mn>2</mn></msup><mo>+</mo><mi>ε</mi></mrow></mfrac>
   </math></div>
-  <p>Each neighbour pushes along the line from it to you, with a strength that falls off like one over the distance
-  (an inverse-square weight on the separation vector). The small <var>ε</var> = ${c.eps} (length²) stops the push from
+  <p>Each neighbour pushes along the line from it to you, with a strength that falls off like one over the distance:
+  the arrow from it to you is as long as the distance, and it is divided by the distance squared (an inverse-square
+  weight). The small <var>ε</var> = ${c.eps} (length²) stops the push from
   blowing up when two boids touch: one neighbour can push at most 1/(2√<var>ε</var>), and two boids in exactly the same
   spot push each other not at all.</p>
   <div class="formula"><math display="block" aria-label="alignment">
@@ -159,8 +164,10 @@ function explainHtml(c) {
   </math></div>
   <p>The arrow from you to the centre of your neighbours. A boid with no neighbours feels none of the three rules and
   flies straight on.</p>
-  <div class="formula"><math display="block" aria-label="update">
-    ${vi}<mo>←</mo><mtext>limit</mtext><mrow><mo>(</mo>${vi}<mo>+</mo><mo>(</mo><msub>${b("a")}<mtext>sep</mtext></msub><mo>+</mo><msub>${b("a")}<mtext>ali</mtext></msub><mo>+</mo><msub>${b("a")}<mtext>coh</mtext></msub><mo>)</mo><mi>Δt</mi><mo>)</mo></mrow><mo>,</mo><mspace width="1em"></mspace>
+  <div class="formula"><math display="block" aria-label="velocity update">
+    ${vi}<mo>←</mo><mtext>limit</mtext><mrow><mo>(</mo>${vi}<mo>+</mo><mo>(</mo><msub>${b("a")}<mtext>sep</mtext></msub><mo>+</mo><msub>${b("a")}<mtext>ali</mtext></msub><mo>+</mo><msub>${b("a")}<mtext>coh</mtext></msub><mo>)</mo><mi>Δt</mi><mo>)</mo></mrow>
+  </math></div>
+  <div class="formula"><math display="block" aria-label="position update">
     ${pi}<mo>←</mo>${pi}<mo>+</mo>${vi}<mi>Δt</mi>
   </math></div>
   <p>The three pushes are simply added. “limit” keeps every speed between ${c.v_min} and ${c.v_max} body lengths per second:
@@ -178,13 +185,13 @@ function explainHtml(c) {
   with small groups, some stretched into long streams. When two groups cross, they swing round and join, and the
   flocks count under the controls goes down. Once one flock is left (sometimes two flying side by side), nothing new
   ever reaches a boid: its neighbours already fly its way at a comfortable gap, every rule asks for no change, and the
-  flock sails straight on. With these plain rules groups join far more often than they break up.</p>
+  flock cruises on, curving only slowly. With these plain rules groups join far more often than they break up.</p>
   <p>Real flocks never get that quiet. Birds misjudge what they see, a hawk dives, a tree is in the way, and each upset
   spreads from bird to bird, splitting the flock or swinging it round. Here you can be the upset. Hold the treat for a
-  moment beside the flock, then let go, and it wheels round onto a new course. Or switch cohesion off for two seconds:
+  moment beside the flock, then let go, and it wheels round onto a new course. Or switch cohesion off for two or three seconds:
   with no pull to the middle, separation pushes the boids apart and they fan out in different directions; when the pull
-  comes back, each knot of boids gathers round its own middle and flies off as its own group. The Swarm Lab tab adds noisy senses, a predator and obstacles to
-  rules of the same kind.</p>
+  comes back, each knot of boids gathers round its own middle and flies off as its own group. The Swarm Lab tab adds noisy senses, a passing threat and obstacles
+  to rules of the same kind.</p>
   <h2>Why purely local rules scale</h2>
   <p>Each boid's work is a short sum over the few boids near it. When a flock grows by spreading over more sky, that sum
   stays the same size: birds far away add no neighbours nearby. So 25 times as many boids cost about 25 times as much
@@ -595,7 +602,7 @@ export function mount(section, ctx) {
     elT.textContent = `${m.t.toFixed(1)} s`;
     elP.textContent = m.P === null ? "–" : m.P.toFixed(2);
     elS.textContent = m.spacing === null ? "–" : `${m.spacing.toFixed(1)} lengths`;
-    elF.textContent = `${m.flocks} · ${m.loners}`;
+    elF.textContent = `${m.flocks} (${m.loners} ${m.loners === 1 ? "boid" : "boids"} alone)`;
     section.dataset.P = String(m.P);
     section.dataset.flocks = String(m.flocks);
     pushHistory(m);
@@ -608,7 +615,7 @@ export function mount(section, ctx) {
     $(".bd-world").textContent =
       `The sky is ${Math.round(world.width)} × ${Math.round(world.height)} body lengths and its edges wrap around. ` +
       `Each boid sees the others within ${st.params.radius} lengths. Boids are drawn a little larger than life; colour shows heading. ` +
-      `In the readouts a flock is 3 or more boids linked by a chain of such neighbours.`;
+      `In the readouts a flock is 5 or more boids, linked by a chain of such neighbours, flying roughly one way.`;
   }
   showWorld();
 
