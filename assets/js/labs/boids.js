@@ -25,7 +25,7 @@ import { buildControls } from "../ui/controls.js";
 import { createLoop, StepClock } from "../ui/loop.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { LineChart } from "../ui/chart.js";
-import { ensureStylesheet } from "../ui/dom.js";
+import { ensureStylesheet, plural } from "../ui/dom.js";
 
 const LAB = "boids";
 const HEADER = 5;
@@ -602,7 +602,7 @@ export function mount(section, ctx) {
     elT.textContent = `${m.t.toFixed(1)} s`;
     elP.textContent = m.P === null ? "–" : m.P.toFixed(2);
     elS.textContent = m.spacing === null ? "–" : `${m.spacing.toFixed(1)} lengths`;
-    elF.textContent = `${m.flocks} (${m.loners} ${m.loners === 1 ? "boid" : "boids"} alone)`;
+    elF.textContent = `${m.flocks} (${plural(m.loners, "boid", "boids")} alone)`;
     section.dataset.P = String(m.P);
     section.dataset.flocks = String(m.flocks);
     pushHistory(m);

@@ -20,7 +20,7 @@ import { Stage } from "./vicsek/stage.js";
 import { PPlot } from "./vicsek/pplot.js";
 import { CheckRunner, renderTable, renderDotPlot, fmt3, BASELINE } from "./vicsek/check.js";
 import { STEPS, RULE_HTML, CHECK_INTRO_HTML, NOTES_HTML } from "./vicsek/text.js";
-import { ensureStylesheet } from "../ui/dom.js";
+import { ensureStylesheet, plural } from "../ui/dom.js";
 
 const LAB = "vicsek";
 const RATE_DEFAULT = 6;       // updates per second
@@ -163,7 +163,7 @@ export function mount(section, ctx) {
     // so a screen reader hears a new selection, not every update's neighbour count
     setText(elFollowWho, selected < 0 ? "Tap an arrow to follow it." : `Following arrow ${selected + 1} of ${N}.`);
     setText(elFollowCount, selected < 0 ? ""
-      : `${neighbourCount} other ${neighbourCount === 1 ? "arrow" : "arrows"} in its circle.`);
+      : `${plural(neighbourCount, "other arrow", "other arrows")} in its circle.`);
   }
 
   const elP = $(".vk-P"), elT = $(".vk-t");

@@ -1,4 +1,4 @@
-// Small DOM helpers shared by the labs.
+// Small DOM and text helpers shared by the labs.
 
 /** Add a stylesheet once (a lab's own CSS, loaded when the lab mounts). */
 export function ensureStylesheet(href) {
@@ -29,3 +29,6 @@ export function fitCanvas(canvas, cssW, cssH) {
   }
   return dpr;
 }
+
+/** "1 boid", "3 boids": a count with the word in the right number. */
+export const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;

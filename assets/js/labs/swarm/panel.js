@@ -8,7 +8,7 @@
 // they are steering urges, not physical forces.
 
 import { WORLD } from "./renderer.js";
-import { fitCanvas } from "../../ui/dom.js";
+import { fitCanvas, plural } from "../../ui/dom.js";
 
 export const RULES = [
   { key: "separation", label: "space", color: "#ff7f66" },
@@ -24,8 +24,6 @@ const EXCLUDED = "#9aa5b1";
 function minImage(d, L) {
   return d - L * Math.round(d / L);
 }
-
-const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
 export class SensePanel {
   /**
