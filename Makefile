@@ -50,6 +50,7 @@ chromium: venv
 
 unit: venv vendor
 	@$(VPY) tools/pyfiles.py
+	node --test tests/js
 	$(VPY) -m pytest tests/unit -q $(PYTEST_ARGS)
 
 browser: venv vendor chromium
@@ -58,6 +59,7 @@ browser: venv vendor chromium
 
 test: venv vendor chromium
 	@$(VPY) tools/pyfiles.py
+	node --test tests/js
 	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest -q $(PYTEST_ARGS)
 
 bench: venv vendor chromium offline

@@ -19,7 +19,7 @@ does work (see /work/shared/RUNTIME-FACTS.md for the measurements):
      - our own modules: ``"./engine.js"`` in assets/js/app.js ->
        ``"swarmlab/assets/js/engine.js"``, including the template-literal dynamic
        import ``./labs/${lab}.js`` (a lab module that does not exist stays unresolvable,
-       so app.js falls back to the placeholder exactly as it does when served);
+       so app.js shows that lab's error exactly as it does when served);
      - ``import.meta.url`` in our modules becomes the URL the module would have had.
    ``pyodide/pyodide.mjs`` and ``./pyodide/pyodide.mjs`` both map to pyodide.mjs
    (PyScript imports the interpreter by its absolute URL, which matches the URL-like key).

@@ -1,14 +1,18 @@
-// The app shell: tabs, URL parameters, notices, and mounting the labs.
+// The app shell: tabs, URL parameters, notices, starting the engine and mounting the labs.
 //
 // A lab is an ES module assets/js/labs/<lab>.js exporting
-//     mount(section, ctx) -> { activate(), deactivate(), ...anything else }
+//     async mount(section, ctx) -> { activate(), deactivate(), ...anything else }
 // It builds its own DOM inside `section`.  Only the visible lab runs.
 // ctx = { engine, lab, params, notify, reducedMotion, embed, setQuery }
+//
+// The lab list lives in one place: the tabs of index.html (a unit test checks that the
+// engine's sessions are the same list).  Every lab's code is fetched while Python boots,
+// so a connection that drops after boot cannot leave a lab blank.
 
-import { Engine } from "./engine.js";
+import { startEngine } from "./engine.js";
 import "./embed.js";
 
-const LABS = ["swarm", "vicsek", "boids"];
+const LABS = [...document.querySelectorAll(".lab-tabs [role=tab][data-lab]")].map((t) => t.dataset.lab);
 const params = new URLSearchParams(location.search);
 const embed = params.get("embed") === "1";
 const reducedMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -65,6 +69,17 @@ function selectTab(lab) {
   document.documentElement.dataset.lab = lab;
 }
 
+// Each lab's module, fetched once; a failed fetch is forgotten so that "Try again" refetches.
+const modules = new Map();
+function labModule(lab) {
+  if (!modules.has(lab)) {
+    const p = import(`./labs/${lab}.js`);
+    p.catch(() => modules.delete(lab));
+    modules.set(lab, p);
+  }
+  return modules.get(lab);
+}
+
 async function loadLab(lab) {
   if (mounted.has(lab)) return mounted.get(lab);
   const section = document.getElementById(`lab-${lab}`);
@@ -72,10 +87,12 @@ async function loadLab(lab) {
   const promise = (async () => {
     let mod;
     try {
-      mod = await import(`./labs/${lab}.js`);
+      mod = await labModule(lab);
     } catch (err) {
-      console.warn(`[swarmlab] lab module ${lab} unavailable, using the placeholder`, err);
-      mod = await import("./labs/placeholder.js");
+      // a network failure, or a broken copy of the code (a syntax error): say which
+      const network = err instanceof TypeError && /fetch|load|import/i.test(String(err.message));
+      showLabError(section, lab, err, { load: network });
+      return null;
     }
     try {
       return await mod.mount(section, ctx);
@@ -86,23 +103,35 @@ async function loadLab(lab) {
   })();
   mounted.set(lab, promise);
   const controller = await promise;
-  mounted.set(lab, controller);
+  if (controller) mounted.set(lab, controller); else mounted.delete(lab); // a failed lab can be retried
   return controller;
 }
 
-/** A lab that fails to build shows what failed in its own section; the other labs still work. */
-function showLabError(section, lab, err) {
-  console.error(`[swarmlab] the ${lab} lab failed to start`, err);
+/** A lab that fails to load or build shows what failed in its own section, with a retry;
+ *  the other labs keep working. */
+function showLabError(section, lab, err, { load = false } = {}) {
+  console.error(`[swarmlab] the ${lab} lab failed to ${load ? "load" : "start"}`, err);
   document.documentElement.classList.add("lab-failed");
   const box = document.createElement("div");
   box.className = "notice notice-error lab-error";
   box.setAttribute("role", "alert");
   const title = document.createElement("strong");
-  title.textContent = "This lab could not start. ";
+  title.textContent = load ? "This lab's code could not be downloaded. " : "This lab could not start. ";
   const text = document.createElement("span");
-  text.textContent = "Reload the page; if it happens again, try another lab tab or another browser, and tell your teacher. Detail: " +
-    String((err && err.message) || err);
-  box.append(title, text);
+  text.textContent = (load
+    ? "The connection may have dropped. Your other labs keep running; check the connection and try again. "
+    : "Try again; if it happens again, reload the page or try another browser, and tell your teacher. ") +
+    "Detail: " + String((err && err.message) || err);
+  const retry = document.createElement("button");
+  retry.type = "button";
+  retry.className = "btn lab-retry";
+  retry.textContent = "Try again";
+  retry.addEventListener("click", async () => {
+    box.remove();
+    const c = await loadLab(lab);
+    if (c && active === lab && c.activate) c.activate();
+  });
+  box.append(title, text, " ", retry);
   section.replaceChildren(box);
 }
 
@@ -114,7 +143,7 @@ async function show(lab, { push = false } = {}) {
   setQuery({ lab }, { replace: !push });
   if (previous && mounted.has(previous)) {
     const c = await mounted.get(previous);
-    c && c.deactivate && c.deactivate();
+    if (c && c.deactivate) c.deactivate();
   }
   if (!engine) return; // mounted once the engine is ready
   const controller = await loadLab(lab);
@@ -150,19 +179,25 @@ function wireTabs() {
 wireTabs();
 selectTab(requested);
 active = requested;
-// Fetch and parse the requested lab's module while Python boots (measured: ~0.3 s of boot).
-import(`./labs/${requested}.js`).catch(() => null);
+// Fetch every lab's code while Python boots (the requested one first), so the app keeps
+// working if the connection drops later.
+for (const lab of [requested, ...LABS.filter((l) => l !== requested)]) labModule(lab).catch(() => null);
 
-window.SwarmBoot.whenReady().then(async () => {
-  engine = new Engine(window.swarmlabBridge);
+startEngine().then(async (started) => {
+  engine = started;
+  window.SwarmBoot.ready();
   window.swarmlab = { engine, notify, labs: mounted, get active() { return active; } };
+  document.documentElement.dataset.engine = engine.mode;
   const controller = await loadLab(active);
   if (controller && controller.activate) controller.activate();
   document.documentElement.classList.add("lab-ready");
   requestAnimationFrame(() => performance.mark("swarmlab:first-frame"));
   window.dispatchEvent(new CustomEvent("swarmlab:lab-ready", { detail: { lab: active } }));
 }).catch((err) => {
-  if (err && err.message !== "boot failed") {
-    window.SwarmBoot.fail("the lab could not be shown", String(err && err.stack || err));
+  const text = String((err && (err.stack || err.message)) || err);
+  if (/Traceback|PythonError|Error:/.test(text) && !/could not be shown/.test(text)) {
+    window.SwarmBoot.fail("Python raised an error while starting the engine", text);
+  } else {
+    window.SwarmBoot.fail("the engine could not be started", text);
   }
 });

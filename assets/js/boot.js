@@ -34,6 +34,7 @@
     done: false,
     errors: [],
     lastProgress: Date.now(),
+    pending: 0, // runtime downloads still under way (the watchdog only counts a stall then)
     readyCallbacks: [],
     started: (typeof performance !== "undefined" ? performance.now() : 0),
   };
@@ -101,13 +102,15 @@
     render();
   }
 
-  function fail(what, detail, hint) {
+  // A soft failure (a stall) may still end well: a late ready() replaces it.
+  function fail(what, detail, hint, { soft = false } = {}) {
     if (FILE_MODE && what !== FILE_WHAT) return;
     if (state.failed || state.done) {
       if (state.done) console.error("[swarmlab]", what, detail);
       return;
     }
     state.failed = true;
+    state.soft = soft;
     const overlay = $("boot-overlay");
     if (overlay) overlay.hidden = true;
     const panel = $("boot-error");
@@ -131,7 +134,13 @@
   }
 
   function ready() {
-    if (state.failed) return;
+    if (state.failed && !state.soft) return;
+    if (state.failed) { // the stall is over after all
+      state.failed = false;
+      const panel = $("boot-error");
+      if (panel) panel.hidden = true;
+      document.documentElement.classList.remove("boot-failed");
+    }
     state.done = true;
     const overlay = $("boot-overlay");
     if (overlay) overlay.hidden = true;
@@ -181,20 +190,28 @@
         return response;
       }
       if (!key || !response.body || state.done) return response;
+      state.pending++;
       const len = Number(response.headers.get("Content-Length")) || FILES[key].size;
       state.total[key] = len;
       state.loaded[key] = 0;
       const reader = response.body.getReader();
       const counted = new ReadableStream({
         async pull(controller) {
-          const { done, value } = await reader.read();
-          if (done) { controller.close(); return; }
+          let chunk;
+          try {
+            chunk = await reader.read();
+          } catch (err) {
+            state.pending--;
+            throw err;
+          }
+          const { done, value } = chunk;
+          if (done) { state.pending--; controller.close(); return; }
           state.loaded[key] += value.byteLength;
           state.lastProgress = Date.now();
           render();
           controller.enqueue(value);
         },
-        cancel(reason) { return reader.cancel(reason); },
+        cancel(reason) { state.pending--; return reader.cancel(reason); },
       });
       if (FILES[key].stage === "numpy") stage("numpy", "Downloading numpy…");
       return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
@@ -258,14 +275,33 @@
     if (msg && d && !state.failed) msg.textContent = d;
   });
 
-  // --- watchdog: a stalled boot says so instead of spinning forever ---
+  // --- watchdog: a stalled download says so instead of spinning forever ---
+  // Only downloads can stall.  Once everything has arrived, a slow device may need a long
+  // time to start Python (WebKit with its JIT off: over a minute); that is shown as
+  // "still starting", with the time so far, and never counted as a failure.
   setInterval(() => {
     if (state.done || state.failed) return;
-    if (Date.now() - state.lastProgress > STALL_MS) {
-      fail("loading stalled", `No progress for ${Math.round(STALL_MS / 1000)} s while loading the ${state.stage}.`,
-        "Your connection may be slow or the browser may block WebAssembly. Reload; if this repeats, try another browser.");
+    const quiet = Date.now() - state.lastProgress;
+    if (state.pending > 0 && quiet > STALL_MS) {
+      fail("loading stalled", `No data arrived for ${Math.round(STALL_MS / 1000)} s while downloading the ${state.stage}.`,
+        "Your connection may be slow or interrupted. Reload; if this repeats, try another network or browser.",
+        { soft: true });
+    } else if (state.pending === 0 && quiet > 8000) {
+      const msg = $("boot-message");
+      const s = Math.round(((typeof performance !== "undefined" ? performance.now() : 0) - state.started) / 1000);
+      if (msg) msg.textContent = `Still starting Python… (${s} s so far; a slow device can take a minute or more)`;
     }
   }, 2000);
+
+  // --- prefetch: start every runtime download at once, in parallel, through the wrapper ---
+  // The engine runs in a worker, whose own fetches this page cannot see; fetching the same
+  // files here first shows real progress and fills the HTTP cache the worker then reads.
+  function prefetch(interpreterURL) {
+    const base = String(interpreterURL).replace(/[^/]*$/, "");
+    for (const name in FILES) {
+      window.fetch(base + name).then((r) => (r.ok ? r.arrayBuffer() : null)).catch(() => null);
+    }
+  }
 
   // --- file:// without the single-file build: explain instead of failing cryptically ---
   function checkFileProtocol() {
@@ -278,7 +314,7 @@
     return false;
   }
 
-  window.SwarmBoot = { stage, fail, ready, whenReady, state, bootMs: null };
+  window.SwarmBoot = { stage, fail, ready, whenReady, prefetch, state, bootMs: null };
   document.addEventListener("DOMContentLoaded", () => {
     if (!checkFileProtocol()) render();
     const retry = $("boot-error-retry");

@@ -1,12 +1,22 @@
-// The JavaScript side of the Python/JS boundary.
+// The JavaScript side of the engine: one asynchronous interface for every lab.
 //
-// The boundary is deliberately small (see app/main.py):
-//   call(lab, method, args)  JSON in, JSON out -> session.op_<method>(**args)
-//   frameInto(lab, buffer)   copy the lab's float32 frame buffer into a reusable array
-//   spec(lab)                parameter specs (name, default, min, max, step, unit, label, help)
+// The Python engine (app/swarmlab/sessions/host.py) runs in a Web Worker started with
+// PyScript's PyWorker, so Python never blocks the page: boot, steps and the eight-seed
+// check all run off the main thread.  Where a worker cannot load the runtime (the single
+// file opened from file://, whose import map and fetch shim do not reach workers), the
+// same engine runs on the main thread behind the same interface (MainThreadTransport).
 //
-// Errors from Python (bad input) come back as {error: "..."}; call() throws an
-// EngineError with that message so the UI can show it and keep the old state.
+// The boundary is one kind of message (see host.py):
+//   request  {lab, ops: [[name, args], ...], frame: bool}
+//   reply    {results: [{value} | {error}], ms}      + the frame, a Float32Array
+//
+//   engine.call(lab, op, args)        -> Promise of the value; rejects with EngineError on bad input
+//   engine.tryCall(lab, op, args)     -> Promise of {ok: true, value} | {ok: false, error}
+//   engine.batch(lab, ops, {frame})   -> Promise of {results, ms, frame, length}: one message a frame
+//   engine.spec(lab), engine.layout(lab)  cached: parameter specs; frame layout + constants
+//
+// Frames: each lab hands its previous frame array back with the next request (`buffer`),
+// and the worker fills and transfers it back, so steady-state frames allocate nothing.
 
 export class EngineError extends Error {
   constructor(message) {
@@ -15,66 +25,182 @@ export class EngineError extends Error {
   }
 }
 
+/** The engine stopped (a crash in Python, or the worker died): not the user's input. */
+export class EngineCrash extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "EngineCrash";
+  }
+}
+
 export class Engine {
-  /** @param {object} bridge  the PyProxy published by app/main.py as window.swarmlabBridge */
-  constructor(bridge) {
-    this.bridge = bridge;
+  /** @param transport  WorkerTransport or MainThreadTransport: send(requestText, buffer) -> Promise */
+  constructor(transport) {
+    this.transport = transport;
+    this.mode = transport.mode;
     this._specs = new Map();
+    this._layouts = new Map();
+    this._buffers = new Map(); // lab -> the frame array to reuse for that lab's next frame
+    this.listeners = new Set(); // called with (lab, reply, source) after every request
   }
 
-  /** Run session.op_<method>(**args) for a lab; returns the parsed JSON result. */
-  call(lab, method, args = {}) {
-    const text = this.bridge.call(lab, method, JSON.stringify(args));
-    const out = JSON.parse(text);
-    if (out && typeof out === "object" && !Array.isArray(out) && typeof out.error === "string") {
-      throw new EngineError(out.error);
-    }
-    return out;
+  /** Run ops on a lab's session in order; with {frame: true} also return its frame buffer. */
+  async batch(lab, ops, { frame = false, source = null } = {}) {
+    const request = JSON.stringify({ lab, ops, frame });
+    const buffer = frame ? this._buffers.get(lab) || null : null;
+    if (buffer) this._buffers.delete(lab); // transferred away: never touch it again
+    const out = await this.transport.send(request, buffer, lab);
+    const reply = JSON.parse(out.reply);
+    if (reply.error) throw new EngineError(reply.error);
+    reply.frame = out.frame || null;
+    reply.length = out.length || 0;
+    reply.ops = ops;
+    for (const fn of this.listeners) fn(lab, reply, source);
+    return reply;
   }
 
-  /** Like call(), but returns {ok, value} or {ok: false, error} instead of throwing. */
-  tryCall(lab, method, args = {}) {
+  /** Give a frame array back for reuse by the lab's next batch (it must not be used after). */
+  recycle(lab, data) {
+    if (data) this._buffers.set(lab, data);
+  }
+
+  async call(lab, op, args = {}) {
+    const reply = await this.batch(lab, [[op, args]]);
+    const r = reply.results[0];
+    if (!r || typeof r.error === "string") throw new EngineError(r ? r.error : "no reply");
+    return r.value;
+  }
+
+  async tryCall(lab, op, args = {}) {
     try {
-      return { ok: true, value: this.call(lab, method, args) };
+      return { ok: true, value: await this.call(lab, op, args) };
     } catch (err) {
       if (err instanceof EngineError) return { ok: false, error: err.message };
       throw err;
     }
   }
 
-  /** Parameter specs for a lab (cached). */
-  spec(lab) {
-    if (!this._specs.has(lab)) this._specs.set(lab, JSON.parse(this.bridge.spec(lab)));
+  async spec(lab) {
+    if (!this._specs.has(lab)) this._specs.set(lab, this.call(lab, "spec"));
     return this._specs.get(lab);
   }
 
-  /**
-   * Copy the lab's frame buffer into `target` (a Float32Array), growing it only when
-   * the frame is larger.  Returns {data, length}: `data` may be a new, larger array
-   * that the caller should keep for the next frame; `length` is the valid prefix.
-   */
-  frameInto(lab, target) {
-    const proxy = this.bridge.frame(lab);
-    try {
-      const buf = proxy.getBuffer("f32");
-      try {
-        const src = buf.data;
-        let data = target;
-        if (!data || data.length < src.length) {
-          data = new Float32Array(Math.max(src.length, Math.ceil((target ? target.length : 0) * 1.5), 64));
-        }
-        data.set(src);
-        return { data, length: src.length };
-      } finally {
-        buf.release();
-      }
-    } finally {
-      proxy.destroy();
-    }
+  async layout(lab) {
+    if (!this._layouts.has(lab)) this._layouts.set(lab, this.call(lab, "layout"));
+    return this._layouts.get(lab);
   }
 
-  /** Versions of the engine, Python and numpy (for the footer and bug reports). */
-  info() {
-    return JSON.parse(this.bridge.info());
+  /** A copy of a lab's current frame (for tests and the console; the page uses batch). */
+  async frame(lab) {
+    const reply = await this.batch(lab, [], { frame: true });
+    return Array.from(reply.frame.subarray(0, reply.length));
   }
+
+  /** Versions of the engine, Python and numpy (for bug reports and tests). */
+  info() {
+    return this.call(null, "info");
+  }
+}
+
+/** The engine in a PyScript worker: messages {id, request, buffer} <-> {id, reply, frame, length}. */
+export class WorkerTransport {
+  constructor(worker) {
+    this.mode = "worker";
+    this.worker = worker;
+    this.pending = new Map();
+    this.next = 1;
+    this.dead = null;
+    worker.addEventListener("message", (ev) => {
+      const d = ev.data;
+      if (!d || typeof d !== "object" || !this.pending.has(d.id)) return;
+      const { resolve, reject } = this.pending.get(d.id);
+      this.pending.delete(d.id);
+      if (d.crash) reject(new EngineCrash(d.crash));
+      else resolve(d);
+    });
+    worker.addEventListener("error", (ev) => this.die(`the engine worker failed: ${ev.message || ev.error || "unknown error"}`));
+  }
+
+  die(message) {
+    if (this.dead) return;
+    this.dead = message;
+    for (const { reject } of this.pending.values()) reject(new EngineCrash(message));
+    this.pending.clear();
+  }
+
+  send(request, buffer) {
+    if (this.dead) return Promise.reject(new EngineCrash(this.dead));
+    return new Promise((resolve, reject) => {
+      const id = this.next++;
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, request, buffer }, buffer ? [buffer.buffer] : []);
+    });
+  }
+}
+
+/** The same protocol on the main thread (window.swarmlabBridge from app/main.py). */
+export class MainThreadTransport {
+  constructor(bridge) {
+    this.mode = "main-thread";
+    this.bridge = bridge;
+  }
+
+  async send(request, buffer, lab) {
+    let reply;
+    try {
+      reply = this.bridge.handle(request);
+    } catch (err) {
+      throw new EngineCrash(String((err && err.message) || err));
+    }
+    const out = { reply };
+    if (JSON.parse(request).frame) {
+      let data = buffer || new Float32Array(1024);
+      let n = this.bridge.frame_into(lab, data);
+      if (n < 0) {
+        data = new Float32Array(Math.ceil(-n * 1.5));
+        n = this.bridge.frame_into(lab, data);
+      }
+      out.frame = data;
+      out.length = n;
+    }
+    return out;
+  }
+}
+
+// ------------------------------------------------------------------------------ starting it
+
+/** The engine's script element: <template id="engine-script"><script type="py" src config></template>. */
+function engineScript() {
+  const tpl = document.getElementById("engine-script");
+  const script = tpl && tpl.content.querySelector("script");
+  if (!script) throw new Error("index.html has no #engine-script template");
+  return script;
+}
+
+/**
+ * Start the engine: in a worker where that can work, else on the main thread.
+ * Resolves to an Engine once Python has imported the engine and answered.
+ */
+export async function startEngine({ forceMainThread = false } = {}) {
+  const script = engineScript();
+  const useWorker = !forceMainThread && !window.SWARMLAB_SINGLE_FILE && typeof Worker === "function" &&
+    new URLSearchParams(location.search).get("engine") !== "main";
+  let engine;
+  if (useWorker) {
+    const { PyWorker } = await import("../vendor/pyscript/core.js");
+    const config = new URL(script.getAttribute("config"), document.baseURI).href;
+    const src = new URL(script.getAttribute("src"), document.baseURI).href;
+    const interpreter = new URL(script.dataset.interpreter, document.baseURI).href;
+    window.SwarmBoot.prefetch(interpreter);
+    const worker = await PyWorker(src, { config, version: interpreter });
+    engine = new Engine(new WorkerTransport(worker));
+  } else {
+    await new Promise((resolve) => {
+      window.swarmlabBridgeReady = resolve;
+      document.body.append(script.cloneNode(true)); // PyScript runs a py script added to the page
+    });
+    engine = new Engine(new MainThreadTransport(window.swarmlabBridge));
+  }
+  engine.versions = await engine.info();
+  return engine;
 }

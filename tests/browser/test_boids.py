@@ -53,7 +53,7 @@ def wait_model_time_passes(page, t0, timeout=15_000):
 def wait_treat_near(page, x, y, tol=0.8, timeout=5_000):
     """Input events are delivered asynchronously: wait until the engine's treat is at (x, y)."""
     page.wait_for_function(
-        """([x, y, tol]) => { const t = window.swarmlab.engine.call("boids", "state", {}).treat;
+        """async ([x, y, tol]) => { const t = (await window.swarmlab.engine.call("boids", "state", {})).treat;
                              return t.on && Math.abs(t.x - x) <= tol && Math.abs(t.y - y) <= tol; }""",
         arg=[x, y, tol], timeout=timeout)
 
@@ -61,8 +61,8 @@ def wait_treat_near(page, x, y, tol=0.8, timeout=5_000):
 def treat_pixel(page):
     """RGBA of the stage canvas where the treat is drawn (after the next frame)."""
     page.wait_for_timeout(120)
-    return page.evaluate("""() => {
-      const st = window.swarmlab.engine.call("boids", "state", {});
+    return page.evaluate("""async () => {
+      const st = await window.swarmlab.engine.call("boids", "state", {});
       const c = document.querySelector("#lab-boids canvas.bd-canvas");
       const x = Math.round(st.treat.x / st.world.width * c.width), y = Math.round(st.treat.y / st.world.height * c.height);
       return Array.from(c.getContext("2d").getImageData(x, y, 1, 1).data);
@@ -146,7 +146,7 @@ def test_population_slider_up_to_2000_and_back(lab):
     assert page.locator("#lab-boids .bd-N").inner_text() in ("80", "2000")  # readout refreshes within 0.25 s
     page.wait_for_function("document.querySelector('#lab-boids .bd-N').textContent === '2000'", timeout=10_000)
     wait_model_time_passes(page, st["t"], timeout=30_000)
-    n = page.evaluate("window.swarmlab.engine.frameInto('boids', new Float32Array(8)).data[0]")
+    n = page.evaluate("async () => (await window.swarmlab.engine.frame('boids'))[0]")
     assert n == 2000
     page.evaluate(set_pop, 80)
     st = state(page)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from browserlib import ROOT, screenshot, wait_ready
 
 
@@ -12,7 +14,8 @@ def canvas_png(page) -> bytes:
 def test_boot_imports_numpy_and_draws(page, server):
     page.goto(f"{server}/?lab=swarm")
     wait_ready(page)
-    info = page.evaluate("JSON.parse(window.swarmlabBridge.info())")
+    info = page.evaluate("() => window.swarmlab.engine.info()")
+    assert page.evaluate("() => window.swarmlab.engine.mode") == "worker"
     assert info["numpy"] == "2.0.2"
     assert info["python"].startswith("3.12")
     # The JS -> Python -> canvas loop runs: the stage changes between two shots.
@@ -104,3 +107,41 @@ def test_a_lab_that_fails_to_build_says_so(page, server):
     # The other labs still work.
     page.click("#tab-vicsek")
     page.wait_for_selector("#lab-vicsek canvas", timeout=30_000)
+
+
+# A timer loop that records how late each 10 ms timer fires while Python starts: the page's
+# main thread is blocked for at least that long (no click, scroll or key could be handled).
+MEASURE_GAPS = """() => {
+  window.__gaps = [];
+  let last = performance.now();
+  const tick = () => {
+    const now = performance.now();
+    const booting = !document.documentElement.classList.contains('booted');
+    if (booting) window.__gaps.push(now - last);
+    last = now;
+    if (booting) setTimeout(tick, 10);
+  };
+  setTimeout(tick, 10);
+}"""
+
+
+@pytest.mark.parametrize("engine", ["worker", "main"])
+def test_the_page_responds_while_python_starts(browser, server, engine):
+    """In the worker the engine's boot never blocks the page; on the main thread it does
+    (the contrast shows the measurement can fail)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    query = "lab=vicsek" + ("&engine=main" if engine == "main" else "")
+    page.add_init_script(MEASURE_GAPS.join(["document.addEventListener('DOMContentLoaded', ", ")"]))
+    page.goto(f"{server}/?{query}")
+    wait_ready(page)
+    assert page.evaluate("() => window.swarmlab.engine.mode") == ("worker" if engine == "worker" else "main-thread")
+    gaps = page.evaluate("window.__gaps")
+    assert len(gaps) > 20
+    worst = max(gaps)
+    print(f"\n{engine}: worst main-thread stall while Python started: {worst:.0f} ms over {len(gaps)} timers")
+    if engine == "worker":
+        assert worst < 100, gaps
+    else:
+        assert worst > 300, "expected the main-thread engine to block the page while it imports numpy"
+    context.close()

@@ -29,9 +29,7 @@ CTL = "window.swarmlab.labs.get('swarm').test"
 
 # ------------------------------------------------------------------------------- helpers
 def frame(page) -> dict:
-    data = page.evaluate(
-        "() => { const o = window.swarmlab.engine.frameInto('swarm', new Float32Array(8));"
-        " return Array.from(o.data.subarray(0, o.length)); }")
+    data = page.evaluate("() => window.swarmlab.engine.frame('swarm')")
     n = int(round(data[0]))
     body = data[HEADER:HEADER + STRIDE * n]
     return {
@@ -452,7 +450,7 @@ def test_hidden_page_freezes_model_time(lab):
     paused_restart(page)
     ctl(page, "t.setPlaying(true)")
     ctl(page, "t.startLoop()")
-    page.wait_for_function("window.swarmlab.engine.call('swarm', 'state', {}).step > 5")
+    page.wait_for_function("async () => (await window.swarmlab.engine.call('swarm', 'state', {})).step > 5")
     page.evaluate("""() => {
         Object.defineProperty(document, 'hidden', {configurable: true, get: () => true});
         Object.defineProperty(document, 'visibilityState', {configurable: true, get: () => 'hidden'});
@@ -466,7 +464,7 @@ def test_hidden_page_freezes_model_time(lab):
         delete document.hidden; delete document.visibilityState;
         document.dispatchEvent(new Event('visibilitychange'));
     }""")
-    page.wait_for_function(f"window.swarmlab.engine.call('swarm', 'state', {{}}).step > {s0}")
+    page.wait_for_function(f"async () => (await window.swarmlab.engine.call('swarm', 'state', {{}})).step > {s0}")
     ctl(page, "t.stopLoop()")
     ctl(page, "t.setPlaying(false)")
 
@@ -660,7 +658,7 @@ def test_reduced_motion_starts_paused_and_phone_layout(browser, server):
         assert page.locator(".swarm-group").count() >= 4
         assert page.locator(".swarm-group[open]").count() == 1
         play.tap()
-        page.wait_for_function("window.swarmlab.engine.call('swarm', 'state', {}).step > 60")
+        page.wait_for_function("async () => (await window.swarmlab.engine.call('swarm', 'state', {})).step > 60")
         screenshot(page, "swarm-phone")
         # a trial started from its card, far below the stage: the stage and the trial's
         # question come into view, and Play/Pause is kept (it was playing)
@@ -675,7 +673,7 @@ def test_reduced_motion_starts_paused_and_phone_layout(browser, server):
         box = now.bounding_box()
         assert box["y"] + box["height"] <= 844  # the question is on screen with the stage
         assert page.locator(".swarm-play").inner_text() == "Pause"
-        page.wait_for_function("window.swarmlab.engine.call('swarm', 'state', {}).step > 30")
+        page.wait_for_function("async () => (await window.swarmlab.engine.call('swarm', 'state', {})).step > 30")
         assert engine_call(page, LAB, "state")["trial"] == "take-one-away"
         assert errors == []
     finally:

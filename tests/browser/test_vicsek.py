@@ -62,9 +62,8 @@ def ctl(page, body: str, arg=None):
 
 
 def frame(page) -> list[float]:
-    return page.evaluate(
-        "() => { const f = window.swarmlab.engine.frameInto('vicsek', null); return Array.from(f.data.subarray(0, f.length)); }"
-    )
+    data = page.evaluate("() => window.swarmlab.engine.frame('vicsek')")
+    return data[2:]  # after the header (n, t): the two blocks of records
 
 
 def set_slider(page, name: str, value: float):

@@ -33,7 +33,7 @@ def test_session_defaults_and_frame_layout(s):
     body = f[FRAME_HEADER:].reshape(80, 4)
     np.testing.assert_allclose(body[:, :2], s.state.x, rtol=1e-6)
     np.testing.assert_allclose(body[:, 2:], s.state.v, rtol=1e-6)
-    names = [p["name"] for p in json.loads(s.spec_json())]
+    names = [p["name"] for p in s.dispatch("spec", {})]
     assert names[:4] == ["k_sep", "k_ali", "k_coh", "population"]
 
 

@@ -22,7 +22,7 @@ def small(**kw):
 def test_create_and_frame_layout():
     s = sessions.create("swarm")
     assert s.lab == "swarm" and s.SPECS is swarm.SPECS
-    names = [d["name"] for d in json.loads(s.spec_json())]
+    names = [d["name"] for d in s.dispatch("spec", {})]
     assert names == [p.name for p in swarm.SPECS]
     f = s.frame()
     assert f.dtype == np.float32 and f.shape == (HEADER + STRIDE * 150,)

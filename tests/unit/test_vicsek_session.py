@@ -22,7 +22,7 @@ def s():
 
 
 def test_specs_have_alignment_knob(s):
-    specs = json.loads(s.spec_json())
+    specs = s.dispatch("spec", {})
     a = next(p for p in specs if p["name"] == "a")
     assert (a["min"], a["max"], a["step"], a["default"]) == (0.0, 1.0, 0.01, 1.0)
     assert s.lab == "vicsek"
@@ -98,15 +98,24 @@ def test_metrics_and_history(s):
     assert m["P"] == pytest.approx(vicsek.order_parameter(s.ens.state.theta[0]), abs=1e-15)
 
 
-def test_frame_layout(s):
+def _blocks(s):
+    """The frame read through the layout the session publishes (as the page reads it)."""
+    lay = call(s, "layout")["frame"]
     f = s.frame()
-    assert f.dtype == np.float32 and f.shape == (6 * 64,)
-    now, before = f[:192].reshape(64, 3), f[192:].reshape(64, 3)
+    o, k = lay["offset"], lay["stride"]
+    assert lay["fields"] == ["x", "y", "theta"] and lay["blocks"] == 2
+    n = int(f[lay["count"]])
+    return f, f[o:o + n * k].reshape(n, k), f[o + n * k:o + 2 * n * k].reshape(n, k)
+
+
+def test_frame_layout(s):
+    f, now, before = _blocks(s)
+    assert f.dtype == np.float32 and f.shape == (2 + 6 * 64,)
     assert np.array_equal(now, before)  # after reset
     prev = s.ens.state
     call(s, "step")
-    f = s.frame()
-    now, before = f[:192].reshape(64, 3), f[192:].reshape(64, 3)
+    f, now, before = _blocks(s)
+    assert f[1] == s.ens.t
     assert np.array_equal(now[:, :2], s.ens.state.x[0].astype(np.float32))
     assert np.array_equal(now[:, 2], s.ens.state.theta[0].astype(np.float32))
     assert np.array_equal(before[:, 2], prev.theta[0].astype(np.float32))

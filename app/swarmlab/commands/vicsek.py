@@ -14,10 +14,8 @@ import json
 from .. import vicsek
 from ..params import _fmt
 
-_FLAGS = {  # option -> spec name
-    "n": "n", "box": "box", "radius": "radius", "speed": "speed", "eta": "eta",
-    "align": "align", "warmup": "warmup", "measure": "measure", "seed": "seed",
-}
+# The options, each named after its spec in vicsek.GENERAL_SPECS.
+_OPTIONS = ("n", "box", "radius", "speed", "eta", "align", "warmup", "measure", "seed")
 
 
 def register(subparsers) -> None:
@@ -32,11 +30,11 @@ def register(subparsers) -> None:
         ),
     )
     specs = {s.name: s for s in vicsek.GENERAL_SPECS}
-    for flag, name in _FLAGS.items():
+    for name in _OPTIONS:
         s = specs[name]
         unit = f" {s.unit}" if s.unit else ""
         p.add_argument(
-            f"--{flag}", dest=name, default=None, metavar=name.upper(),
+            f"--{name}", dest=name, default=None, metavar=name.upper(),
             help=f"{s.help} (range {_fmt(s.min)}..{_fmt(s.max)}{unit}; default {_fmt(s.default)})",
         )
     p.add_argument("--json", action="store_true", help='print {"order_mean": ..., "order_std": ...} as JSON')
@@ -44,7 +42,7 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    values = {name: getattr(args, name) for name in _FLAGS.values()}
+    values = {name: getattr(args, name) for name in _OPTIONS}
     params, opts = vicsek.general_params(**values)  # ValueError -> exit code 2 in swarmlab.cli
     result = vicsek.run_general(params, opts["seed"], opts["warmup"], opts["measure"])
     if args.json:

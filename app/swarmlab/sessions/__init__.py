@@ -10,7 +10,8 @@ import importlib
 
 from .base import Session
 
-LABS = ("swarm", "vicsek", "boids", "demo")
+# The same list, in the same order, as the tabs of index.html (tests/unit/test_host.py checks).
+LABS = ("swarm", "vicsek", "boids")
 
 
 def create(lab: str) -> Session:

@@ -1,25 +1,27 @@
 """The session protocol shared by every lab.
 
-The browser bridge (``app/main.py``) exposes exactly three calls to JavaScript:
+The page reaches a session only through the engine host (``sessions/host.py``), one
+message a request: ``{lab, ops: [[name, args], ...], frame}``.  Each op runs
+``session.op_<name>(**args)`` (only ``op_`` methods are reachable, through
+:meth:`Session.dispatch`).
 
-* ``call(lab, method, args_json) -> str``  JSON in, JSON out.  It runs
-  ``session.op_<method>(**args)``; only ``op_`` methods are reachable.
-* ``frame(lab) -> numpy.ndarray``  the lab's float32 frame buffer, read by JS
-  with ``getBuffer`` (zero copy) and then released.
-* ``spec(lab) -> str``  the parameter specs as JSON.
+Errors: a ``ValueError`` from an ``op_`` method (bad input, checked before anything
+changes) is reported to the page as ``{"error": "<message>"}``; wrong argument names and
+out-of-range numbers (``OverflowError``) become the same kind of message.  Any other
+exception is a bug and propagates.
 
-Errors: a ``ValueError`` from an ``op_`` method is reported to JS as
-``{"error": "<message>"}`` so bad input gives a clear message and changes
-nothing.  Any other exception is a bug and propagates.
-
-Every session implements at least ``op_reset``, ``op_set``, ``op_step``,
-``op_metrics`` and ``op_state`` (see :class:`Session`), and runs identically
-under CPython, which is how the tests drive it.
+Every session provides ``op_reset``, ``op_set``, ``op_step``, ``op_metrics`` and
+``op_state``, plus from this base ``op_spec`` (its parameter specs), ``op_layout`` (its
+frame layout and the constants the page shows), ``op_parse_query`` (lenient share-link
+reading) and, when it keeps a ``metrics.History``, ``op_history`` and ``op_csv``.  It
+runs identically under CPython, which is how the tests drive it.
 """
 
 from __future__ import annotations
 
 import json
+import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,33 +29,99 @@ import numpy as np
 from ..params import ParamSpec, clamp, specs_to_json
 
 
+@dataclass(frozen=True)
+class FrameLayout:
+    """How a session's float32 frame buffer is laid out; the page reads offsets from this.
+
+    header : names of the header floats, in order (``frame[k]`` is ``header[k]``)
+    fields : names of the floats of one agent record
+    blocks : how many runs of N records follow the header (Vicsek sends "now" and
+             "one update ago"); block b, agent a, field f sits at
+             ``len(header) + (b * N + a) * len(fields) + f``
+    count  : the header field that holds N
+    clock  : the header field that holds model time t (seconds); the integer step is
+             ``round(t / dt)`` with ``dt`` from the session's constants
+    """
+
+    header: tuple[str, ...]
+    fields: tuple[str, ...]
+    blocks: int = 1
+    count: str = "n"
+    clock: str = "t"
+
+    def to_json(self) -> dict:
+        return {"header": list(self.header), "fields": list(self.fields), "blocks": self.blocks,
+                "stride": len(self.fields), "offset": len(self.header),
+                "count": self.header.index(self.count), "clock": self.header.index(self.clock)}
+
+
 class Session:
-    """Base class.  Subclasses set ``lab`` and ``SPECS`` and implement the ops."""
+    """Base class.  Subclasses set ``lab``, ``SPECS`` and ``FRAME`` and implement the ops."""
 
     lab: str = ""
     SPECS: tuple[ParamSpec, ...] = ()
+    FRAME: FrameLayout | None = None
 
     # --- the bridge entry points -------------------------------------------------
-    def call(self, method: str, args_json: str = "{}") -> str:
-        fn = getattr(self, "op_" + method, None)
+    def dispatch(self, method: str, args: Any) -> Any:
+        """Run ``op_<method>(**args)``; bad input raises ValueError and changes nothing."""
+        fn = getattr(self, "op_" + str(method), None) if isinstance(method, str) else None
         if fn is None:
-            return json.dumps({"error": f"{self.lab}: unknown method {method!r}"})
+            raise ValueError(f"{self.lab}: unknown method {method!r}")
+        if args is None:
+            args = {}
+        if not isinstance(args, dict):
+            raise ValueError(f"{self.lab}.{method}: arguments must be a JSON object")
+        try:
+            return fn(**args)
+        except TypeError as exc:  # wrong argument names from JS
+            raise ValueError(f"{self.lab}.{method}: {exc}") from None
+        except (OverflowError, RecursionError) as exc:  # e.g. a 400-digit integer from JSON
+            raise ValueError(f"{self.lab}.{method}: a value is out of range ({exc})") from None
+
+    def call(self, method: str, args_json: str = "{}") -> str:
+        """JSON in, JSON out: the result, or ``{"error": message}`` for bad input."""
         try:
             args = json.loads(args_json) if args_json else {}
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, RecursionError) as exc:
             return json.dumps({"error": f"{self.lab}.{method}: arguments are not valid JSON ({exc})"})
-        if not isinstance(args, dict):
-            return json.dumps({"error": f"{self.lab}.{method}: arguments must be a JSON object"})
         try:
-            result = fn(**args)
+            return json.dumps(_jsonable(self.dispatch(method, args)), allow_nan=False)
         except ValueError as exc:
             return json.dumps({"error": str(exc)})
-        except TypeError as exc:  # wrong argument names from JS
-            return json.dumps({"error": f"{self.lab}.{method}: {exc}"})
-        return json.dumps(_jsonable(result), allow_nan=False)
 
-    def spec_json(self) -> str:
-        return json.dumps(specs_to_json(self.SPECS))
+    def op_spec(self) -> list:
+        """The parameter specs the page builds its controls from (``ParamSpec.to_json``)."""
+        return specs_to_json(self.SPECS)
+
+    def op_layout(self) -> dict:
+        """The frame layout and the constants the page shows (``FrameLayout.to_json``)."""
+        if self.FRAME is None:
+            raise ValueError(f"{self.lab}: this session publishes no frame")
+        return {"frame": self.FRAME.to_json(), "constants": self.constants()}
+
+    def constants(self) -> dict:
+        """Model constants the page needs for drawing and text (dt, radii, ...)."""
+        return {}
+
+    # --- the one history (metrics.History), for every lab that keeps one ----------------
+    history = None  # a metrics.History sampled on the session's integer step clock
+
+    def op_history(self, since: float | None = None, version: int | None = None) -> dict:
+        """Chart series and markers; incremental (samples after ``since``) if ``version`` still matches."""
+        if self.history is None:
+            raise ValueError(f"{self.lab}: this lab keeps no history")
+        if since is not None and version is not None:
+            since = _finite_number("since", since)
+            if _whole_number("version", version) == self.history.version:
+                return self.history.to_dict(since=since)
+        return self.history.to_dict()
+
+    def op_csv(self) -> str:
+        """The metric history as CSV text (units in the header, markers as event rows)."""
+        if self.history is None:
+            raise ValueError(f"{self.lab}: this lab keeps no history")
+        return self.history.to_csv()
 
     def frame(self) -> np.ndarray:
         """Flat float32 array; layout documented by each lab."""
@@ -97,6 +165,19 @@ class Session:
 
     def op_state(self) -> dict:  # small summary: time, step, N, params
         raise NotImplementedError
+
+
+def _finite_number(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(float(value)):
+        raise ValueError(f"{name} must be a finite number, got {str(value)[:40]!r}")
+    return float(value)
+
+
+def _whole_number(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+            isinstance(value, float) and (not math.isfinite(value) or value != int(value))):
+        raise ValueError(f"{name} must be a whole number, got {str(value)[:40]!r}")
+    return int(value)
 
 
 def _jsonable(obj: Any) -> Any:

@@ -23,6 +23,7 @@ Frame layout (float32, flat), read by assets/js/labs/boids.js::
 
     [0] N   [1] t (s)   [2] treat on (0/1)   [3] treat x   [4] treat y
     then per boid k (k = 0..N-1, in id order): [5+4k] x, [6+4k] y, [7+4k] vx, [8+4k] vy
+    (published to the page as ``FRAME``, a FrameLayout; the page reads offsets from it)
 
 Positions in lengths inside [0, width) x [0, height); velocities in lengths/s.
 """
@@ -35,23 +36,48 @@ from typing import Any
 
 import numpy as np
 
-from .. import boids
+from .. import boids, metrics
 from ..params import validate, validate_many
 from ..space import wrap
-from .base import Session
+from .base import FrameLayout, Session
 
-FRAME_HEADER = 5
+FRAME = FrameLayout(header=("n", "t", "treat_on", "treat_x", "treat_y"), fields=("x", "y", "vx", "vy"))
+FRAME_HEADER = len(FRAME.header)
 MAX_STEPS_PER_CALL = 4000
+# The chart's history, on the step clock like every lab's: a sample every 10 steps (0.25 s).
+HISTORY_SERIES = (
+    metrics.Series("P", "shared heading P"),
+    metrics.Series("spacing", "mean nearest spacing", "lengths"),
+    metrics.Series("flocks", "flocks"),
+)
+SAMPLE_INTERVAL_STEPS = 10
+MERGE_MARKER_STEPS = 40  # a slider dragged within 1 model s is one marker
+
+
+def new_history() -> metrics.History:
+    return metrics.History(HISTORY_SERIES, tick_seconds=boids.DT, interval=SAMPLE_INTERVAL_STEPS,
+                           capacity=2400, time_label="time (s)")
 
 
 class BoidsSession(Session):
     lab = "boids"
+    FRAME = FRAME
     SPECS = boids.SPECS
 
     def __init__(self) -> None:
         self.params = boids.Params()
         self.treat = boids.Treat()
         self.state = boids.initial_state(self.params)
+        self.history = new_history()
+        self._record()
+
+    def _record(self) -> None:
+        if self.history.due(self.state.steps):
+            self.history.record(self.state.steps, boids.measure(self.state, self.params))
+
+    def _mark(self, label: str, key: str | None = None) -> None:
+        merge = MERGE_MARKER_STEPS if key is not None else 0
+        self.history.mark(self.state.steps, label, key=key, merge_ticks=merge)
 
     # --- restart and live changes ---------------------------------------------------
     def op_reset(self, **params: Any) -> dict:
@@ -59,6 +85,8 @@ class BoidsSession(Session):
         self.params = new
         self.treat = boids.Treat()
         self.state = boids.initial_state(new)
+        self.history = new_history()
+        self._record()
         return self.op_state()
 
     def op_set(self, name: str, value: Any) -> dict:
@@ -66,6 +94,8 @@ class BoidsSession(Session):
         if name == "population":
             return self.op_population(value)
         self.params = self.params.with_values(**{name: value})
+        if name != "sample":
+            self._mark(f"{name} {value:g}" if isinstance(value, (int, float)) else f"{name} {value}", key=name)
         out = self.op_state()
         if name == "sample":
             out["notice"] = "the sample number applies at the next restart"
@@ -75,12 +105,14 @@ class BoidsSession(Session):
         if name not in boids.PRESETS:
             raise ValueError(f"unknown preset {name!r}; choose one of {', '.join(boids.PRESETS)}")
         self.params = self.params.with_values(**boids.PRESETS[name])
+        self._mark(f"preset: {name}")
         return self.op_state()
 
     def op_population(self, n: Any) -> dict:
         n = validate(self.SPECS, "population", n)
         self.state = boids.resize_population(self.state, n, self.params)
         self.params = self.params.with_values(population=n)
+        self._mark(f"{n} boids", key="population")
         return self.op_state()
 
     def op_resize(self, width: Any, height: Any) -> dict:
@@ -104,7 +136,12 @@ class BoidsSession(Session):
     def op_step(self, n: Any = 1) -> dict:
         if isinstance(n, bool) or not isinstance(n, (int, float)) or n != int(n) or not 0 <= n <= MAX_STEPS_PER_CALL:
             raise ValueError(f"step n must be a whole number in [0, {MAX_STEPS_PER_CALL}], got {n!r}")
-        self.state = boids.run(self.state, self.params, int(n), self.treat)
+        left = int(n)
+        while left > 0:  # stop at every sample time of the history
+            k = min(left, SAMPLE_INTERVAL_STEPS - self.state.steps % SAMPLE_INTERVAL_STEPS)
+            self.state = boids.run(self.state, self.params, k, self.treat)
+            self._record()
+            left -= k
         return {"t": self.state.t, "steps": self.state.steps, "N": self.state.n}
 
     def op_metrics(self) -> dict:
@@ -125,11 +162,15 @@ class BoidsSession(Session):
             "world": world,
             "treat": asdict(self.treat),
             "presets": boids.PRESETS,
-            "constants": {
-                "dt": boids.DT, "eps": boids.EPS, "v_min": boids.V_MIN, "v_max": boids.V_MAX,
-                "sep_scale": boids.SEP_SCALE, "ali_scale": boids.ALI_SCALE,
-                "coh_scale": boids.COH_SCALE, "treat_rate": boids.TREAT_RATE,
-            },
+            "constants": self.constants(),
+        }
+
+    def constants(self) -> dict:
+        return {
+            "dt": boids.DT, "eps": boids.EPS, "v_min": boids.V_MIN, "v_max": boids.V_MAX,
+            "sep_scale": boids.SEP_SCALE, "ali_scale": boids.ALI_SCALE,
+            "coh_scale": boids.COH_SCALE, "treat_rate": boids.TREAT_RATE,
+            "presets": boids.PRESETS,
         }
 
     def frame(self) -> np.ndarray:

@@ -44,10 +44,14 @@ import numpy as np
 from .. import swarm, obstacles
 from ..params import defaults, validate, validate_many
 from ..space import distance
-from .base import Session
+from .base import FrameLayout, Session
 
-HEADER = 8
-STRIDE = 3
+FRAME = FrameLayout(
+    header=("n", "t", "threat_on", "threat_x", "threat_y", "selected", "obstacle", "at_limit"),
+    fields=("x", "y", "theta"),
+)
+HEADER = len(FRAME.header)
+STRIDE = len(FRAME.fields)
 SELECT_RADIUS = 4.0  # lengths: a click selects the nearest agent within this distance
 MAX_STEPS_PER_CALL = 6000
 # Markers of a slider (weights, R, k, v, sigma, population) changed again within this many
@@ -88,6 +92,7 @@ class SwarmSession(Session):
     """Lab 1 session.  Created with the defaults and already reset."""
 
     lab = "swarm"
+    FRAME = FRAME
     SPECS = swarm.SPECS
 
     def __init__(self, **params: Any):
@@ -307,16 +312,6 @@ class SwarmSession(Session):
         out["t"] = self.state.t
         return out
 
-    def op_history(self, since: float | None = None, version: int | None = None) -> dict:
-        """Chart series and markers; incremental (samples after ``since``) if ``version`` still matches."""
-        if since is not None and version is not None and int(version) == self.history.version:
-            return self.history.to_dict(since=float(since))
-        return self.history.to_dict()
-
-    def op_csv(self) -> str:
-        """The metric history as CSV text (units in the header, markers as event rows)."""
-        return self.history.to_csv()
-
     def op_state(self) -> dict:
         s = self.state
         return {
@@ -334,14 +329,18 @@ class SwarmSession(Session):
             "continued": self.continued,
             "trial": self.trial,
             "fallbacks": s.fallbacks,
-            "constants": {
-                "dt": swarm.DT,
-                "world": [swarm.BOX.width, swarm.BOX.height],
-                "personal": swarm.PERSONAL,
-                "threat_radius": swarm.THREAT_RADIUS,
-                "time_limit_s": swarm.TIME_LIMIT_STEPS * swarm.DT,
-                "obstacles": {name: [list(c) for c in discs] for name, discs in obstacles.OBSTACLES.items()},
-            },
+            "constants": self.constants(),
+        }
+
+    def constants(self) -> dict:
+        return {
+            "dt": swarm.DT,
+            "world": [swarm.BOX.width, swarm.BOX.height],
+            "personal": swarm.PERSONAL,
+            "threat_radius": swarm.THREAT_RADIUS,
+            "time_limit_s": swarm.TIME_LIMIT_STEPS * swarm.DT,
+            "obstacles": {name: [list(c) for c in discs] for name, discs in obstacles.OBSTACLES.items()},
+            "obstacle_codes": dict(swarm.OBSTACLE_CODES),
         }
 
     # --- frame --------------------------------------------------------------------------------

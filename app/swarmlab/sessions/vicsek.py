@@ -5,9 +5,10 @@ step 0.01, kicks 0.35 * U[-1, 1]) with **seed 3**; restart replays it exactly
 (same start, same kicks).  The only knob is the alignment ``a`` (live: changing
 it does not restart; the kick stream simply continues).
 
-Frame layout (``frame()``: flat float32, 6 * 64 = 384 values)
---------------------------------------------------------------
-    [ x_0, y_0, th_0,  x_1, y_1, th_1,  ...,  x_63, y_63, th_63,      # block A: now
+Frame layout (``frame()``: flat float32, 2 + 6 * 64 = 386 values; published as ``FRAME``)
+-----------------------------------------------------------------------------------------
+    [ n, t,                                                           # header: N, update count
+      x_0, y_0, th_0,  x_1, y_1, th_1,  ...,  x_63, y_63, th_63,      # block A: now
       px_0, py_0, pth_0,  ...,  px_63, py_63, pth_63 ]                # block B: one update ago
 
 * Block A: positions of the current update, in model units, in [0, 1); headings
@@ -38,6 +39,7 @@ check_result()           the CLI --json shape: {"seeds": [...8], "mean": {...}, 
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from typing import Any
 
@@ -46,7 +48,7 @@ import numpy as np
 from .. import cells, detmath, vicsek
 from ..params import ParamSpec, validate
 from ..space import displacement, distance, wrap, wrap_angle
-from .base import Session
+from .base import FrameLayout, Session
 
 LIVE_SEED = 3
 HISTORY = 300
@@ -67,6 +69,7 @@ _POINT_SPECS = (
 
 class VicsekSession(Session):
     lab = "vicsek"
+    FRAME = FrameLayout(header=("n", "t"), fields=("x", "y", "theta"), blocks=2)
     SPECS = (
         ParamSpec(
             "a", 1.0, "Alignment a", min=0.0, max=1.0, step=0.01,
@@ -125,8 +128,15 @@ class VicsekSession(Session):
             "params": dict(self.values),
             "P": float(self.ens.order[0]),
             "selected": self.selected,
-            "frame_layout": "6*n float32: [x, y, theta]*n now, then [px, py, ptheta]*n one update ago",
         }
+
+    def constants(self) -> dict:
+        p = self.params
+        return {"dt": 1, "n": p.n, "box": p.box, "radius": p.radius, "speed": p.speed,
+                "kick": 0.5 * p.eta, "seed": LIVE_SEED, "seeds": list(vicsek.CHECK_SEEDS),
+                # independent random headings: E|mean of N unit vectors| = sqrt(pi) / (2 sqrt(N))
+                "baseline": math.sqrt(math.pi) / (2.0 * math.sqrt(p.n)),
+                "warmup": vicsek.CHECK_WARMUP, "measure": vicsek.CHECK_MEASURE}
 
     def frame(self) -> np.ndarray:
         box = self.params.space
@@ -135,7 +145,8 @@ class VicsekSession(Session):
         px = x + displacement(x, self.prev.x[0], box)  # previous position next to the current one
         now = np.column_stack([x, th])
         before = np.column_stack([px, self.prev.theta[0]])
-        return np.concatenate([now.ravel(), before.ravel()]).astype(np.float32)
+        head = np.array([x.shape[0], self.ens.t], dtype=np.float64)
+        return np.concatenate([head, now.ravel(), before.ravel()]).astype(np.float32)
 
     # --- selection ---------------------------------------------------------------------
     def op_select(self, x: Any = None, y: Any = None, index: Any = None) -> dict:

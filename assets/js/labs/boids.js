@@ -5,38 +5,35 @@
 //   * the world is sized to the stage canvas (constant area 16,000 lengths², so the
 //     density, hence the behaviour, does not depend on the screen) and follows
 //     canvas resizes live (op_resize stretches positions, nothing restarts);
-//   * each displayed frame turns the real time since the last one into WHOLE model
-//     steps (StepClock); if the engine cannot keep up (thousands of boids) the page
-//     drops the backlog and runs in slow motion, and says so, rather than freezing.
-//     When even one step costs more than the frame budget (2,000 boids with a wide
-//     radius, or clumped by cohesion), the loop rests for as long as the step took
-//     before stepping again, so at least half of the main thread stays free for
-//     input and painting;
+//   * the one page stepper (ui/stepper.js) turns the real time since the last frame into
+//     WHOLE model steps and asks the engine (in its worker) for them with the frame and
+//     the chart's new samples; if the engine cannot keep up (thousands of boids) the page
+//     drops the backlog and runs in slow motion, and says so, rather than freezing.  The
+//     main thread never waits for Python, so input stays immediate at any setting;
 //   * the treat: a held pointer (mouse, touch or pen; pointer capture, touch-action
 //     none so the page does not scroll) or Enter/Space on the focused stage at a
 //     keyboard cursor moved with the arrow keys.  op_treat on press/move, off on release;
 //   * hidden page: createLoop stops ticking, so the model freezes;
 //     prefers-reduced-motion: the page starts paused.
 //
-// Frame layout (see the session): [N, t, treat_on, treat_x, treat_y, then x, y, vx, vy per boid].
+// Frame layout: published by the session (op_layout), read through ui/frame.js.
 // The controller returned by mount() also offers play/pause/restart/world, used by the tests.
 
 import { buildControls } from "../ui/controls.js";
-import { createLoop, StepClock } from "../ui/loop.js";
+import { createLoop } from "../ui/loop.js";
+import { Stepper } from "../ui/stepper.js";
+import { frameIndex, frameCount } from "../ui/frame.js";
+import { HistoryMirror } from "../ui/history.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { LineChart } from "../ui/chart.js";
 import { ensureStylesheet, plural } from "../ui/dom.js";
 
 const LAB = "boids";
-const HEADER = 5;
 const WORLD_AREA = 160 * 100;       // lengths², the default 160 x 100 world
 const GLYPH_LENGTH = 1.6;           // lengths: glyphs are drawn a little larger than a body
 const GLYPH_MIN_PX = 7;             // CSS px, so glyphs stay visible on small screens
 const HUES = 24;                    // heading colour buckets (one path per bucket)
-const FRAME_BUDGET_MS = 28;         // engine time per displayed frame before slowing down
-const METRICS_EVERY_MS = 250;
 const CURSOR_STEP = 3;              // lengths per arrow key press (Shift: x4)
-const HISTORY_MAX = 2400;
 
 const PRESETS = [
   {
@@ -219,10 +216,13 @@ function explainHtml(c) {
   </div>`;
 }
 
-export function mount(section, ctx) {
+export async function mount(section, ctx) {
   ensureStylesheet("assets/css/boids.css");
   const engine = ctx.engine;
-  const specs = engine.spec(LAB);
+  const specs = await engine.spec(LAB);
+  const layout = await engine.layout(LAB);
+  const fx = frameIndex(layout.frame);
+  const HEADER = fx.offset, STRIDE = fx.stride;
   const minimal = ctx.params.get("controls") === "minimal";
 
   section.innerHTML = LAYOUT;
@@ -245,11 +245,11 @@ export function mount(section, ctx) {
     canvas.width = Math.round(cssW * dpr);
     canvas.height = Math.round(cssH * dpr);
   }
-  function parseWorld(text) {
+  async function parseWorld(text) {
     if (text === null) return null;
     const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*x\s*([0-9]+(?:\.[0-9]+)?)\s*$/i.exec(text);
     const size = m && { width: Number(m[1]), height: Number(m[2]) };
-    if (!size || !engine.tryCall(LAB, "parse_world", size).ok) {
+    if (!size || !(await engine.tryCall(LAB, "parse_world", size)).ok) {
       ctx.notify(`Three rules: ignored world=${text} (expected two sizes in lengths, e.g. 160x100, each 10 to 2000)`, "warn");
       return null;
     }
@@ -261,12 +261,12 @@ export function mount(section, ctx) {
   }
   measure();
 
-  const { values: urlValues, notices } = readQuery(engine, LAB, ctx.params);
+  const { values: urlValues, notices } = await readQuery(engine, LAB, ctx.params);
   for (const text of notices) ctx.notify(`Three rules: ${text}`, "warn");
   // A shared link carries its world size (?world=WxH) so the same run replays on any screen;
   // the stage then draws that world stretched to the canvas instead of reshaping it.
-  const linkedWorld = parseWorld(ctx.params.get("world"));
-  let st = engine.call(LAB, "reset", { ...urlValues, ...(linkedWorld || worldFor(cssW, cssH)) });
+  const linkedWorld = await parseWorld(ctx.params.get("world"));
+  let st = await engine.call(LAB, "reset", { ...urlValues, ...(linkedWorld || worldFor(cssW, cssH)) });
   let world = { ...st.world };
   const C = st.constants;
   $(".bd-explain").innerHTML = explainHtml({ ...C, radius: st.params.radius });
@@ -274,22 +274,16 @@ export function mount(section, ctx) {
   // ---- state mirrored in the page ----
   let playing = !ctx.reducedMotion;
   let t = st.t;
-  let frameBuf = new Float32Array(HEADER + 4 * 2048);
+  let frameBuf = new Float32Array(HEADER);
+  let frameLen = 0;
   let dirty = true;
-  let msPerStep = FRAME_BUDGET_MS;  // engine cost of one step (rises at once, decays slowly);
-                                    // starts high so the first frame takes a single step
-  let restUntil = 0;           // performance.now() before which the loop does not step
-  let slowFactor = 1;          // model seconds per real second actually achieved
-  const pace = { model: 0, real: 0 };  // decaying sums of both (about the last 30 frames)
-  let lastMetricsAt = -Infinity;
-  const clock = new StepClock(C.dt);
   const treat = { on: false, x: 0, y: 0, source: null };
   const cursor = { x: world.width / 2, y: world.height / 2, visible: false };
   let pointerId = null;
   let keyHeld = null;
 
-  // ---- history chart ----
-  const hist = { t: [], P: [], spacing: [], markers: [], every: 1, count: 0 };
+  // ---- history chart: the session's history (metrics.History), mirrored ----
+  const hist = new HistoryMirror();
   const chart = new LineChart($(".bd-chart"), {
     title: "Flock measures",
     xLabel: "model time (s)",
@@ -303,35 +297,6 @@ export function mount(section, ctx) {
       { key: "spacing", label: "mean nearest spacing", color: "#c9582b", axis: "right" },
     ],
   });
-  function pushHistory(m) {
-    const last = hist.t.length ? hist.t[hist.t.length - 1] : -1;
-    if (m.t < last) clearHistory();                 // the run was restarted from elsewhere
-    else if (m.t === last) return;
-    hist.count += 1;
-    if ((hist.count - 1) % hist.every) return;
-    hist.t.push(m.t);
-    hist.P.push(m.P);
-    hist.spacing.push(m.spacing);
-    if (hist.t.length > HISTORY_MAX) {         // keep the whole run, at half the density
-      for (const k of ["t", "P", "spacing"]) hist[k] = hist[k].filter((_, i) => i % 2 === 0);
-      hist.every *= 2;
-    }
-    chart.setData({ t: hist.t, series: { P: hist.P, spacing: hist.spacing }, markers: hist.markers });
-  }
-  function mark(label, key) {
-    const prev = hist.markers[hist.markers.length - 1];
-    if (prev && prev.key === key && t - prev.t < 1) {   // one marker per slider drag
-      Object.assign(prev, { t, label });
-    } else {
-      hist.markers.push({ t, label, key });
-    }
-    if (hist.markers.length > 200) hist.markers.shift();
-    chart.setData({ t: hist.t, series: { P: hist.P, spacing: hist.spacing }, markers: hist.markers });
-  }
-  function clearHistory() {
-    Object.assign(hist, { t: [], P: [], spacing: [], markers: [], every: 1, count: 0 });
-    chart.setData({ t: [], series: { P: [], spacing: [] }, markers: [] });
-  }
 
   // ---- controls built from the specs ----
   const labels = {
@@ -340,11 +305,11 @@ export function mount(section, ctx) {
     k_coh: "Cohesion k_coh",
     population: "Boids",
   };
-  const apply = (name, v) => {
-    const res = engine.tryCall(LAB, "set", { name, value: v });
+  const apply = async (name, v) => {
+    const res = await engine.tryCall(LAB, "set", { name, value: v });
     if (res.ok) {
       st = res.value;
-      afterSettingsChange(name === "population" ? `${v} boids` : `${name} ${v}`, name);
+      afterSettingsChange();
     } else {
       ctx.notify(res.error, "error");
     }
@@ -370,13 +335,10 @@ export function mount(section, ctx) {
     section.dataset.kCoh = String(w.k_coh);
   }
 
-  function afterSettingsChange(label, key) {
-    msPerStep = Math.max(msPerStep, FRAME_BUDGET_MS);   // the cost may have jumped: one step next frame
+  function afterSettingsChange() {
     syncControls();
     showWorld();
-    mark(label, key);
-    readFrame();
-    dirty = true;
+    stepper.invalidate(); // the readouts and the chart's marker follow at once
   }
 
   // ---- presets ----
@@ -394,11 +356,11 @@ export function mount(section, ctx) {
     look.id = `bd-look-${p.name}`;
     look.textContent = p.look;
     btn.setAttribute("aria-describedby", look.id);
-    btn.addEventListener("click", () => {
-      const res = engine.tryCall(LAB, "preset", { name: p.name });
+    btn.addEventListener("click", async () => {
+      const res = await engine.tryCall(LAB, "preset", { name: p.name });
       if (!res.ok) { ctx.notify(res.error, "error"); return; }
       st = res.value;
-      afterSettingsChange(p.title.toLowerCase(), "preset");
+      afterSettingsChange();
     });
     item.append(btn, look);
     presetBox.append(item);
@@ -410,25 +372,23 @@ export function mount(section, ctx) {
     playBtn.textContent = playing ? "Pause" : "Play";
     section.dataset.playing = String(playing);
   }
-  playBtn.addEventListener("click", () => { playing = !playing; clock.reset(); showPlay(); });
+  playBtn.addEventListener("click", () => { setPlaying(!playing); });
+  function setPlaying(on) { playing = on; stepper.setPlaying(on); showPlay(); }
   // (pace is only accumulated while playing, so a pause does not read as slow motion)
-  $(".bd-restart").addEventListener("click", restart);
+  $(".bd-restart").addEventListener("click", () => restart());
   $(".bd-copy").addEventListener("click", () => {
     const values = {};
     for (const s of specs) values[s.name] = st.params[s.name];
     copyLink(shareUrl(LAB, values, specs, { world: `${round3(world.width)}x${round3(world.height)}` }), ctx.notify);
   });
 
-  function restart() {
+  async function restart() {
     releaseTreat();
-    st = engine.call(LAB, "reset", {});
+    st = await engine.call(LAB, "reset", {});
     t = st.t;
-    clock.reset();
-    clearHistory();
+    hist.clear();
     syncControls();
-    readFrame();
-    lastMetricsAt = -Infinity;
-    dirty = true;
+    stepper.restart();
   }
 
   // ---- the treat: pointer (mouse, touch, pen) ----
@@ -442,10 +402,14 @@ export function mount(section, ctx) {
   function where(x, y) {
     return `${Math.round((100 * x) / world.width)}% across, ${Math.round((100 * y) / world.height)}% down`;
   }
-  function setTreat(x, y, source) {
-    const res = engine.tryCall(LAB, "treat", { x, y, on: true });
-    if (!res.ok) return;
+  // Treat moves are sent in order; the shown treat follows the pointer at once.
+  async function setTreat(x, y, source) {
     if (source === "keyboard" && !(treat.on && treat.source === "keyboard")) srEl.textContent = `Treat held at ${where(x, y)}.`;
+    Object.assign(treat, { on: true, x, y, source });
+    section.dataset.treat = "on";
+    dirty = true;
+    const res = await engine.tryCall(LAB, "treat", { x, y, on: true });
+    if (!res.ok || !treat.on) return;
     Object.assign(treat, res.value.treat, { source });
     section.dataset.treat = "on";
     dirty = true;
@@ -453,7 +417,7 @@ export function mount(section, ctx) {
   function releaseTreat() {
     if (!treat.on) return;
     if (treat.source === "keyboard") srEl.textContent = "Treat released.";
-    engine.tryCall(LAB, "treat", { x: treat.x, y: treat.y, on: false });
+    engine.tryCall(LAB, "treat", { x: treat.x, y: treat.y, on: false }).then(() => stepper.invalidate());
     treat.on = false;
     treat.source = null;
     pointerId = null;
@@ -521,24 +485,17 @@ export function mount(section, ctx) {
   const hueStyles = Array.from({ length: HUES }, (_, k) => `hsl(${Math.round((k * 360) / HUES)} 85% 66%)`);
   const buckets = Array.from({ length: HUES }, () => []);
 
-  function readFrame() {
-    const out = engine.frameInto(LAB, frameBuf);
-    frameBuf = out.data;
-    t = frameBuf[1];
-    section.dataset.t = String(t);
-    section.dataset.n = String(frameBuf[0]);
-  }
 
   function draw() {
     const W = canvas.width, H = canvas.height;
     const sx = W / world.width, sy = H / world.height;
     g.fillStyle = "#0b1d2a";
     g.fillRect(0, 0, W, H);
-    const n = frameBuf[0] | 0;
+    const n = frameCount(fx, frameBuf, frameLen);
     const L = Math.max(GLYPH_LENGTH * sx, GLYPH_MIN_PX * dpr);
     for (const b of buckets) b.length = 0;
     for (let k = 0; k < n; k++) {
-      const o = HEADER + 4 * k;
+      const o = HEADER + STRIDE * k;
       const vx = frameBuf[o + 2], vy = frameBuf[o + 3];
       const a = Math.atan2(vy, vx);
       const h = Math.floor(((a + Math.PI) / (2 * Math.PI)) * HUES) % HUES;
@@ -549,7 +506,7 @@ export function mount(section, ctx) {
       if (!list.length) continue;
       g.beginPath();
       for (const k of list) {
-        const o = HEADER + 4 * k;
+        const o = HEADER + STRIDE * k;
         const px = frameBuf[o] * sx, py = frameBuf[o + 1] * sy;
         let ux = frameBuf[o + 2], uy = frameBuf[o + 3];
         const s = Math.hypot(ux, uy) || 1;
@@ -596,8 +553,7 @@ export function mount(section, ctx) {
   // ---- readouts ----
   const elN = $(".bd-N"), elT = $(".bd-t"), elP = $(".bd-P"), elS = $(".bd-spacing"), elF = $(".bd-flocks");
   const slowEl = $(".bd-slow");
-  function refreshMetrics() {
-    const m = engine.call(LAB, "metrics");
+  function showMetrics(m) {
     elN.textContent = String(m.N);
     elT.textContent = `${m.t.toFixed(1)} s`;
     elP.textContent = m.P === null ? "–" : m.P.toFixed(2);
@@ -605,10 +561,9 @@ export function mount(section, ctx) {
     elF.textContent = `${m.flocks} (${plural(m.loners, "boid", "boids")} alone)`;
     section.dataset.P = String(m.P);
     section.dataset.flocks = String(m.flocks);
-    pushHistory(m);
-    const slow = playing && slowFactor < 0.8;
+    const slow = playing && stepper.pace.ratio < 0.8;
     slowEl.hidden = !slow;
-    if (slow) slowEl.textContent = `Slow motion: about ${slowFactor.toFixed(1)}× real time with ${m.N} boids on this device.`;
+    if (slow) slowEl.textContent = `Slow motion: about ${stepper.pace.ratio.toFixed(1)}× real time with ${m.N} boids on this device.`;
   }
   function showWorld() {
     for (const el of section.querySelectorAll(".bd-radius")) el.textContent = String(st.params.radius);
@@ -619,44 +574,42 @@ export function mount(section, ctx) {
   }
   showWorld();
 
-  // ---- the loop ----
-  let failed = false;
-  function tick(dt, now) {
-    try {
-      tickInner(dt, now);
-    } catch (err) {                       // a bug, not bad input: stop and say so once
+  // ---- the loop: one request a frame (steps, frame, new chart samples, readouts) ----
+  function compose(n) {
+    const ops = [];
+    if (n > 0) ops.push(["step", { n }]);
+    ops.push(hist.op());
+    // the readouts: at once after a change (a refresh), else about four times a second
+    if (n === 0 || stepper.requests % 15 === 0) ops.push(["metrics", {}]);
+    return ops;
+  }
+  function applyReply(reply) {
+    reply.ops.forEach((op, k) => {
+      const r = reply.results[k];
+      if (r.error) { ctx.notify(r.error, "error"); return; }
+      if (op[0] === "history" && hist.apply(r.value)) chart.setData(hist);
+      if (op[0] === "metrics") showMetrics(r.value);
+    });
+    frameBuf = reply.frame;
+    frameLen = reply.length;
+    t = frameBuf[fx.h.t];
+    if (treat.source === null) Object.assign(treat, { on: frameBuf[fx.h.treat_on] > 0.5 });
+    section.dataset.t = String(t);
+    section.dataset.n = String(frameCount(fx, frameBuf, frameLen));
+    draw();
+  }
+  const stepper = new Stepper({
+    engine, lab: LAB, dt: C.dt, compose, apply: applyReply,
+    onCrash: (err) => {       // a bug, not bad input: stop and say so once
       playing = false;
       showPlay();
-      if (!failed) ctx.notify(`Three rules stopped: ${err.message || err}`, "error");
-      failed = true;
-      console.error(err);
-    }
-  }
-  function tickInner(dt, now) {
-    if (playing && dt > 0) {
-      let n = clock.steps(dt, 1);
-      const cap = Math.max(1, Math.floor(FRAME_BUDGET_MS / msPerStep));
-      if (n > cap) { n = cap; clock.reset(); }
-      if (now < restUntil) { n = 0; clock.reset(); }   // resting after an over-budget step
-      if (n > 0) {
-        const t0 = performance.now();
-        engine.call(LAB, "step", { n });
-        const t1 = performance.now();
-        const cost = (t1 - t0) / n;
-        msPerStep = Math.max(cost, 0.8 * msPerStep + 0.2 * cost);
-        if (t1 - t0 > FRAME_BUDGET_MS) restUntil = t1 + (t1 - t0);
-        readFrame();
-        dirty = true;
-      }
-      pace.model = 0.97 * pace.model + n * C.dt;
-      pace.real = 0.97 * pace.real + dt;
-      slowFactor = pace.real > 0.5 ? pace.model / pace.real : 1;
-    }
-    if (dirty) draw();
-    if (now - lastMetricsAt >= METRICS_EVERY_MS) {
-      lastMetricsAt = now;
-      refreshMetrics();
-    }
+      ctx.notify(`Three rules stopped: ${(err && err.message) || err}`, "error");
+    },
+  });
+  stepper.setPlaying(playing);
+  function tick(dt) {
+    stepper.tick(dt);
+    if (dirty && frameLen) draw();
   }
   const loop = createLoop(tick);
 
@@ -671,16 +624,16 @@ export function mount(section, ctx) {
     const want = worldFor(cssW, cssH);
     const aspectNow = world.width / world.height, aspectWant = want.width / want.height;
     if (Math.abs(aspectWant / aspectNow - 1) > 0.02) {
-      const res = engine.tryCall(LAB, "resize", want);
-      if (res.ok) {
-        const fx = cursor.x / world.width, fy = cursor.y / world.height;
+      engine.tryCall(LAB, "resize", want).then((res) => {
+        if (!res.ok) return;
+        const ux = cursor.x / world.width, uy = cursor.y / world.height;
         st = res.value;
         world = { ...st.world };
-        cursor.x = fx * world.width; cursor.y = fy * world.height;
+        cursor.x = ux * world.width; cursor.y = uy * world.height;
         Object.assign(treat, st.treat);
         showWorld();
-        readFrame();
-      }
+        stepper.invalidate();
+      });
     }
     dirty = true;
   }
@@ -690,16 +643,15 @@ export function mount(section, ctx) {
 
   showPlay();
   syncControls();
-  readFrame();
-  draw();
-  refreshMetrics();
+  await stepper.send(0); // the first frame and readouts before the lab is shown as ready
 
   return {
     activate() { loop.start(); },
     deactivate() { releaseTreat(); loop.stop(); },
-    play() { playing = true; clock.reset(); showPlay(); },
-    pause() { playing = false; showPlay(); },
+    play() { setPlaying(true); },
+    pause() { setPlaying(false); },
     restart,
+    stepper,
     world: () => ({ ...world }),
     get playing() { return playing; },
   };

@@ -7,14 +7,18 @@
 //   explain.js   the explanatory text and formulas
 // Charts are ui/chart.js; controls are built from the session's parameter specs.
 //
-// Time: the page never invents model time.  Each displayed frame converts the real
-// time since the previous frame into a WHOLE number of model steps (StepClock, the
-// remainder is carried), so a sample's trajectory is identical at every playback
-// speed and frame rate.  While the tab is hidden the loop does not tick (createLoop),
-// and nothing else here steps the engine.
+// Time: the page never invents model time.  The one page stepper (ui/stepper.js) turns
+// the real time since the previous frame into a WHOLE number of model steps and asks the
+// engine (in its worker) for them in one message with the frame, the sensing panel and the
+// new chart samples, so a sample's trajectory is identical at every playback speed and
+// frame rate, and the page never waits for Python.  While the tab is hidden the loop does
+// not tick (createLoop), and nothing else here steps the engine.
 
 import { buildControls } from "../ui/controls.js";
-import { createLoop, StepClock } from "../ui/loop.js";
+import { createLoop } from "../ui/loop.js";
+import { Stepper } from "../ui/stepper.js";
+import { frameIndex } from "../ui/frame.js";
+import { HistoryMirror } from "../ui/history.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { LineChart, formatClock } from "../ui/chart.js";
 import { StageRenderer, GLYPH_LENGTH } from "./swarm/renderer.js";
@@ -23,12 +27,6 @@ import { createFrameInfo, parseFrame } from "./swarm/frame.js";
 import { EXPLAIN_HTML } from "./swarm/explain.js";
 
 const LAB = "swarm";
-// Used only if the session's op_state() carries no "constants" (SPEC.md Lab 1 values).
-const FALLBACK = {
-  dt: 1 / 60,
-  threat_radius: 22,
-  obstacles: { none: [], circle: [[80, 50, 11]], passage: [[80, 14, 28], [80, 86, 28]] },
-};
 const SPEEDS = [
   { v: 0.25, label: "¼×" }, { v: 0.5, label: "½×" }, { v: 1, label: "1×" }, { v: 2, label: "2×" }, { v: 4, label: "4×" },
 ];
@@ -41,12 +39,6 @@ const GROUPS = [
   { id: "run", title: "Run", names: ["start"], advanced: true },
 ];
 const MINIMAL_HIDE = new Set(["w_s", "w_a", "w_c", "N"]);
-// Engine time allowed per displayed frame for stepping.  With many agents one model step can
-// cost tens of milliseconds; asking for every step that real time calls for (up to 0.1 s x 4
-// playback = 24 steps) would freeze the page for a second per frame.  Above the budget the
-// model simply runs slower than real time (whole steps only, so results do not change) and
-// the clock says so.
-const FRAME_BUDGET_MS = 30;
 const CHOICE_LABELS = {
   mode: { range: "everyone in range", nearest: "nearest few (k)" },
   obstacle: { none: "none", circle: "a circle", passage: "a narrow passage" },
@@ -65,6 +57,10 @@ const READOUTS = [
 /** A playback rate for the clock, e.g. "0.35×". */
 function fmtSpeed(v) {
   return `${v >= 1 ? v.toFixed(1) : v.toFixed(2)}×`;
+}
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
 }
 
 function el(tag, attrs = {}, ...children) {
@@ -99,9 +95,9 @@ function addStylesheet(href) {
  * Build the lab inside `section`.  If the engine fails while building (e.g. a Python
  * error), the section shows what failed instead of staying blank.
  */
-export function mount(section, ctx) {
+export async function mount(section, ctx) {
   try {
-    return mountLab(section, ctx);
+    return await mountLab(section, ctx);
   } catch (err) {
     console.error("[swarm] the Swarm Lab could not be built", err);
     section.innerHTML = "";
@@ -114,21 +110,25 @@ export function mount(section, ctx) {
   }
 }
 
-function mountLab(section, ctx) {
+async function mountLab(section, ctx) {
   addStylesheet("assets/css/swarm.css");
   const engine = ctx.engine;
-  const specs = engine.spec(LAB);
+  const specs = await engine.spec(LAB);
   const specBy = new Map(specs.map((s) => [s.name, s]));
   const minimal = ctx.params.get("controls") === "minimal";
   const phone = window.matchMedia && window.matchMedia("(max-width: 900px)").matches;
 
   // ---------------------------------------------------------------- constants from the engine
-  let state = engine.call(LAB, "state");
-  const consts = state.constants || {};
-  const DT = consts.dt || FALLBACK.dt;
-  const obstacleShapes = consts.obstacles || FALLBACK.obstacles;
-  const THREAT_RADIUS = consts.threat_radius || FALLBACK.threat_radius;
-  const trialsRes = engine.tryCall(LAB, "trials");
+  let state = await engine.call(LAB, "state");
+  const layout = await engine.layout(LAB);
+  const consts = layout.constants;
+  const DT = consts.dt;
+  const obstacleShapes = consts.obstacles;
+  const obstacleNames = [];
+  for (const [name, code] of Object.entries(consts.obstacle_codes)) obstacleNames[code] = name;
+  const THREAT_RADIUS = consts.threat_radius;
+  const fx = frameIndex(layout.frame);
+  const trialsRes = await engine.tryCall(LAB, "trials");
   const trials = trialsRes.ok && Array.isArray(trialsRes.value) ? trialsRes.value : [];
   if (!trialsRes.ok) console.warn("[swarm] the session has no op_trials:", trialsRes.error);
   const trialBy = new Map(trials.map((t) => [t.id, t]));
@@ -219,7 +219,7 @@ function mountLab(section, ctx) {
       el("p", { class: "swarm-question", text: t.question }),
       startBtn,
       el("details", { class: "swarm-next" }, el("summary", { text: "What to try next" }), el("p", { text: t.try_next || t.next || "" })));
-    startBtn.addEventListener("click", () => { if (startTrial(t.id)) showStage(); });
+    startBtn.addEventListener("click", async () => { if (await startTrial(t.id)) showStage(); });
     trialsBox.append(card);
     trialCards.set(t.id, card);
   }
@@ -329,25 +329,16 @@ function mountLab(section, ctx) {
   // ---------------------------------------------------------------- page state
   let playing = !ctx.reducedMotion;
   let speed = 1;
-  const clock = new StepClock(DT);
-  let frameBuf = new Float32Array(8 + 3 * 256);
+  let frameBuf = new Float32Array(fx.offset);
   let frameLen = 0;
-  const frame = createFrameInfo();
+  const frame = createFrameInfo(fx);
   frame.threatRadius = THREAT_RADIUS;
-  let dirty = true; // redraw needed
-  let panelDirty = true;
-  let historyDirty = true;
-  let historyFull = true;
   let frameCount = 0;
   let runSample = state.sample;
   let currentTrial = null;
   let atLimit = false;
   let lastClockText = "";
-  let frameBudgetMs = FRAME_BUDGET_MS;
-  let msPerStep = 0; // running estimate of the engine's cost of one step (ms)
-  // achieved playback over about one real second: model steps done / steps asked for
-  const pace = { real: 0, asked: 0, done: 0, ratio: 1 };
-  const hist = { t: [], series: {}, markers: [], version: -1, interval: 0.25 };
+  const hist = new HistoryMirror();
   let markersShown = null;
   let highlighted = null;
 
@@ -380,16 +371,16 @@ function mountLab(section, ctx) {
     }
   }
 
-  function refreshState() {
-    state = engine.call(LAB, "state");
+  async function refreshState() {
+    state = await engine.call(LAB, "state");
     runSample = state.sample;
     return state;
   }
 
   // ---------------------------------------------------------------- actions
-  function applyLive(name, value) {
+  async function applyLive(name, value) {
     if (name === "N") return changePopulation(0, value);
-    const res = engine.tryCall(LAB, "set", { name, value });
+    const res = await engine.tryCall(LAB, "set", { name, value });
     if (!res.ok) {
       ctx.notify(res.error, "warn");
       return res;
@@ -401,16 +392,15 @@ function mountLab(section, ctx) {
       ctx.notify(`${specBy.get(name)?.label || name}: takes effect when you press Restart.`, "info");
     }
     touch();
-    render(true);
     return { ok: true };
   }
 
-  function changePopulation(delta, absolute) {
-    const cur = engine.call(LAB, "state").N;
+  async function changePopulation(delta, absolute) {
+    const cur = (await engine.call(LAB, "state")).N;
     const spec = specBy.get("N");
     let n = absolute !== undefined ? absolute : cur + delta;
     if (spec) n = Math.max(spec.min, Math.min(spec.max, n));
-    const res = engine.tryCall(LAB, "population", { n });
+    const res = await engine.tryCall(LAB, "population", { n });
     if (!res.ok) {
       ctx.notify(res.error, "warn");
       return res;
@@ -419,40 +409,36 @@ function mountLab(section, ctx) {
     const r = rowsBy.get("N");
     if (r) r.set.set("N", n);
     touch();
-    render(true);
     return { ok: true };
   }
 
+  /** Something changed in the session: fetch a fresh frame, panel and chart samples. */
   function touch() {
-    dirty = true;
-    panelDirty = true;
-    historyDirty = true;
+    stepper.invalidate();
   }
 
-  function afterRestart() {
-    failed = false;
-    clock.reset();
-    renderer.trails.clear();
+  async function afterRestart() {
+    stepper.restart();
+    newRun = true;
     atLimit = false;
     limitBox.hidden = true;
-    historyFull = true;
-    refreshState();
-    if (state.selected_index === null && state.N > 0) engine.tryCall(LAB, "select", { index: 0 });
+    hist.clear();
+    await refreshState();
+    if (state.selected_index === null && state.N > 0) await engine.tryCall(LAB, "select", { index: 0 });
     syncControls(state.params);
     touch();
-    render(true);
   }
 
-  function restart() {
+  async function restart() {
     const values = allValues();
     delete values.N; // N is the population control: restart uses the slider value
     values.N = currentValues.N;
-    const res = engine.tryCall(LAB, "reset", values);
+    const res = await engine.tryCall(LAB, "reset", values);
     if (!res.ok) {
       ctx.notify(res.error, "warn");
       return;
     }
-    afterRestart();
+    await afterRestart();
   }
 
   function markTrial(id) {
@@ -484,14 +470,14 @@ function mountLab(section, ctx) {
     if (!trialNow.hidden) trialNow.focus({ preventScroll: true });
   }
 
-  function startTrial(id) {
-    const res = engine.tryCall(LAB, "restart_trial", { trial: id });
+  async function startTrial(id) {
+    const res = await engine.tryCall(LAB, "restart_trial", { trial: id });
     if (!res.ok) {
       ctx.notify(res.error, "warn");
       return false;
     }
     markTrial(id);
-    afterRestart();
+    await afterRestart();
     return true;
   }
 
@@ -500,16 +486,13 @@ function mountLab(section, ctx) {
     playBtn.textContent = on ? "Pause" : "Play";
     playBtn.setAttribute("aria-label", on ? "Pause the simulation" : "Play the simulation");
     section.dataset.playing = on ? "1" : "0";
-    dirty = true; // the clock line changes (pace note)
-    clock.reset();
-    pace.real = pace.asked = pace.done = 0;
-    pace.ratio = 1;
+    stepper.setPlaying(on);
+    updateClock(); // the clock line changes (pace note)
   }
 
   function setSpeed(v) {
     speed = v;
-    pace.real = pace.asked = pace.done = 0;
-    pace.ratio = 1;
+    stepper.setSpeed(v);
     for (const b of speedBtns) b.setAttribute("aria-pressed", String(Number(b.dataset.speed) === v));
   }
 
@@ -520,8 +503,8 @@ function mountLab(section, ctx) {
     continueBtn.focus({ preventScroll: true });
   }
 
-  function continueRun() {
-    const res = engine.tryCall(LAB, "continue");
+  async function continueRun() {
+    const res = await engine.tryCall(LAB, "continue");
     if (!res.ok) {
       ctx.notify(res.error, "warn");
       return;
@@ -531,91 +514,46 @@ function mountLab(section, ctx) {
     setPlaying(true);
   }
 
-  /** Advance the model by n whole steps (the only place the page steps the engine). */
-  function advance(n) {
-    if (n <= 0) return;
-    const t0 = performance.now();
-    const res = engine.call(LAB, "step", { n });
-    const per = (performance.now() - t0) / n;
-    msPerStep = msPerStep > 0 ? 0.75 * msPerStep + 0.25 * per : per;
-    dirty = true;
-    if (res && res.paused_at_limit) showLimit();
-  }
-
-  /** Whole steps for this frame: what real time asks for, but no more than the frame budget
-   *  allows.  Steps over the budget are dropped, not owed: the model runs slower than real
-   *  time instead of the page freezing (the trajectory is the same either way). */
-  function stepsForFrame(dt) {
-    const asked = clock.steps(dt, speed);
-    let n = asked;
-    if (msPerStep > 0) {
-      const cap = Math.max(1, Math.floor(frameBudgetMs / msPerStep));
-      if (n > cap) {
-        n = cap;
-        clock.reset();
-      }
-    }
-    pace.real += dt;
-    pace.asked += asked;
-    pace.done += n;
-    if (pace.real >= 1) {
-      pace.ratio = pace.asked > 0 ? pace.done / pace.asked : 1;
-      pace.real = pace.asked = pace.done = 0;
-    }
-    return n;
-  }
-
-  function selectAt(x, y) {
+  async function selectAt(x, y) {
     const before = frame.selected;
     // pick the nearest animal within 4 lengths, or 14 CSS px where the stage is small (a
     // fingertip on a phone covers several lengths there)
     const radius = Math.min(50, Math.max(4, 14 / renderer.scale));
-    const res = engine.tryCall(LAB, "select", { x, y, radius });
+    const res = await engine.tryCall(LAB, "select", { x, y, radius });
     if (!res.ok) {
       ctx.notify(res.error, "warn");
       return null;
     }
     // a tap on empty water keeps the current individual (the session would clear it)
-    if (res.value.index === null && before >= 0 && before < frame.n) engine.tryCall(LAB, "select", { index: before });
+    if (res.value.index === null && before >= 0 && before < frame.n) await engine.tryCall(LAB, "select", { index: before });
     touch();
-    render(true);
     return res.value;
   }
 
-  function selectRelative(delta) {
+  async function selectRelative(delta) {
     if (!frame.n) return;
     const cur = frame.selected >= 0 ? frame.selected : 0;
-    const res = engine.tryCall(LAB, "select", { index: (cur + delta + frame.n) % frame.n });
+    const res = await engine.tryCall(LAB, "select", { index: (cur + delta + frame.n) % frame.n });
     if (!res.ok) ctx.notify(res.error, "warn");
     touch();
-    render(true);
   }
 
-  function turnOne() {
-    const res = engine.tryCall(LAB, "turn_one");
+  async function turnOne() {
+    const res = await engine.tryCall(LAB, "turn_one");
     if (!res.ok) ctx.notify(res.error, "warn");
     touch();
-    render(true);
   }
 
-  function sendThreat() {
-    const res = engine.tryCall(LAB, "threat");
+  async function sendThreat() {
+    const res = await engine.tryCall(LAB, "threat");
     if (!res.ok) ctx.notify(res.error, "warn");
     touch();
-    render(true);
   }
 
   // ---------------------------------------------------------------- drawing
-  function readFrame() {
-    const out = engine.frameInto(LAB, frameBuf);
-    frameBuf = out.data;
-    frameLen = out.length;
-    parseFrame(frameBuf, frameLen, frame, DT);
-  }
-
   function updateClock() {
     let text = `${formatClock(frame.t)} model time · sample ${runSample}`;
-    if (playing && pace.ratio < 0.9) text += ` · slowed to ${fmtSpeed(speed * pace.ratio)}`;
+    if (playing && stepper.pace.ratio < 0.9) text += ` · slowed to ${fmtSpeed(speed * stepper.pace.ratio)}`;
     if (text !== lastClockText) {
       clockEl.textContent = text;
       lastClockText = text;
@@ -623,47 +561,22 @@ function mountLab(section, ctx) {
     }
   }
 
-  function refreshHistory() {
-    // incremental when our copy is current (same thinning version); the session
-    // answers in full when the version moved on (h.full)
-    const since = !historyFull && hist.t.length ? hist.t[hist.t.length - 1] : null;
-    const h = engine.call(LAB, "history", since === null ? {} : { since, version: hist.version });
-    if (h.full !== false) {
-      hist.t = h.t.slice();
-      hist.series = {};
-      for (const [k, v] of Object.entries(h.series)) hist.series[k] = v.slice();
-    } else {
-      for (const v of h.t) hist.t.push(v);
-      for (const [k, v] of Object.entries(h.series)) {
-        const arr = hist.series[k] || (hist.series[k] = []);
-        for (const x of v) arr.push(x);
-      }
-    }
-    hist.version = h.version;
-    hist.interval = h.interval || hist.interval;
-    hist.markers = h.markers || [];
-    historyFull = false;
-    historyDirty = false;
+  function applyHistory(h) {
+    if (!hist.apply(h)) return;
     chartAgree.setData(hist);
     chartSpace.setData(hist);
-    updateReadouts();
     updateMarkerList();
   }
 
-  function updateReadouts() {
-    const k = hist.t.length - 1;
-    if (k < 0) {
-      for (const v of readoutEls.values()) v.textContent = "–";
-      readoutAt.textContent = "No sample yet.";
-      return;
-    }
+  /** Readouts show the CURRENT state under the current settings (op_metrics): after a
+   *  setting change they change at once, even while paused, before anything moves. */
+  function updateReadouts(m) {
     for (const r of READOUTS) {
-      const arr = hist.series[r.key];
-      const v = arr ? arr[k] : null;
-      readoutEls.get(r.key).textContent = v === null || v === undefined || !Number.isFinite(v) ? "–" : r.fmt(v);
+      const v = m[r.key];
+      setText(readoutEls.get(r.key), v === null || v === undefined || !Number.isFinite(v) ? "–" : r.fmt(v));
     }
-    readoutAt.textContent = `Latest sample at ${formatClock(hist.t[k])} (${hist.t[k].toFixed(2)} s model time); samples every ${hist.interval} s.`;
-    section.dataset.sampleT = String(hist.t[k]);
+    setText(readoutAt, `Now, at ${formatClock(m.t)} model time. The charts sample every ${hist.interval || 0.25} s.`);
+    section.dataset.sampleT = String(m.t);
   }
 
   function updateMarkerList() {
@@ -689,45 +602,55 @@ function mountLab(section, ctx) {
     for (const b of markerList.querySelectorAll(".swarm-marker")) b.classList.toggle("hl", Number(b.dataset.index) === i);
   }
 
-  function refreshPanel() {
-    const res = engine.tryCall(LAB, "selected");
-    const info = res.ok ? res.value : null;
-    panel.setInfo(info && info.index !== undefined ? info : null);
-    panelDirty = false;
-  }
-
-  function render(force = false) {
-    if (!dirty && !force && !historyDirty && !panelDirty) return;
-    frameCount++;
-    readFrame();
-    if (frame.atLimit && !atLimit) showLimit(); // reached by any route (e.g. a test stepping the engine)
-    if (dirty || force) {
-      renderer.trails.record(frameBuf, frame);
-      renderer.draw(frameBuf, frame);
-      updateClock();
-    }
-    if (panelDirty || (playing && frameCount % 3 === 0)) refreshPanel();
-    panel.draw(frameBuf, frame);
-    const due = hist.t.length ? hist.t[hist.t.length - 1] + hist.interval - 1e-9 : 0;
-    if (historyDirty || historyFull || frame.t >= due) refreshHistory();
-    dirty = false;
-  }
-
   // ---------------------------------------------------------------- the loop
-  let failed = false;
-  function tick(dt) {
-    if (failed) return;
-    try {
-      if (playing) advance(stepsForFrame(dt));
-      render();
-    } catch (err) {
-      // a bug, not bad input: stop cleanly and say so once (no error every frame)
-      failed = true;
-      setPlaying(false);
-      console.error("[swarm] the simulation stopped", err);
-      ctx.notify(`The simulation stopped because of an error: ${err && err.message ? err.message.split("\n").slice(-2).join(" ") : err}. Restart or reload the page.`, "error");
-    }
+  // One request a frame: the steps real time asks for, then what the page reads.
+  function compose(n) {
+    const ops = [];
+    if (n > 0) ops.push(["step", { n }]);
+    ops.push(["selected", {}], hist.op());
+    // the readouts: at once after a change (n = 0: a refresh), else about four times a second
+    if (n === 0 || stepper.requests % 15 === 0) ops.push(["metrics", {}]);
+    return ops;
   }
+
+  function apply(reply) {
+    const last = reply.ops[reply.ops.length - 1][0] === "metrics" ? reply.results.pop() : null;
+    const [selected, history] = reply.results.slice(-2);
+    if (last && last.value) updateReadouts(last.value);
+    frameBuf = reply.frame;
+    frameLen = reply.length;
+    parseFrame(fx, frameBuf, frameLen, frame, DT, obstacleNames);
+    if (newRun) { renderer.trails.clear(); newRun = false; }
+    frameCount++;
+    if (frame.atLimit && !atLimit) showLimit(); // reached by any route (e.g. a test stepping the engine)
+    drawStage();
+    panel.setInfo(selected.value && selected.value.index !== undefined ? selected.value : null);
+    panel.draw(frameBuf, frame);
+    if (history.value) applyHistory(history.value);
+  }
+
+  function drawStage() {
+    renderer.trails.record(frameBuf, frame);
+    renderer.draw(frameBuf, frame);
+    updateClock();
+  }
+
+  function redraw() {
+    if (!frameLen) return;
+    renderer.draw(frameBuf, frame);
+    panel.draw(frameBuf, frame);
+  }
+
+  const stepper = new Stepper({
+    engine, lab: LAB, dt: DT, compose, apply,
+    onCrash: (err) => {
+      // a bug, not bad input: stop cleanly and say so once (no error every frame)
+      setPlaying(false);
+      ctx.notify(`The simulation stopped because of an error: ${err && err.message ? err.message.split("\n").slice(-2).join(" ") : err}. Restart or reload the page.`, "error");
+    },
+  });
+  let newRun = true;
+  function tick(dt) { stepper.tick(dt); }
   const loop = createLoop(tick);
 
   // ---------------------------------------------------------------- wiring
@@ -735,14 +658,14 @@ function mountLab(section, ctx) {
     if (atLimit) { showLimit(); return; }
     setPlaying(!playing);
   });
-  restartBtn.addEventListener("click", restart);
+  restartBtn.addEventListener("click", () => restart());
   trialRestartBtn.addEventListener("click", () => currentTrial && startTrial(currentTrial));
   for (const b of speedBtns) b.addEventListener("click", () => setSpeed(Number(b.dataset.speed)));
   turnBtn.addEventListener("click", turnOne);
   threatBtn.addEventListener("click", sendThreat);
   continueBtn.addEventListener("click", continueRun);
-  sampleInput.addEventListener("change", () => {
-    const res = engine.tryCall(LAB, "set", { name: "sample", value: sampleInput.value });
+  sampleInput.addEventListener("change", async () => {
+    const res = await engine.tryCall(LAB, "set", { name: "sample", value: sampleInput.value });
     if (!res.ok) {
       ctx.notify(res.error, "warn");
       sampleInput.value = String(currentValues.sample ?? runSample);
@@ -764,7 +687,7 @@ function mountLab(section, ctx) {
   csvBtn.addEventListener("click", downloadCsv);
   pngBtn.addEventListener("click", saveImage);
   if (typeof ResizeObserver !== "undefined") {
-    new ResizeObserver(() => { renderer.resize(); dirty = true; render(true); }).observe(stage);
+    new ResizeObserver(() => { renderer.resize(); redraw(); }).observe(stage);
   }
 
   function linkUrl() {
@@ -790,8 +713,8 @@ function mountLab(section, ctx) {
     return `swarm-lab-sample${runSample}-${Math.floor(t / 60)}m${String(t % 60).padStart(2, "0")}s`;
   }
 
-  function downloadCsv() {
-    const res = engine.tryCall(LAB, "csv");
+  async function downloadCsv() {
+    const res = await engine.tryCall(LAB, "csv");
     if (!res.ok) {
       ctx.notify(res.error, "warn");
       return;
@@ -801,7 +724,7 @@ function mountLab(section, ctx) {
   }
 
   function saveImage() {
-    render(true);
+    redraw();
     const dpr = renderer.dpr;
     const sw = stageCanvas.width;
     const sh = stageCanvas.height;
@@ -830,7 +753,7 @@ function mountLab(section, ctx) {
   }
 
   // ---------------------------------------------------------------- start
-  const query = readQuery(engine, LAB, ctx.params);
+  const query = await readQuery(engine, LAB, ctx.params);
   for (const n of query.notices || []) ctx.notify(`Link settings: ${n}`, "warn");
   const trialId = ctx.params.get("trial");
   let started = false;
@@ -838,24 +761,25 @@ function mountLab(section, ctx) {
     if (trialBy.has(trialId)) {
       // the defaults, the trial's settings, then any settings in the link on top
       const defaults = Object.fromEntries(specs.map((s) => [s.name, s.default]));
-      const res = engine.tryCall(LAB, "reset", { ...defaults, ...(trialBy.get(trialId).settings || {}), ...query.values });
+      const res = await engine.tryCall(LAB, "reset", { ...defaults, ...(trialBy.get(trialId).settings || {}), ...query.values });
       if (res.ok) { markTrial(trialId); started = true; } else ctx.notify(res.error, "warn");
     } else {
       ctx.notify(`There is no trial called “${trialId}”. Choose one of: ${trials.map((t) => t.id).join(", ")}.`, "warn");
     }
   }
   if (!started) {
-    const res = engine.tryCall(LAB, "reset", query.values || {});
+    const res = await engine.tryCall(LAB, "reset", query.values || {});
     if (!res.ok) {
       ctx.notify(res.error, "warn");
-      engine.call(LAB, "reset", {});
+      await engine.call(LAB, "reset", {});
     }
   }
   setPlaying(playing);
   if (ctx.reducedMotion) {
     ctx.notify("Your system asks for reduced motion, so the Swarm Lab starts paused. Press Play to start it.", "info");
   }
-  afterRestart();
+  await afterRestart();
+  await stepper.send(0); // the first frame is on screen before the lab is shown as ready
 
   return {
     activate() {
@@ -863,7 +787,7 @@ function mountLab(section, ctx) {
       chartAgree.resize();
       chartSpace.resize();
       panel.resize();
-      dirty = true;
+      redraw();
       loop.start();
     },
     deactivate() {
@@ -872,14 +796,17 @@ function mountLab(section, ctx) {
     // used by the browser tests (tests/browser/test_swarm*.py)
     test: {
       tick, // run the page's own frame step with a given real dt
+      stepper,
+      /** Resolves once the session's current state is on screen (after any pending change). */
+      settle: async () => { while (stepper.inflight) await new Promise((r) => setTimeout(r, 5)); await stepper.send(0); },
       stopLoop: () => loop.stop(),
       startLoop: () => loop.start(),
       get playing() { return playing; },
       setPlaying,
       setSpeed,
       get speed() { return speed; },
-      setFrameBudget: (ms) => { frameBudgetMs = ms; },
-      get msPerStep() { return msPerStep; },
+      setFrameBudget: (ms) => { stepper.budget.overrideMs = ms; },
+      get msPerStep() { return stepper.budget.msPerStep; },
       get frame() { return { ...frame }; },
       transform: (x, y) => {
         const p = renderer.modelToView(x, y);
@@ -889,7 +816,7 @@ function mountLab(section, ctx) {
       restart,
       startTrial,
       linkUrl,
-      render: () => render(true),
+      render: () => redraw(),
       get history() { return hist; },
       charts: [chartAgree, chartSpace],
     },

@@ -2,18 +2,21 @@
 //
 // The Python session (app/swarmlab/sessions/vicsek.py) owns the model; this module
 // builds the page, runs the display loop and drives the session:
-//   * the stage advances at a steady, readable rate (updates per second, default 6),
-//     one op_step(1) and one frame read per update; between updates arrows are drawn
-//     along their straight step (interpolation, see vicsek/stage.js);
+//   * the stage advances at a steady, readable rate (updates per second, default 6)
+//     through the one page stepper (ui/stepper.js): at most one update per request, with
+//     its frame; between updates arrows are drawn along their straight step
+//     (interpolation, see vicsek/stage.js);
 //   * the eight-seed check starts by itself once the first frames are on screen and
-//     runs in chunks sized to a per-frame time budget (vicsek/check.js);
+//     rides on the same requests, in chunks sized to the frame budget (vicsek/check.js);
 //   * hidden page: createLoop stops calling tick, so everything freezes;
 //     prefers-reduced-motion: the stage starts paused (the check still runs).
 //
 // The controller returned by mount() also offers play/pause/step/restart/select/settle,
 // which the browser tests use (window.swarmlab.labs.get("vicsek")).
 
-import { createLoop, StepClock } from "../ui/loop.js";
+import { createLoop } from "../ui/loop.js";
+import { Stepper } from "../ui/stepper.js";
+import { frameIndex } from "../ui/frame.js";
 import { buildControls } from "../ui/controls.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { Stage } from "./vicsek/stage.js";
@@ -26,9 +29,8 @@ const LAB = "vicsek";
 const RATE_DEFAULT = 6;       // updates per second
 const RATE_MIN = 1;
 const RATE_MAX = 30;
-const MAX_UPDATES_PER_FRAME = 3;
-const FRAME_BUDGET_MS = 10;   // stage + check work per animation frame (target)
 const MIN_CHECK_MS = 3;
+const CHECK_MAX_MS = 60;
 const CHECK_AFTER_TICKS = 6;  // start the check once the first frames are drawn
 const PICK_TOLERANCE_PX = 26;
 
@@ -103,16 +105,18 @@ const LAYOUT = `
     <div class="panel explain vk-notes"></div>
   </div>`;
 
-export function mount(section, ctx) {
+export async function mount(section, ctx) {
   ensureStylesheet("assets/css/vicsek.css");
   const engine = ctx.engine;
-  const specs = engine.spec(LAB);
+  const specs = await engine.spec(LAB);
+  const layout = await engine.layout(LAB);
+  const fx = frameIndex(layout.frame);
   const minimal = ctx.params.get("controls") === "minimal";
 
   // settings from the page URL (share links), read leniently by the session
-  const { values: urlValues, notices } = readQuery(engine, LAB, ctx.params);
+  const { values: urlValues, notices } = await readQuery(engine, LAB, ctx.params);
   for (const text of notices) ctx.notify(`Few turns: ${text}`, "warn");
-  let st = engine.call(LAB, "reset", urlValues);
+  let st = await engine.call(LAB, "reset", urlValues);
   const N = st.n;
 
   section.innerHTML = LAYOUT;
@@ -126,7 +130,6 @@ export function mount(section, ctx) {
   const canvas = $(".vk-canvas");
   const stage = new Stage(canvas, N, { radius: st.radius, kick: st.kick });
   const plot = new PPlot($(".vk-pplot"), { baseline: BASELINE });
-  let frameBuf = new Float32Array(6 * N);
 
   // ---- model state mirrored in the page ----
   let t = st.t;
@@ -135,11 +138,10 @@ export function mount(section, ctx) {
   let selected = -1;
   let neighbourCount = 0;
 
-  /** Read the session's frame into the stage. `fresh` = a new run (restart): the trail starts over. */
-  function readFrame(fresh = false) {
-    const out = engine.frameInto(LAB, frameBuf);
-    frameBuf = out.data;
-    stage.ingest(frameBuf, !fresh && t === lastIngestT + 1);
+  /** Put a frame on the stage. `fresh` = a new run (restart): the trail starts over. */
+  function ingestFrame(data, fresh = false) {
+    t = Math.round(data[fx.h.t]);
+    stage.ingest(data.subarray(fx.offset), !fresh && t === lastIngestT + 1);
     lastIngestT = t;
   }
 
@@ -148,12 +150,12 @@ export function mount(section, ctx) {
     if (el.textContent !== text) el.textContent = text;
   }
 
-  function refreshSelection() {
-    if (selected < 0) {
+  /** Show the followed arrow's neighbourhood (`nb`, the reply of op_neighbours, or null). */
+  function showSelection(nb) {
+    if (selected < 0 || !nb) {
       stage.setSelection(-1);
       neighbourCount = 0;
     } else {
-      const nb = engine.call(LAB, "neighbours", { i: selected });
       stage.setSelection(selected, nb.neighbours, nb.turn_to);
       neighbourCount = nb.neighbours.length;
     }
@@ -173,33 +175,19 @@ export function mount(section, ctx) {
     section.dataset.t = String(t);
   }
 
-  /** One model update: step, frame, selection, plot. */
-  function updateOnce() {
-    const r = engine.call(LAB, "step", { n: 1 });
-    t = r.t;
-    P = r.P;
-    plot.push(t, P);
-    readFrame();
-    if (selected >= 0) refreshSelection();
-  }
 
-  function afterUpdates() {
-    showReadouts();
-    plotDirty = true;
-    dirty = true;
-  }
 
   // ---- controls ----
   const knob = buildControls($(".vk-knob"), specs, {
     only: ["a"],
     values: { a: st.params.a },
     labels: { a: "Alignment a" },
-    apply: (name, v) => {
-      const res = engine.tryCall(LAB, "set", { name, value: v });
+    apply: async (name, v) => {
+      const res = await engine.tryCall(LAB, "set", { name, value: v });
       if (res.ok) {
         plot.mark(t, v);
         plotDirty = true;
-        if (selected >= 0) { refreshSelection(); dirty = true; }
+        stepper.invalidate(); // the followed arrow's turn changes at once
       }
       return res;
     },
@@ -220,7 +208,6 @@ export function mount(section, ctx) {
   showRate();
 
   // ---- playback ----
-  const clock = new StepClock(1); // one "model second" = one update; speed = updates per second
   let playing = !ctx.reducedMotion;
   let s = 1;          // interpolation fraction of the move on screen
   let anim = false;   // finishing a move while paused (Step, or Pause mid-move)
@@ -239,36 +226,44 @@ export function mount(section, ctx) {
     if (playing) return;
     playing = true;
     anim = false;
+    stepper.setPlaying(true);
     // continue from where the arrows are on screen: a finished move starts the next update at once
-    clock.carry = s >= 1 ? 0.999999 : s;
+    stepper.clock.carry = s >= 1 ? 0.999999 : s;
     showPlaying();
   }
   function pause() {
     if (!playing) return;
     playing = false;
+    stepper.setPlaying(false);
     anim = !ctx.reducedMotion && s < 1;
     if (!anim) s = 1;
     dirty = true;
     showPlaying();
   }
-  function stepButton() {
+  async function stepButton() {
     if (playing) pause();
-    updateOnce();
-    afterUpdates();
+    await updates(1);
     if (ctx.reducedMotion) { s = 1; anim = false; } else { s = 0; anim = true; }
   }
-  function restart() {
-    st = engine.call(LAB, "reset", { a: knob.get("a") });
-    t = st.t;
+  /** n updates now, in one request; resolves to the P after each. */
+  async function updates(n) {
+    while (stepper.inflight) await new Promise((r) => setTimeout(r, 2));
+    const ops = [];
+    for (let j = 0; j < n; j++) ops.push(["step", { n: 1 }]);
+    const reply = await stepper.send(0, ops);
+    return reply ? reply.results.slice(0, n).map((r) => r.value.P) : [];
+  }
+  async function restart() {
+    while (stepper.inflight) await new Promise((r) => setTimeout(r, 2));
+    st = await engine.call(LAB, "reset", { a: knob.get("a") });
     P = st.P;
     plot.clear();
-    plot.push(t, P);
-    readFrame(true); // never join the new start to the old run's trail
-    refreshSelection();
-    clock.reset();
+    plot.push(st.t, P);
+    fresh = true; // never join the new start to the old run's trail
+    stepper.restart();
     s = 1;
     anim = false;
-    afterUpdates();
+    await stepper.send(0);
   }
 
   playBtn.addEventListener("click", () => (playing ? pause() : play()));
@@ -282,8 +277,10 @@ export function mount(section, ctx) {
   // ---- selection: tap / click / keyboard ----
   function select(i) {
     selected = Number.isInteger(i) && i >= 0 && i < N ? i : -1;
-    refreshSelection();
+    showSelection(null);
     dirty = true;
+    stepper.invalidate();
+    return stepper.inflight ? Promise.resolve() : stepper.send(0);
   }
   canvas.addEventListener("pointerdown", (ev) => {
     const tol = ev.pointerType === "touch" ? PICK_TOLERANCE_PX * 1.4 : PICK_TOLERANCE_PX;
@@ -358,7 +355,7 @@ export function mount(section, ctx) {
     dotsWidth = w;
     renderDotPlot($(".vk-dots"), checkResult);
   }
-  const check = new CheckRunner(engine, LAB, {
+  const check = new CheckRunner({
     onProgress(p) {
       progress.value = p;
       setText(progressText, `Running the 16 runs in the background: ${Math.floor(100 * p)}%`);
@@ -397,17 +394,54 @@ export function mount(section, ctx) {
   });
   section.dataset.check = "idle";
 
-  // ---- the loop ----
+  // ---- the loop: one request a frame (the update real time asks for, the followed
+  // arrow's neighbourhood, and a chunk of the eight-seed check) ----
+  let fresh = true;
+  let checkOps = [];
+  function compose(n, extra = null) {
+    const ops = extra ? extra.slice() : [];
+    if (n > 0) ops.push(["step", { n }]);
+    if (selected >= 0) ops.push(["neighbours", { i: selected }]);
+    // The check works in the engine worker, so it can take more than a frame's time: the
+    // page keeps drawing meanwhile, and the stage needs an update only every 1/rate s.
+    // Its chunk follows the measured frame interval (a slow display gets larger chunks, so
+    // work per second does not collapse), capped so a click is answered within ~60 ms.
+    checkOps = check.ops(Math.max(MIN_CHECK_MS, Math.min(CHECK_MAX_MS, 3 * stepper.budget.frameMs)));
+    return ops.concat(checkOps);
+  }
+  function apply(reply) {
+    reply.ops.forEach((op, k) => {
+      const r = reply.results[k];
+      if (op[0] === "step" && r.value) { P = r.value.P; plot.push(r.value.t, P); plotDirty = true; }
+      else if (op[0] === "neighbours") showSelection(r.value || null);
+      else if (op[0].startsWith("check_")) check.ingest(op, r);
+      else if (r.error) ctx.notify(r.error, "warn");
+    });
+    if (selected < 0) showSelection(null);
+    ingestFrame(reply.frame, fresh);
+    fresh = false;
+    showReadouts();
+    dirty = true;
+  }
+  const stepper = new Stepper({
+    engine, lab: LAB, dt: 1, maxSteps: 1, compose, apply,
+    onCrash: (err) => {
+      pause();
+      ctx.notify(`The stage stopped because of an error: ${(err && err.message) || err}. Reload the page.`, "error");
+    },
+  });
+  // one "model second" = one update, so the playback speed is the update rate
+  stepper.speed = rate;
+  rateInput.addEventListener("input", () => stepper.setSpeed(rate));
+  stepper.playing = playing;
+
   function tick(dt) {
-    const t0 = performance.now();
     ticks++;
+    if (check.state === "idle" && ticks >= CHECK_AFTER_TICKS) check.start("batched");
+    if (check.state === "starting" || check.state === "running" || check.state === "finishing") stepper.invalidate();
+    stepper.tick(dt);
     if (playing) {
-      let k = clock.steps(dt, rate);
-      if (k > MAX_UPDATES_PER_FRAME) k = MAX_UPDATES_PER_FRAME; // never catch up in a burst
-      for (let j = 0; j < k; j++) updateOnce();
-      if (k > 0) afterUpdates();
-      s = clock.carry;
-      if (s > 1) s = 1;
+      s = Math.min(1, stepper.clock.carry);
       dirty = true;
     } else if (anim) {
       s += dt * Math.max(rate, 4);
@@ -416,11 +450,6 @@ export function mount(section, ctx) {
     }
     if (dirty) { stage.draw(s); dirty = false; }
     if (plotDirty) { plot.draw(); plotDirty = false; }
-    if (check.state === "idle" && ticks >= CHECK_AFTER_TICKS) check.start("batched");
-    if (check.state === "running") {
-      const used = performance.now() - t0;
-      check.work(Math.max(MIN_CHECK_MS, FRAME_BUDGET_MS - used));
-    }
   }
   const loop = createLoop(tick);
 
@@ -437,9 +466,7 @@ export function mount(section, ctx) {
 
   // first picture
   plot.push(t, P);
-  readFrame(true);
-  refreshSelection();
-  showReadouts();
+  await stepper.send(0);
   showPlaying();
   $(".vk-caption").textContent = ctx.reducedMotion
     ? "Paused at the start because your device asks for reduced motion. Press Play to run, or Step to take one update at a time."
@@ -464,14 +491,12 @@ export function mount(section, ctx) {
     get playing() { return playing; },
     get selected() { return selected; },
     get t() { return t; },
-    /** Run n updates now (paused), each through op_step(1); returns the P after each. */
-    run(n) {
+    /** Run n updates now (paused), each through op_step(1); resolves to the P after each. */
+    async run(n) {
       pause();
-      const ps = [];
-      for (let j = 0; j < n; j++) { updateOnce(); ps.push(P); }
+      const ps = await updates(n);
       s = 1;
       anim = false;
-      afterUpdates();
       stage.draw(s);
       plot.draw();
       dirty = plotDirty = false;
@@ -485,9 +510,9 @@ export function mount(section, ctx) {
       dirty = false;
     },
     /** Set the alignment knob as the slider does. */
-    setA(v) {
-      const res = engine.tryCall(LAB, "set", { name: "a", value: v });
-      if (res.ok) { knob.set("a", v); plot.mark(t, v); plotDirty = true; if (selected >= 0) refreshSelection(); }
+    async setA(v) {
+      const res = await engine.tryCall(LAB, "set", { name: "a", value: v });
+      if (res.ok) { knob.set("a", v); plot.mark(t, v); plotDirty = true; await select(selected); }
       return res;
     },
     clientPoint: (i) => stage.clientPoint(i),

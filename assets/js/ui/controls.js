@@ -3,9 +3,11 @@
 // A spec row is {name, default, label, kind, min, max, step, unit, help, choices, group, advanced}
 // (app/swarmlab/params.py).  Every control gets a visible <label>, an accessible
 // name, and an <output> that shows the value with its unit.  Changes go through
-// `apply(name, value)`, which must return {ok: true} or {ok: false, error}; on an
-// error the control snaps back to its last good value and shows the message, so
-// bad input never loses state.
+// `apply(name, value)`, which returns (or resolves to) {ok: true} or {ok: false, error};
+// on an error the control snaps back to its last good value and shows the message, so
+// bad input never loses state.  While a slider is dragged, the engine (in its worker)
+// may still be applying an earlier value: every value is sent, in order, and only the
+// reply to the latest one decides what the control shows.
 
 let uid = 0;
 
@@ -93,13 +95,12 @@ export function buildControls(container, specs, opts = {}) {
       if (spec.kind === "bool") input.checked = Boolean(v);
       else input.value = v;
       if (spec.kind !== "bool" && spec.kind !== "choice") output.textContent = formatValue(spec, v);
-      input.setAttribute("aria-valuetext", formatValue(spec, v));
+      if (input.type === "range") input.setAttribute("aria-valuetext", formatValue(spec, v));
     };
     show(values[name]);
 
-    const commit = () => {
-      const v = read();
-      const result = opts.apply ? opts.apply(name, v) : { ok: true };
+    let latest = 0;
+    const settle = (v, result) => {
       if (result && result.ok === false) {
         row.classList.add("invalid");
         show(values[name]);
@@ -111,6 +112,18 @@ export function buildControls(container, specs, opts = {}) {
       row.title = "";
       values[name] = v;
       show(v);
+    };
+    const commit = () => {
+      const v = read();
+      const mine = ++latest;
+      const result = opts.apply ? opts.apply(name, v) : { ok: true };
+      if (result && typeof result.then === "function") {
+        if (input.type === "range") output.textContent = formatValue(spec, v);
+        result.then((r) => { if (mine === latest) settle(v, r); },
+          (err) => { if (mine === latest) settle(v, { ok: false, error: String((err && err.message) || err) }); });
+      } else {
+        settle(v, result);
+      }
     };
     // Sliders apply live while dragging; selects and checkboxes on change.
     if (input.type === "range") {

@@ -8,14 +8,14 @@
 // each case produces a notice the page shows.  Nothing ever blanks the page.
 
 /** Query keys that belong to the shell (or a lab's page, like the boids world size), not to a lab's parameters. */
-export const SHELL_KEYS = new Set(["lab", "embed", "trial", "controls", "world"]);
+export const SHELL_KEYS = new Set(["lab", "embed", "trial", "controls", "world", "engine"]);
 
-/** Settings for `lab` found in `params` (URLSearchParams): {values, notices}. */
-export function readQuery(engine, lab, params) {
+/** Settings for `lab` found in `params` (URLSearchParams): a Promise of {values, notices}. */
+export async function readQuery(engine, lab, params) {
   const query = {};
   for (const [k, v] of params.entries()) if (!SHELL_KEYS.has(k)) query[k] = v;
   if (Object.keys(query).length === 0) return { values: {}, notices: [] };
-  const res = engine.tryCall(lab, "parse_query", { query });
+  const res = await engine.tryCall(lab, "parse_query", { query });
   if (!res.ok) return { values: {}, notices: [res.error] };
   return res.value;
 }

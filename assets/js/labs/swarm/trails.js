@@ -39,11 +39,6 @@ export class TrailBuffer {
     this.born.fill(-Infinity);
   }
 
-  /** Forget the history of every agent from now on (e.g. after a discrete jump). */
-  restartAll(t) {
-    this.born.fill(t);
-  }
-
   /** Record the frame if enough model time passed since the last sample. */
   record(data, f) {
     const t = f.t;

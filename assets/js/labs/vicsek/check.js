@@ -1,10 +1,10 @@
-// The eight-seed check, run in the page in small chunks between animation frames.
+// The eight-seed check, run in the engine worker in chunks that ride on the stage's requests.
 //
 // The Python session does the work (op_check_start / op_check_advance / op_check_result,
 // the same CheckRun as `python -m swarmlab vicsek-check`).  This module only decides
-// how many units to do per frame: it measures the cost of one unit (an update of all
-// 16 replicas in "batched" mode) and sizes each chunk to stay within a time budget,
-// so the page keeps drawing while the check runs.
+// how many units each request carries: it measures the engine cost of one unit (an update
+// of all 16 replicas in "batched" mode) and sizes each chunk to a time budget, so the
+// stage keeps its frame rate while the check runs.
 
 const SVG = "http://www.w3.org/2000/svg";
 export const BASELINE = 0.11;
@@ -25,17 +25,16 @@ export function fmt3(x) {
 
 export class CheckRunner {
   /**
-   * @param {object} engine   ctx.engine
-   * @param {string} lab
+   * The check's share of each engine request.  The page's stepper asks ops(budgetMs) for
+   * the ops to add to this frame's request and hands each reply back to ingest(), so the
+   * check rides on the same scheduler as the stage: its chunk is sized from the measured
+   * cost of one unit and a budget that follows the measured frame interval.
    * @param {object} hooks    { onProgress(p), onDone(result, info), onError(message) }
    */
-  constructor(engine, lab, hooks) {
-    this.engine = engine;
-    this.lab = lab;
+  constructor(hooks) {
     this.hooks = hooks;
-    this.state = "idle"; // idle | running | done | error
-    this.costMs = null;  // measured cost of one unit (EMA)
-    this.chunk = 1;
+    this.state = "idle"; // idle | starting | running | finishing | done | error
+    this.costMs = null;  // measured engine cost of one unit (EMA)
     this.calls = 0;
     this.units = 0;
     this.maxCallMs = 0;
@@ -43,54 +42,45 @@ export class CheckRunner {
     this.startedAt = 0;
     this.progress = 0;
     this.result = null;
-    this.callLog = []; // (ms, units) per call, for measuring
   }
 
   start(mode = "batched") {
-    try {
-      const r = this.engine.call(this.lab, "check_start", { mode });
-      this.total = r.total;
-      this.mode = mode;
-    } catch (err) {
-      this._fail(err);
-      return;
-    }
-    this.state = "running";
+    this.mode = mode;
+    this.state = "starting";
     this.startedAt = performance.now();
-    this.hooks.onProgress && this.hooks.onProgress(0);
   }
 
-  /** Do at most about `budgetMs` of work (at least one unit). */
-  work(budgetMs) {
-    if (this.state !== "running") return;
+  /** The ops this request should carry (at most about `budgetMs` of engine work). */
+  ops(budgetMs) {
+    if (this.state === "starting") return [["check_start", { mode: this.mode }]];
+    if (this.state === "finishing") return [["check_result", {}]];
+    if (this.state !== "running") return [];
     let n = 1;
-    if (this.costMs !== null) n = Math.max(1, Math.min(500, Math.floor(budgetMs / this.costMs)));
-    const t0 = performance.now();
-    let r;
-    try {
-      r = this.engine.call(this.lab, "check_advance", { updates: n });
-    } catch (err) {
-      this._fail(err);
-      return;
-    }
-    const ms = performance.now() - t0;
-    this.calls++;
-    this.units += Math.max(0, Math.min(n, this.total - this.units)); // the session stops at the end
-    this.workMs += ms;
-    this.maxCallMs = Math.max(this.maxCallMs, ms);
-    if (this.callLog.length < 4000) this.callLog.push(Math.round(ms * 10) / 10, n);
-    this.chunk = n;
-    const per = ms / n;
-    this.costMs = this.costMs === null ? per : 0.7 * this.costMs + 0.3 * per;
-    this.progress = r.progress;
-    this.hooks.onProgress && this.hooks.onProgress(r.progress);
-    if (r.done) {
-      try {
-        this.result = this.engine.call(this.lab, "check_result", {});
-      } catch (err) {
-        this._fail(err);
-        return;
-      }
+    if (this.costMs !== null) n = Math.max(1, Math.min(2000, Math.floor(budgetMs / this.costMs)));
+    return [["check_advance", { updates: n }]];
+  }
+
+  /** One reply's result for one of our ops. */
+  ingest(op, r) {
+    if (r.error !== undefined) { this._fail(r.error); return; }
+    const v = r.value;
+    if (op[0] === "check_start") {
+      this.total = v.total;
+      this.state = "running";
+      this.hooks.onProgress && this.hooks.onProgress(0);
+    } else if (op[0] === "check_advance") {
+      const n = op[1].updates;
+      this.calls++;
+      this.units += Math.max(0, Math.min(n, this.total - this.units)); // the session stops at the end
+      this.workMs += r.ms;
+      this.maxCallMs = Math.max(this.maxCallMs, r.ms);
+      const per = r.ms / n;
+      this.costMs = this.costMs === null ? per : 0.7 * this.costMs + 0.3 * per;
+      this.progress = v.progress;
+      this.hooks.onProgress && this.hooks.onProgress(v.progress);
+      if (v.done) this.state = "finishing";
+    } else if (op[0] === "check_result") {
+      this.result = v;
       this.state = "done";
       this.hooks.onDone && this.hooks.onDone(this.result, this.info());
     }
@@ -108,11 +98,10 @@ export class CheckRunner {
     };
   }
 
-  _fail(err) {
+  _fail(message) {
     this.state = "error";
-    const message = err && err.message ? err.message : String(err);
-    console.error("[vicsek] eight-seed check failed:", err);
-    this.hooks.onError && this.hooks.onError(message);
+    console.error("[vicsek] eight-seed check failed:", message);
+    this.hooks.onError && this.hooks.onError(String(message));
   }
 }
 

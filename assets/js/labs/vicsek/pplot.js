@@ -55,15 +55,6 @@ export class PPlot {
     this.marks++;
   }
 
-  /** Mean of the last k values of P (NaN when empty). */
-  meanLast(k) {
-    const m = Math.min(k, this.count);
-    if (m === 0) return NaN;
-    let s = 0;
-    for (let j = 0; j < m; j++) s += this.p[(this.head - j + WINDOW) % WINDOW];
-    return s / m;
-  }
-
   resize() {
     const rect = this.canvas.getBoundingClientRect();
     const w = Math.max(1, Math.round(rect.width));

@@ -1,0 +1,52 @@
+// The page's copy of a session's metric history (metrics.History in Python).
+//
+// Sessions own the history: samples on the model's step clock, thinning when full,
+// markers with one merging rule.  The page only mirrors it for drawing, with one
+// incremental "history" op per request: the samples after the last one it has, as long
+// as its copy has the session's thinning `version`; otherwise the session answers in full.
+
+export class HistoryMirror {
+  constructor() { this.clear(); }
+
+  clear() {
+    this.t = [];
+    this.series = {};
+    this.markers = [];
+    this.version = -1;
+    this.interval = 0;
+    this.full = true; // the next request asks for everything
+  }
+
+  /** The op to put in a request: ["history", {since, version}] or ["history", {}]. */
+  op() {
+    const since = !this.full && this.t.length ? this.t[this.t.length - 1] : null;
+    return ["history", since === null ? {} : { since, version: this.version }];
+  }
+
+  /** Merge the session's answer `h` (metrics.History.to_dict); returns true if anything changed. */
+  apply(h) {
+    const before = this.t.length, markers = this.markers.length;
+    if (h.full !== false) {
+      this.t = h.t.slice();
+      this.series = {};
+      for (const [k, v] of Object.entries(h.series)) this.series[k] = v.slice();
+    } else {
+      for (const v of h.t) this.t.push(v);
+      for (const [k, v] of Object.entries(h.series)) {
+        const arr = this.series[k] || (this.series[k] = []);
+        for (const x of v) arr.push(x);
+      }
+    }
+    this.version = h.version;
+    this.interval = h.interval || this.interval;
+    this.markers = h.markers || [];
+    this.full = false;
+    return h.full !== false || this.t.length !== before || this.markers.length !== markers;
+  }
+
+  /** The latest sample of a series (or null). */
+  latest(key) {
+    const arr = this.series[key];
+    return arr && arr.length ? arr[arr.length - 1] : null;
+  }
+}

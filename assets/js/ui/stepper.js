@@ -1,0 +1,168 @@
+// The one page stepper: every lab plays its model through this.
+//
+// Each displayed frame it turns real time into whole model steps (StepClock), asks the
+// engine for them in ONE message together with whatever the lab reads every frame (its
+// frame buffer, panel data, history...), and hands the reply to the lab to draw.
+//
+// * Whole steps only, carried remainder: a run is identical at any frame rate or speed.
+// * At most one request in flight: while the engine works, frames keep drawing the last
+//   reply and real time accumulates; it is asked for at the next frame.
+// * Frame budget: the engine time a frame may ask for is a share of the MEASURED frame
+//   interval (at 15 fps a frame may ask for four times the work of a 60 fps frame), so
+//   work per second does not collapse on a slow display.  Steps over the budget are
+//   dropped, not owed: the model runs slower than real time (the clock says "slowed to")
+//   instead of the page freezing, and the trajectory is unchanged.
+// * Stop on error: an engine crash stops playing and is reported once.
+//
+// The arithmetic is in pure functions (StepClock, FrameBudget) tested with `node --test`.
+
+import { StepClock } from "./loop.js";
+
+/** Running estimate of the frame interval and of the engine's cost per step. */
+export class FrameBudget {
+  constructor({ share = 0.5, minMs = 8, maxMs = 250 } = {}) {
+    this.share = share;
+    this.minMs = minMs;
+    this.maxMs = maxMs;
+    this.frameMs = 1000 / 60;
+    this.msPerStep = 0;
+    this.overrideMs = null; // tests may fix the budget
+  }
+  /** Record a displayed frame that came `dtSeconds` after the previous one. */
+  frame(dtSeconds) {
+    if (dtSeconds > 0 && dtSeconds < 1) this.frameMs = 0.9 * this.frameMs + 0.1 * dtSeconds * 1000;
+  }
+  /** Record that `steps` steps cost `ms` of engine time. */
+  cost(steps, ms) {
+    if (steps <= 0 || !(ms >= 0)) return;
+    const per = ms / steps;
+    this.msPerStep = this.msPerStep > 0 ? 0.75 * this.msPerStep + 0.25 * per : per;
+  }
+  get ms() {
+    if (this.overrideMs !== null) return this.overrideMs;
+    return Math.min(this.maxMs, Math.max(this.minMs, this.share * this.frameMs));
+  }
+  /** The most steps a frame may ask for (at least one). */
+  cap() {
+    return this.msPerStep > 0 ? Math.max(1, Math.floor(this.ms / this.msPerStep)) : Infinity;
+  }
+}
+
+export class Stepper {
+  /**
+   * @param {object} o
+   *   engine, lab, dt     the engine, the lab's name, model seconds per step
+   *   compose(n, extra)   -> the ops of this frame's request, given n steps to take (n may be 0)
+   *                          and any extra ops a caller of send() adds; the lab puts
+   *                          ["step", {n}] where its session wants it
+   *   apply(reply, n)     draw the reply ({results, ms, frame, length}); n steps were taken
+   *   onCrash(error)      the engine stopped (reported once)
+   *   maxSteps            an upper bound per request (e.g. Vicsek: one update per frame)
+   */
+  constructor({ engine, lab, dt, compose, apply, onCrash, maxSteps = Infinity, share = 0.5 }) {
+    Object.assign(this, { engine, lab, compose, apply, onCrash, maxSteps });
+    this.clock = new StepClock(dt);
+    this.budget = new FrameBudget({ share });
+    this.playing = false;
+    this.speed = 1;
+    this.inflight = false;
+    this.stale = true; // the lab needs a fresh reply even with no steps (a setting changed)
+    this.failed = false;
+    this.waitedDt = 0;
+    this.frame = null; // the latest frame array (owned until the next reply)
+    this.pace = { real: 0, asked: 0, done: 0, ratio: 1 };
+    this.requests = 0;
+    // A request for this lab from anywhere else (an action, a test) makes the view stale.
+    this._listener = (l, reply, source) => { if (l === lab && source !== this) this.stale = true; };
+    engine.listeners.add(this._listener);
+  }
+
+  /** Ask for a fresh reply at the next frame (after a setting change, a selection, ...). */
+  invalidate() { this.stale = true; }
+
+  setPlaying(on) {
+    this.playing = on;
+    this.clock.reset();
+    this.waitedDt = 0;
+    this.pace = { real: 0, asked: 0, done: 0, ratio: 1 };
+  }
+
+  setSpeed(v) {
+    this.speed = v;
+    this.pace = { real: 0, asked: 0, done: 0, ratio: 1 };
+  }
+
+  /** After a restart: no carried time, a fresh view. */
+  restart() {
+    this.clock.reset();
+    this.waitedDt = 0;
+    this.failed = false;
+    this.stale = true;
+  }
+
+  /** Whole steps for `dt` real seconds, within the budget; over-budget steps are dropped. */
+  stepsFor(dt) {
+    const asked = this.clock.steps(dt, this.speed);
+    let n = Math.min(asked, this.maxSteps);
+    const cap = this.budget.cap();
+    if (n > cap) n = cap;
+    if (n < asked) this.clock.reset();
+    this.pace.real += dt;
+    this.pace.asked += asked;
+    this.pace.done += n;
+    if (this.pace.real >= 1) {
+      this.pace.ratio = this.pace.asked > 0 ? this.pace.done / this.pace.asked : 1;
+      this.pace.real = this.pace.asked = this.pace.done = 0;
+    }
+    return n;
+  }
+
+  /** Called once per displayed frame with the real seconds since the previous one. */
+  tick(dt) {
+    this.budget.frame(dt);
+    if (this.failed) return;
+    if (this.inflight) { this.waitedDt += dt; return; }
+    const realDt = Math.min(0.25, dt + this.waitedDt);
+    this.waitedDt = 0;
+    const n = this.playing ? this.stepsFor(realDt) : 0;
+    if (n === 0 && !this.stale) return;
+    this.send(n);
+  }
+
+  /** Send one request now (n steps, `extra` ops, the lab's reads); resolves once applied. */
+  async send(n = 0, extra = null) {
+    this.inflight = true;
+    this.stale = false;
+    this.requests++;
+    let reply;
+    try {
+      reply = await this.engine.batch(this.lab, this.compose(n, extra), { frame: true, source: this });
+    } catch (err) {
+      this.inflight = false;
+      this.fail(err);
+      return null;
+    }
+    this.inflight = false;
+    if (this.frame) this.engine.recycle(this.lab, this.frame);
+    this.frame = reply.frame;
+    const k = reply.ops.findIndex((op) => op[0] === "step");
+    const stepMs = k >= 0 && reply.results[k] ? reply.results[k].ms : reply.ms;
+    this.budget.cost(n, stepMs);
+    try {
+      this.apply(reply, n);
+    } catch (err) {
+      this.fail(err);
+    }
+    return reply;
+  }
+
+  fail(err) {
+    if (this.failed) return;
+    this.failed = true;
+    this.playing = false;
+    console.error(`[${this.lab}] the simulation stopped`, err);
+    if (this.onCrash) this.onCrash(err);
+  }
+
+  dispose() { this.engine.listeners.delete(this._listener); }
+}

@@ -1,0 +1,111 @@
+// Pure page logic, tested without a browser: `node --test tests/js` (make test runs it).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import { StepClock } from "../../assets/js/ui/loop.js";
+import { FrameBudget, Stepper } from "../../assets/js/ui/stepper.js";
+import { frameIndex, frameCount, frameStep } from "../../assets/js/ui/frame.js";
+import { HistoryMirror } from "../../assets/js/ui/history.js";
+import { fmt3 } from "../../assets/js/labs/vicsek/check.js";
+
+test("StepClock gives whole steps and carries the rest, whatever the frame rate", () => {
+  const dt = 1 / 60;
+  for (const fps of [15, 30, 60, 144]) {
+    const c = new StepClock(dt);
+    let n = 0;
+    for (let k = 0; k < fps * 10; k++) n += c.steps(1 / fps, 1);
+    assert.ok(Math.abs(n - 600) <= 1, `${fps} fps gave ${n} steps in 10 s`);
+  }
+  const c = new StepClock(dt);
+  assert.equal(c.steps(1.0, 4), 240);
+});
+
+test("FrameBudget follows the measured frame interval", () => {
+  const b = new FrameBudget({ share: 0.5, minMs: 8, maxMs: 250 });
+  for (let k = 0; k < 200; k++) b.frame(1 / 60);
+  const fast = b.ms;
+  for (let k = 0; k < 200; k++) b.frame(1 / 15);
+  assert.ok(Math.abs(fast - 8.33) < 0.3, `60 fps budget ${fast}`);
+  assert.ok(b.ms > 3.5 * fast, `15 fps budget ${b.ms} should be ~4x ${fast}`);
+  b.cost(10, 50);
+  assert.equal(b.cap(), Math.floor(b.ms / 5));
+  b.overrideMs = 1;
+  assert.equal(b.cap(), 1, "at least one step");
+});
+
+function fakeEngine(msPerStep) {
+  const calls = [];
+  return {
+    calls,
+    listeners: new Set(),
+    recycle() {},
+    async batch(lab, ops) {
+      calls.push(ops);
+      const results = ops.map((op) => ({ value: {}, ms: op[0] === "step" ? op[1].n * msPerStep : 0 }));
+      return { results, ops, ms: 0, frame: new Float32Array(4), length: 4 };
+    },
+  };
+}
+
+test("Stepper: one request in flight, backlog dropped, slowed pace reported", async () => {
+  const engine = fakeEngine(10); // 10 ms a step: a 60 fps frame affords about one step
+  const applied = [];
+  const s = new Stepper({ engine, lab: "x", dt: 1 / 60, compose: (n) => (n ? [["step", { n }]] : [["state", {}]]),
+    apply: (r, n) => applied.push(n) });
+  s.setPlaying(true);
+  s.setSpeed(4);            // 4x: real time asks for 4 steps a frame, the budget affords 1
+  s.tick(1 / 60);           // first request in flight
+  s.tick(1 / 60);           // still in flight: nothing sent
+  assert.equal(engine.calls.length, 1);
+  await new Promise((r) => setTimeout(r, 0));
+  for (let k = 0; k < 120; k++) { s.tick(1 / 60); await new Promise((r) => setTimeout(r, 0)); }
+  const steps = applied.reduce((a, b) => a + b, 0);
+  assert.ok(steps < 200, `over budget it must not owe steps (${steps} of 480 asked)`);
+  assert.ok(s.pace.ratio < 0.9, `pace ${s.pace.ratio}`);
+});
+
+test("Stepper: paused asks only when stale; a crash stops it once", async () => {
+  const engine = fakeEngine(0.1);
+  let crashes = 0;
+  const s = new Stepper({ engine, lab: "x", dt: 1 / 60, compose: () => [["state", {}]], apply: () => {},
+    onCrash: () => crashes++ });
+  s.tick(0.016); await new Promise((r) => setTimeout(r, 0));
+  s.tick(0.016); await new Promise((r) => setTimeout(r, 0));
+  assert.equal(engine.calls.length, 1, "paused and fresh: no request");
+  s.invalidate(); s.tick(0.016); await new Promise((r) => setTimeout(r, 0));
+  assert.equal(engine.calls.length, 2);
+  engine.batch = async () => { throw new Error("boom"); };
+  s.invalidate(); s.tick(0.016); await new Promise((r) => setTimeout(r, 0));
+  s.invalidate(); s.tick(0.016); await new Promise((r) => setTimeout(r, 0));
+  assert.equal(crashes, 1);
+  assert.equal(s.playing, false);
+});
+
+test("frames are read through the published layout", () => {
+  const layout = { header: ["n", "t", "flag"], fields: ["x", "y"], blocks: 1, stride: 2, offset: 3, count: 0, clock: 1 };
+  const ix = frameIndex(layout);
+  const data = new Float32Array([2, 0.5, 1, 10, 11, 20, 21, 99]);
+  assert.equal(frameCount(ix, data, 7), 2);
+  assert.equal(frameCount(ix, data, 6), 1, "a short frame never reads past its end");
+  assert.equal(frameStep(ix, data, 0.025), 20);
+  assert.equal(ix.h.flag, 2);
+});
+
+test("HistoryMirror: full, then incremental, then full again after thinning", () => {
+  const h = new HistoryMirror();
+  assert.deepEqual(h.op(), ["history", {}]);
+  h.apply({ t: [0, 0.25], series: { P: [0.1, 0.2] }, markers: [], version: 0, interval: 0.25, full: true });
+  assert.deepEqual(h.op(), ["history", { since: 0.25, version: 0 }]);
+  assert.equal(h.apply({ t: [0.5], series: { P: [0.3] }, markers: [{ t: 0.4, label: "x" }], version: 0, full: false }), true);
+  assert.deepEqual(h.series.P, [0.1, 0.2, 0.3]);
+  assert.equal(h.apply({ t: [], series: { P: [] }, markers: [{ t: 0.4, label: "x" }], version: 0, full: false }), false);
+  h.apply({ t: [0, 0.5], series: { P: [0.1, 0.3] }, markers: [], version: 1, interval: 0.5, full: true });
+  assert.deepEqual(h.t, [0, 0.5]);
+  assert.equal(h.latest("P"), 0.3);
+});
+
+test("fmt3 rounds like Python's .3f (ties to even)", () => {
+  assert.equal(fmt3(0.1234), "0.123");
+  assert.equal(fmt3(0.0625), "0.062");
+  assert.equal(fmt3(0.1875), "0.188");
+});

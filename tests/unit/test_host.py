@@ -1,0 +1,96 @@
+"""The engine host's message protocol (swarmlab.sessions.host), as the page drives it."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from swarmlab import sessions
+from swarmlab.sessions.host import Host
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def ask(host, lab, *ops, frame=False):
+    text, f = host.handle(json.dumps({"lab": lab, "ops": [list(op) for op in ops], "frame": frame}))
+    return json.loads(text), f
+
+
+def test_ops_run_in_order_and_a_bad_one_changes_nothing():
+    h = Host()
+    reply, _ = ask(h, "swarm", ["step", {"n": 3}], ["set", {"name": "R", "value": 999}], ["state", {}])
+    ok, bad, state = reply["results"]
+    assert ok["value"]["step"] == 3
+    assert "R must be in" in bad["error"]
+    assert state["value"]["step"] == 3 and state["value"]["params"]["R"] == 10
+    assert all(r["ms"] >= 0 for r in reply["results"]) and reply["ms"] >= 0
+
+
+@pytest.mark.parametrize("lab", sessions.LABS)
+def test_the_frame_follows_the_published_layout(lab):
+    h = Host()
+    reply, frame = ask(h, lab, ["layout", {}], ["step", {"n": 2}], frame=True)
+    lay = reply["results"][0]["value"]["frame"]
+    assert frame.dtype == np.float32
+    n = int(frame[lay["count"]])
+    assert n > 0 and lay["offset"] == len(lay["header"]) and lay["stride"] == len(lay["fields"])
+    assert frame.size == lay["offset"] + lay["blocks"] * n * lay["stride"]
+    st, _ = ask(h, lab, ["state", {}])
+    t = st["results"][0]["value"]["t"]
+    assert frame[lay["clock"]] == np.float32(t)
+
+
+def test_without_frame_no_frame_and_host_ops():
+    h = Host()
+    _, f = ask(h, "boids", ["state", {}])
+    assert f is None
+    reply, _ = ask(h, None, ["info", {}], ["labs", {}], ["nope", {}])
+    info, labs, nope = reply["results"]
+    assert info["value"]["numpy"] == np.__version__
+    assert labs["value"] == list(sessions.LABS)
+    assert "unknown host op" in nope["error"]
+
+
+@pytest.mark.parametrize("request_text", [
+    "not json", "[1, 2]", '{"lab": "nope", "ops": []}', '{"lab": "swarm", "ops": {"a": 1}}',
+    '{"lab": 7, "ops": []}', "[" * 5000,
+])
+def test_bad_requests_are_answered_not_raised(request_text):
+    text, f = Host().handle(request_text)
+    assert "bad request" in json.loads(text)["error"] and f is None
+
+
+@pytest.mark.parametrize("op", [
+    ["step"], ["step", {"n": int("1" + "0" * 400)}], ["step", {"n": None}], ["step", [1]],
+    [42, {}], "step", ["op_step", {}], ["__init__", {}], ["set", {"nme": "R"}],
+])
+def test_bad_ops_get_a_message(op):
+    reply, _ = ask(Host(), "vicsek", op)
+    r = reply["results"][0]
+    assert ("error" in r) or ("value" in r)  # never a traceback
+    if op in (["step", {"n": int("1" + "0" * 400)}], [42, {}], "step", ["op_step", {}], ["__init__", {}]):
+        assert "error" in r
+
+
+def test_the_lab_list_is_the_pages_tabs():
+    """One list: the tabs of index.html (the shell reads them) name the engine's sessions."""
+    html = (ROOT / "index.html").read_text(encoding="utf-8")
+    tabs = re.findall(r'role="tab"[^>]*data-lab="([a-z]+)"', html)
+    assert tuple(tabs) == sessions.LABS
+
+
+def test_history_is_one_protocol_for_every_lab_that_keeps_one():
+    h = Host()
+    for lab in ("swarm", "boids"):
+        reply, _ = ask(h, lab, ["step", {"n": 40}], ["history", {}])
+        full = reply["results"][1]["value"]
+        assert full["full"] is True and len(full["t"]) >= 2
+        reply, _ = ask(h, lab, ["step", {"n": 40}], ["history", {"since": full["t"][-1], "version": full["version"]}])
+        more = reply["results"][1]["value"]
+        assert more["full"] is False and more["t"] and more["t"][0] > full["t"][-1]
+        reply, _ = ask(h, lab, ["history", {"since": float("nan"), "version": 0}])
+        assert "error" in reply["results"][0]
