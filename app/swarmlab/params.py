@@ -11,6 +11,7 @@ caller's state untouched (validation happens before any assignment).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping
 
@@ -51,8 +52,8 @@ def validate(specs: Iterable[ParamSpec], name: str, value: Any) -> Any:
     Accepts strings (from URLs and the CLI) as well as native values.
     """
     table = {s.name: s for s in specs}
-    if name not in table:
-        raise ValueError(f"unknown parameter {name!r}; known: {', '.join(sorted(table))}")
+    if not isinstance(name, str) or name not in table:
+        raise ValueError(f"unknown parameter {shown(name)}; known: {', '.join(sorted(table))}")
     s = table[name]
     if s.kind == "bool":
         if isinstance(value, bool):
@@ -61,28 +62,59 @@ def validate(specs: Iterable[ParamSpec], name: str, value: Any) -> Any:
             return bool(value)
         if isinstance(value, str) and value.strip().lower() in ("1", "true", "on", "yes", "0", "false", "off", "no"):
             return value.strip().lower() in ("1", "true", "on", "yes")
-        raise ValueError(f"{name} must be on/off (true/false), got {value!r}")
+        raise ValueError(f"{name} must be on/off (true/false), got {shown(value)}")
     if s.kind == "choice":
-        v = str(value).strip()
+        v = value.strip() if isinstance(value, str) else None
         if v not in s.choices:
-            raise ValueError(f"{name} must be one of {', '.join(s.choices)}, got {value!r}")
+            raise ValueError(f"{name} must be one of {', '.join(s.choices)}, got {shown(value)}")
         return v
     # numeric
+    got = shown(value)
     if isinstance(value, bool):
-        raise ValueError(f"{name} must be a number in [{_fmt(s.min)}, {_fmt(s.max)}], got {value!r}")
-    try:
-        v = float(value.strip()) if isinstance(value, str) else float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number in [{_fmt(s.min)}, {_fmt(s.max)}], got {value!r}") from None
-    if not math.isfinite(v):
-        raise ValueError(f"{name} must be a finite number in [{_fmt(s.min)}, {_fmt(s.max)}], got {value!r}")
+        raise ValueError(f"{name} must be a number in [{_fmt(s.min)}, {_fmt(s.max)}], got {got}")
     if s.kind == "int":
-        if v != math.floor(v):
-            raise ValueError(f"{name} must be a whole number in [{_fmt(s.min)}, {_fmt(s.max)}], got {value!r}")
-        v = int(v)
+        v = as_int(value)  # integers stay integers: 2**63 - 1 or 9007199254740993 are exact
+        if v is None:
+            raise ValueError(f"{name} must be a whole number in [{_fmt(s.min)}, {_fmt(s.max)}], got {got}")
+    else:
+        try:
+            v = float(value.strip()) if isinstance(value, str) else float(value)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"{name} must be a number in [{_fmt(s.min)}, {_fmt(s.max)}], got {got}") from None
+        if not math.isfinite(v):
+            raise ValueError(f"{name} must be a finite number in [{_fmt(s.min)}, {_fmt(s.max)}], got {got}")
     if (s.min is not None and v < s.min) or (s.max is not None and v > s.max):
-        raise ValueError(f"{name} must be in [{_fmt(s.min)}, {_fmt(s.max)}]{(' ' + s.unit) if s.unit else ''}, got {value!r}")
+        raise ValueError(f"{name} must be in [{_fmt(s.min)}, {_fmt(s.max)}]{(' ' + s.unit) if s.unit else ''}, got {got}")
     return v
+
+
+_INT_TEXT = re.compile(r"^[+-]?[0-9]{1,40}(\.0*)?$")
+
+
+def as_int(value: Any) -> int | None:
+    """An exact integer from an int, an integral finite float or integer text; else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if math.isfinite(value) and value == math.floor(value) else None
+    if isinstance(value, str):
+        t = value.strip()
+        if _INT_TEXT.match(t):
+            return int(t.split(".")[0])
+        try:  # "1e3" is a whole number too
+            f = float(t)
+        except ValueError:
+            return None
+        return int(f) if math.isfinite(f) and f == math.floor(f) and abs(f) < 2**53 else None
+    return None
+
+
+def shown(value: Any) -> str:
+    """The value as a message shows it: never longer than 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def validate_many(specs: Iterable[ParamSpec], values: Mapping[str, Any]) -> dict:
@@ -110,7 +142,7 @@ def clamp(specs: Iterable[ParamSpec], name: str, value: Any) -> tuple[Any, str |
         if s is not None and s.kind in ("float", "int"):
             try:
                 v = float(value)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 return None, str(exc)
             if math.isfinite(v):
                 v = min(max(v, s.min), s.max)

@@ -195,7 +195,9 @@ startEngine().then(async (started) => {
   window.dispatchEvent(new CustomEvent("swarmlab:lab-ready", { detail: { lab: active } }));
 }).catch((err) => {
   const text = String((err && (err.stack || err.message)) || err);
-  if (/Traceback|PythonError|Error:/.test(text) && !/could not be shown/.test(text)) {
+  if (err && err.what) {
+    window.SwarmBoot.fail(err.what, err.message, err.hint);
+  } else if (/Traceback|PythonError/.test(text)) {
     window.SwarmBoot.fail("Python raised an error while starting the engine", text);
   } else {
     window.SwarmBoot.fail("the engine could not be started", text);

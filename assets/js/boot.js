@@ -247,7 +247,8 @@
   document.addEventListener("securitypolicyviolation", (ev) => {
     if (state.done || state.failed) return;
     const d = ev.effectiveDirective || ev.violatedDirective || "";
-    if (!/^(script-src|default-src|connect-src|worker-src)/.test(d)) return;
+    if (!/^(script-src|default-src|connect-src)/.test(d)) return;
+    if (/^blob/.test(ev.blockedURI || "")) return; // a blocked worker: the engine falls back to the main thread
     const what = ev.blockedURI === "wasm-eval" ? "WebAssembly (needs 'wasm-unsafe-eval')"
       : ev.blockedURI === "eval" ? "Function()/eval (PyScript needs 'unsafe-eval')" : ev.blockedURI;
     fail("this site's Content-Security-Policy blocks the Python runtime",

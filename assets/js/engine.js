@@ -169,6 +169,36 @@ export class MainThreadTransport {
 
 // ------------------------------------------------------------------------------ starting it
 
+/**
+ * What the engine needs from the page's Content-Security-Policy, checked at once (a worker
+ * inherits the page's policy, and a violation inside it would not reach the page):
+ * Function() for PyScript ('unsafe-eval') and WebAssembly compilation ('wasm-unsafe-eval').
+ * A refusal also fires the page's securitypolicyviolation event, which the boot supervisor
+ * turns into its "this site's Content-Security-Policy blocks the Python runtime" panel.
+ */
+export class PolicyError extends Error {
+  constructor(detail) {
+    super(`this site's Content-Security-Policy blocks ${detail}`);
+    this.name = "PolicyError";
+    this.what = "this site's Content-Security-Policy blocks the Python runtime";
+    this.hint = "The site hosting Swarm Lab must allow 'wasm-unsafe-eval' and 'unsafe-eval' in script-src " +
+      "(see the README, Content-Security-Policy). Tell its administrator, or use the single-file version.";
+  }
+}
+
+function preflight() {
+  try {
+    new Function("return 1"); // eslint-disable-line no-new-func
+  } catch (err) {
+    throw new PolicyError("Function()/eval, which PyScript needs ('unsafe-eval')");
+  }
+  try {
+    new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
+  } catch (err) {
+    throw new PolicyError("WebAssembly compilation ('wasm-unsafe-eval')");
+  }
+}
+
 /** The engine's script element: <template id="engine-script"><script type="py" src config></template>. */
 function engineScript() {
   const tpl = document.getElementById("engine-script");
@@ -183,6 +213,7 @@ function engineScript() {
  */
 export async function startEngine({ forceMainThread = false } = {}) {
   const script = engineScript();
+  preflight();
   const useWorker = !forceMainThread && !window.SWARMLAB_SINGLE_FILE && typeof Worker === "function" &&
     new URLSearchParams(location.search).get("engine") !== "main";
   let engine;
@@ -192,9 +223,26 @@ export async function startEngine({ forceMainThread = false } = {}) {
     const src = new URL(script.getAttribute("src"), document.baseURI).href;
     const interpreter = new URL(script.dataset.interpreter, document.baseURI).href;
     window.SwarmBoot.prefetch(interpreter);
-    const worker = await PyWorker(src, { config, version: interpreter });
+    // A site policy that forbids workers (worker-src without blob:) gets the main-thread engine.
+    let onViolation;
+    const blocked = new Promise((resolve) => {
+      onViolation = (ev) => { if (/^worker-src|^script-src|^default-src/.test(ev.effectiveDirective || "") && /^blob/.test(ev.blockedURI || "")) resolve(null); };
+      document.addEventListener("securitypolicyviolation", onViolation);
+    });
+    const worker = await Promise.race([PyWorker(src, { config, version: interpreter }), blocked]);
+    document.removeEventListener("securitypolicyviolation", onViolation);
+    if (!worker) {
+      // PyScript has now configured itself for the worker; start afresh with the engine on
+      // the main thread (the URL says so, so this happens once).
+      console.warn("[swarmlab] this site's Content-Security-Policy blocks workers; the engine runs on the page's main thread");
+      const url = new URL(location.href);
+      url.searchParams.set("engine", "main");
+      location.replace(url.href);
+      return new Promise(() => {}); // the page is being replaced
+    }
     engine = new Engine(new WorkerTransport(worker));
-  } else {
+  }
+  if (!useWorker) {
     await new Promise((resolve) => {
       window.swarmlabBridgeReady = resolve;
       document.body.append(script.cloneNode(true)); // PyScript runs a py script added to the page

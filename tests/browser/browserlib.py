@@ -31,3 +31,10 @@ def screenshot(page, name: str):
     path = SHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def settle(page, lab: str):
+    """Wait until the lab's pending actions and the engine's current state are on screen
+    (the engine answers asynchronously, from its worker)."""
+    page.evaluate("""(lab) => { const c = window.swarmlab.labs.get(lab);
+                                return (c.test || c).settle(); }""", lab)

@@ -109,15 +109,18 @@ def test_a_lab_that_fails_to_build_says_so(page, server):
     page.wait_for_selector("#lab-vicsek canvas", timeout=30_000)
 
 
-# A timer loop that records how late each 10 ms timer fires while Python starts: the page's
-# main thread is blocked for at least that long (no click, scroll or key could be handled).
+# A timer loop that records how late each 10 ms timer fires while Python starts (after the
+# runtime's downloads have arrived, until the engine answers): the page's main thread was
+# blocked for at least that long (no click, scroll or key could be handled meanwhile).
 MEASURE_GAPS = """() => {
   window.__gaps = [];
   let last = performance.now();
   const tick = () => {
     const now = performance.now();
     const booting = !document.documentElement.classList.contains('booted');
-    if (booting) window.__gaps.push(now - last);
+    const st = window.SwarmBoot && window.SwarmBoot.state;
+    const downloaded = st && st.pending === 0 && Object.keys(st.loaded).length >= 4;
+    if (booting && downloaded) window.__gaps.push(now - last);
     last = now;
     if (booting) setTimeout(tick, 10);
   };
@@ -125,23 +128,47 @@ MEASURE_GAPS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("engine", ["worker", "main"])
-def test_the_page_responds_while_python_starts(browser, server, engine):
-    """In the worker the engine's boot never blocks the page; on the main thread it does
-    (the contrast shows the measurement can fail)."""
+def _boot_gaps(browser, server, engine):
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     query = "lab=vicsek" + ("&engine=main" if engine == "main" else "")
     page.add_init_script(MEASURE_GAPS.join(["document.addEventListener('DOMContentLoaded', ", ")"]))
     page.goto(f"{server}/?{query}")
     wait_ready(page)
-    assert page.evaluate("() => window.swarmlab.engine.mode") == ("worker" if engine == "worker" else "main-thread")
+    mode = page.evaluate("() => window.swarmlab.engine.mode")
     gaps = page.evaluate("window.__gaps")
-    assert len(gaps) > 20
-    worst = max(gaps)
-    print(f"\n{engine}: worst main-thread stall while Python started: {worst:.0f} ms over {len(gaps)} timers")
-    if engine == "worker":
-        assert worst < 100, gaps
-    else:
-        assert worst > 300, "expected the main-thread engine to block the page while it imports numpy"
+    context.close()
+    return mode, gaps
+
+
+def test_the_page_responds_while_python_starts(browser, server):
+    """The engine boots in its worker: while Python starts, the page's timers keep firing
+    (a click or a scroll would be handled).  Measured side by side with the main-thread
+    engine, which blocks the page for whole seconds while it imports numpy, as total blocking
+    time (the time of each stall beyond 50 ms, summed: Lighthouse's measure)."""
+    mode_w, worker = _boot_gaps(browser, server, "worker")
+    mode_m, main = _boot_gaps(browser, server, "main")
+    assert (mode_w, mode_m) == ("worker", "main-thread")
+    tbt = {k: sum(max(0.0, g - 50) for g in v) for k, v in (("worker", worker), ("main", main))}
+    print(f"\nwhile Python started: total blocking time {tbt['worker']:.0f} ms in the worker, "
+          f"{tbt['main']:.0f} ms on the main thread; worst stall {max(worker):.0f} / {max(main):.0f} ms")
+    assert len(worker) > 20  # Python took a while to start, and the page kept running meanwhile
+    assert sorted(worker)[len(worker) // 2] < 25  # the typical timer is on time
+    assert tbt["main"] > 300  # the comparison is real: the main-thread engine blocks
+    assert tbt["worker"] < 0.25 * tbt["main"]
+
+
+def test_a_site_policy_without_blob_workers_runs_the_engine_on_the_main_thread(browser, serve_root):
+    """worker-src without blob: (PyScript starts its worker from a blob: URL): the page still
+    works, with the engine on its main thread behind the same interface."""
+    policy = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval' 'unsafe-eval'; worker-src 'self'; "
+              "style-src 'self'; img-src 'self'; connect-src 'self'")
+    served = serve_root(ROOT, csp=policy)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{served.url}/?lab=boids")
+    wait_ready(page)
+    assert page.evaluate("() => window.swarmlab.engine.mode") == "main-thread"
+    t0 = float(page.get_attribute("#lab-boids", "data-t"))
+    page.wait_for_function(f"Number(document.querySelector('#lab-boids').dataset.t) > {t0}", timeout=20_000)
     context.close()

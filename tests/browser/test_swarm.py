@@ -16,7 +16,7 @@ import math
 
 import pytest
 
-from browserlib import engine_call, screenshot, wait_ready
+from browserlib import engine_call, screenshot, settle, wait_ready
 
 LAB = "swarm"
 W, H = 160.0, 100.0
@@ -122,7 +122,7 @@ def test_alignment_off_while_running_is_continuous_and_marked(lab):
     page = lab
     paused_restart(page, "take-one-away")
     ctl(page, "t.setPlaying(true)")
-    ctl(page, "(() => { for (let i = 0; i < 90; i++) t.tick(1 / 60); })()")
+    ctl(page, "(async () => { for (let i = 0; i < 90; i++) await t.tick(1 / 60); })()")
     assert ctl(page, "t.playing")
     a = frame(page)
     clock_a = page.locator(".swarm-clock").inner_text()
@@ -159,10 +159,10 @@ def test_alignment_off_while_running_is_continuous_and_marked(lab):
 
 
 def _run_at_speed(page, speed, dts, target):
-    return ctl(page, """(() => {
-        t.restart(); t.setSpeed(arg.speed); t.setPlaying(true);
+    return ctl(page, """(async () => {
+        await t.restart(); await t.settle(); t.setSpeed(arg.speed); t.setPlaying(true);
         let k = 0;
-        while (t.frame.step < arg.target) { t.tick(arg.dts[k % arg.dts.length]); k++; }
+        while (t.frame.step < arg.target) { await t.tick(arg.dts[k % arg.dts.length]); k++; }
         t.setPlaying(false);
         return {step: t.frame.step, ticks: k};
     })()""", {"speed": speed, "dts": dts, "target": target})
@@ -202,9 +202,9 @@ def test_frame_budget_slows_playback_but_not_the_trajectory(lab):
     ctl(page, "t.setFrameBudget(1e-6)")  # any measured step cost is over budget: one step per frame
     ctl(page, "t.setSpeed(4)")
     ctl(page, "t.setPlaying(true)")
-    steps = ctl(page, """(() => { const out = [];
-        t.tick(0.05);  // the cost of a step is measured (this page has stepped before anyway)
-        for (let k = 0; k < 40; k++) { const s = t.frame.step; t.tick(0.05); out.push(t.frame.step - s); }
+    steps = ctl(page, """(async () => { const out = [];
+        await t.tick(0.05);  // the cost of a step is measured (this page has stepped before anyway)
+        for (let k = 0; k < 40; k++) { const s = t.frame.step; await t.tick(0.05); out.push(t.frame.step - s); }
         return out; })()""")
     # 0.05 s at 4x asks for 12 steps; the budget allows one per frame
     assert ctl(page, "t.msPerStep") > 0
@@ -229,6 +229,7 @@ def test_turn_one_changes_exactly_one_heading_by_60_degrees(lab):
     sel = a["sel"]
     assert sel == 0  # agent 1 (index 0) is selected by default
     page.get_by_role("button", name="Turn one individual").click()
+    settle(page, LAB)
     b = frame(page)
     assert b["step"] == a["step"]
     assert b["x"] == a["x"] and b["y"] == a["y"]
@@ -248,6 +249,7 @@ def test_threat_passes_for_12_seconds_and_agents_inside_turn_away(lab):
     step(page, 30)
     f0 = frame(page)
     page.get_by_role("button", name="Send a threat").click()
+    settle(page, LAB)
     t0 = frame(page)
     assert t0["threat"] and t0["x"] == f0["x"] and t0["th"] == f0["th"]
     sel = t0["sel"]
@@ -300,6 +302,7 @@ def test_passage_displaces_agents_and_nobody_ever_enters_it(lab):
     paused_restart(page)
     control(page, "start").locator("select").select_option("scattered")
     page.get_by_role("button", name="Restart", exact=True).click()
+    settle(page, LAB)
     step(page, 10)
     a = frame(page)
     inside = _inside_passage(a)
@@ -312,11 +315,10 @@ def test_passage_displaces_agents_and_nobody_ever_enters_it(lab):
         same = (a["x"][i], a["y"][i]) == (b["x"][i], b["y"][i])
         assert same == (i not in inside), i
     # no agent inside an obstacle after any step (checked in the page, every step)
-    worst = page.evaluate("""(discs) => {
-        const e = window.swarmlab.engine; let buf = new Float32Array(8); let worst = Infinity;
+    worst = page.evaluate("""async (discs) => {
+        const e = window.swarmlab.engine; let worst = Infinity;
         for (let s = 0; s < 240; s++) {
-            e.call('swarm', 'step', {n: 1});
-            const o = e.frameInto('swarm', buf); buf = o.data;
+            const buf = (await e.batch('swarm', [['step', {n: 1}]], {frame: true})).frame;
             const n = Math.round(buf[0]);
             for (let i = 0; i < n; i++) {
                 const x = buf[8 + 3 * i], y = buf[9 + 3 * i];
@@ -343,14 +345,17 @@ def test_population_add_and_remove_most_recent(lab):
     a = frame(page)
     n0 = a["n"]
     page.get_by_role("button", name="Add 10 animals").click()
+    settle(page, LAB)
     b = frame(page)
     assert b["n"] == n0 + 10 and b["step"] == a["step"]
     assert b["x"][:n0] == a["x"] and b["th"][:n0] == a["th"]
     assert control(page, "N").locator("output").inner_text().startswith(str(n0 + 10))
     page.get_by_role("button", name="Remove the 10 most recently added animals").click()
+    settle(page, LAB)
     c = frame(page)
     assert c["n"] == n0 and c["x"] == a["x"] and c["th"] == a["th"]  # the added ten went first
     page.get_by_role("button", name="Remove the 10 most recently added animals").click()
+    settle(page, LAB)
     d = frame(page)
     assert d["n"] == n0 - 10 and d["x"] == a["x"][:n0 - 10]
     # three presses at one instant are one population change: one marker with the final value
@@ -359,6 +364,7 @@ def test_population_add_and_remove_most_recent(lab):
     assert markers[0]["t"] == pytest.approx(20 * DT)
     step(page, 60)
     page.get_by_role("button", name="Add 10 animals").click()
+    settle(page, LAB)
     labels = [m["label"] for m in engine_call(page, LAB, "history")["markers"]]
     assert labels == [f"population {n0 - 10}", f"population {n0}"]
 
@@ -373,14 +379,17 @@ def test_keyboard_slider_drag_is_one_marker_and_a_click_after_a_slider_lands(lab
     assert control(page, "w_s").locator(".help").is_visible()
     for _ in range(4):
         page.keyboard.press("ArrowRight")
+        settle(page, LAB)
     assert engine_call(page, LAB, "state")["params"]["w_s"] == pytest.approx(2.0)
     assert [m["label"] for m in engine_call(page, LAB, "history")["markers"]] == ["separation weight 2"]
     # a mouse user: press the slider, then the switch below it.  Nothing may shift between
     # the press and the release (help text appearing or vanishing did), or the click is lost.
     slider.click()
     page.locator("#lab-swarm .ctl[data-param=alignment] input").click()
+    settle(page, LAB)
     assert engine_call(page, LAB, "state")["params"]["alignment"] is False
     page.locator("#lab-swarm .ctl[data-param=alignment] input").click()
+    settle(page, LAB)
     assert engine_call(page, LAB, "state")["params"]["alignment"] is True
     control(page, "w_s").locator("input").fill("1.5")
 
@@ -424,6 +433,7 @@ def test_click_selects_an_agent_and_panel_matches_neighbour_query(lab):
     box = page.locator(".swarm-canvas").bounding_box()
     scale = box["width"] / W
     page.mouse.click(box["x"] + f["x"][best] * scale, box["y"] + (H - f["y"][best]) * scale)
+    settle(page, LAB)
     g = frame(page)
     assert g["sel"] == best
     panel = page.locator(".swarm-sense")
@@ -442,6 +452,7 @@ def test_click_selects_an_agent_and_panel_matches_neighbour_query(lab):
     assert panel.locator(".sense-arrows tbody tr").count() == 5
     # keyboard: the next individual
     page.get_by_role("button", name="Select the next individual").click()
+    settle(page, LAB)
     assert frame(page)["sel"] == (best + 1) % g["n"]
 
 
@@ -490,6 +501,7 @@ def test_five_minutes_pauses_and_continue_keeps_everything(lab):
     assert page.locator(".swarm-clock").inner_text().startswith("5:00")
     hist = engine_call(page, LAB, "history")
     page.get_by_role("button", name="Continue").click()
+    settle(page, LAB)
     assert page.locator(".swarm-limit").is_hidden()
     assert ctl(page, "t.playing")
     ctl(page, "t.tick(0.1)")
@@ -507,6 +519,7 @@ def test_csv_last_row_matches_readout(lab):
     step(page, 15 * 13)  # 3.25 s: a sampling instant
     with page.expect_download() as info:
         page.get_by_role("button", name="Download CSV").click()
+        settle(page, LAB)
     dl = info.value
     assert dl.suggested_filename.endswith(".csv") and "sample42" in dl.suggested_filename
     rows = list(csv.reader(io.StringIO(open(dl.path(), encoding="utf-8").read())))
@@ -530,6 +543,7 @@ def test_save_image_downloads_a_png(lab):
     page = lab
     with page.expect_download() as info:
         page.get_by_role("button", name="Save image").click()
+        settle(page, LAB)
     dl = info.value
     assert dl.suggested_filename.endswith(".png")
     data = open(dl.path(), "rb").read()
@@ -547,6 +561,7 @@ def test_screenshot_passage_threat_and_panel(lab):
     for _ in range(150):
         ctl(page, "t.tick(1 / 60)")
     page.get_by_role("button", name="Send a threat").click()
+    settle(page, LAB)
     for _ in range(60):
         ctl(page, "t.tick(1 / 60)")
     ctl(page, "t.setPlaying(false)")
@@ -591,6 +606,7 @@ def test_url_settings_and_copy_link(page, server):
     assert not control(page, "alignment").locator("input").is_checked()
     assert "nope" in page.locator("#notices").inner_text()  # an unknown trial is reported, the rest applies
     page.get_by_role("button", name="Copy link").click()
+    settle(page, LAB)
     page.wait_for_function("document.querySelector('#notices').innerText.includes('Link copied')")
     url = page.evaluate("navigator.clipboard.readText()")
     assert "lab=swarm" in url and "sample=7" in url and "mode=nearest" in url and "alignment=0" in url
@@ -627,6 +643,7 @@ def test_trial_link_with_bad_values_minimal_controls(page, server):
     page.wait_for_function(f"{CTL}.frame.step > 10")  # and it runs
     # "Restart this trial" keeps Play/Pause: it is playing, and plays on from 0
     page.locator(".swarm-restart-trial").click()
+    settle(page, LAB)
     assert ctl(page, "t.playing")
     page.wait_for_function(f"{CTL}.frame.step > 5")
     assert page.rec.page_errors == []

@@ -154,6 +154,7 @@ def test_restart_reproduces_the_same_frames(vpage):
     for _ in range(2):
         ctl(page, "c.pause()")
         page.click(f"{SECTION} .vk-restart")  # the page's own button
+        ctl(page, "c.settle()")
         assert ctl(page, "c.t") == 0
         # a restart starts the trails over: nothing joins the new start to the old run
         tr = _trail_steps(page)
@@ -276,6 +277,7 @@ def test_tap_selects_an_arrow_and_draws_its_neighbourhood(vpage):
                          " return {left: r.left, top: r.top, width: r.width, height: r.height}; })()")
     page.mouse.click(rect["left"] + x * rect["width"], rect["top"] + (1 - y) * rect["height"])
     page.wait_for_function(f"document.querySelector('{SECTION}').dataset.selected === '{k}'", timeout=5_000)
+    ctl(page, "c.settle()")  # the neighbourhood arrives with the engine's next reply
     assert ctl(page, "c.selected") == k
     nb = engine_call(page, LAB, "neighbours", {"i": k})
     assert page.get_attribute(SECTION, "data-neighbours") == str(len(nb["neighbours"]))

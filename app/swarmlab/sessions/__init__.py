@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 
+from ..params import shown
 from .base import Session
 
 # The same list, in the same order, as the tabs of index.html (tests/unit/test_host.py checks).
@@ -16,6 +17,6 @@ LABS = ("swarm", "vicsek", "boids")
 
 def create(lab: str) -> Session:
     if lab not in LABS:
-        raise ValueError(f"unknown lab {lab!r}; choose one of {', '.join(LABS)}")
+        raise ValueError(f"unknown lab {shown(lab)}; choose one of {', '.join(LABS)}")
     module = importlib.import_module(f"{__name__}.{lab}")
     return module.make_session()

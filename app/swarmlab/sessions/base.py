@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..params import ParamSpec, clamp, specs_to_json
+from ..params import ParamSpec, clamp, shown, specs_to_json
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class Session:
         """Run ``op_<method>(**args)``; bad input raises ValueError and changes nothing."""
         fn = getattr(self, "op_" + str(method), None) if isinstance(method, str) else None
         if fn is None:
-            raise ValueError(f"{self.lab}: unknown method {method!r}")
+            raise ValueError(f"{self.lab}: unknown method {shown(method)}")
         if args is None:
             args = {}
         if not isinstance(args, dict):
@@ -141,7 +141,7 @@ class Session:
         values, notices = {}, []
         for key, raw in query.items():
             if key not in names:
-                notices.append(f"ignored unknown setting {key!r}")
+                notices.append(f"ignored unknown setting {shown(key)}")
                 continue
             value, notice = clamp(self.SPECS, key, raw)
             if notice:

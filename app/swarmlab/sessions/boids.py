@@ -37,13 +37,14 @@ from typing import Any
 import numpy as np
 
 from .. import boids, metrics
-from ..params import validate, validate_many
+from ..params import ParamSpec, shown, validate, validate_many
 from ..space import wrap
 from .base import FrameLayout, Session
 
 FRAME = FrameLayout(header=("n", "t", "treat_on", "treat_x", "treat_y"), fields=("x", "y", "vx", "vy"))
 FRAME_HEADER = len(FRAME.header)
 MAX_STEPS_PER_CALL = 4000
+_STEP_SPEC = (ParamSpec("n", 1, "steps", kind="int", min=0, max=MAX_STEPS_PER_CALL),)
 # The chart's history, on the step clock like every lab's: a sample every 10 steps (0.25 s).
 HISTORY_SERIES = (
     metrics.Series("P", "shared heading P"),
@@ -102,8 +103,8 @@ class BoidsSession(Session):
         return out
 
     def op_preset(self, name: str) -> dict:
-        if name not in boids.PRESETS:
-            raise ValueError(f"unknown preset {name!r}; choose one of {', '.join(boids.PRESETS)}")
+        if not isinstance(name, str) or name not in boids.PRESETS:
+            raise ValueError(f"unknown preset {str(name)[:40]!r}; choose one of {', '.join(boids.PRESETS)}")
         self.params = self.params.with_values(**boids.PRESETS[name])
         self._mark(f"preset: {name}")
         return self.op_state()
@@ -134,9 +135,8 @@ class BoidsSession(Session):
 
     # --- running and reading ---------------------------------------------------------
     def op_step(self, n: Any = 1) -> dict:
-        if isinstance(n, bool) or not isinstance(n, (int, float)) or n != int(n) or not 0 <= n <= MAX_STEPS_PER_CALL:
-            raise ValueError(f"step n must be a whole number in [0, {MAX_STEPS_PER_CALL}], got {n!r}")
-        left = int(n)
+        n = validate(_STEP_SPEC, "n", n)
+        left = n
         while left > 0:  # stop at every sample time of the history
             k = min(left, SAMPLE_INTERVAL_STEPS - self.state.steps % SAMPLE_INTERVAL_STEPS)
             self.state = boids.run(self.state, self.params, k, self.treat)
@@ -185,7 +185,7 @@ class BoidsSession(Session):
 
 def _finite(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"treat {name} must be a finite number (lengths), got {value!r}")
+        raise ValueError(f"treat {name} must be a finite number (lengths), got {shown(value)}")
     return float(value)
 
 
@@ -194,7 +194,7 @@ def _as_bool(value: Any) -> bool:
         return value
     if isinstance(value, (int, float)) and value in (0, 1):
         return bool(value)
-    raise ValueError(f"treat on must be true or false, got {value!r}")
+    raise ValueError(f"treat on must be true or false, got {shown(value)}")
 
 
 def _wrap_point(x: float, y: float, params: boids.Params) -> tuple[float, float]:

@@ -39,6 +39,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import LABS, create
+from ..params import shown
 from .base import Session, _jsonable
 from .. import __version__
 
@@ -103,7 +104,7 @@ class _HostOps:
             return {"engine": __version__, "python": sys.version.split()[0], "numpy": np.__version__}
         if name == "labs":
             return list(LABS)
-        raise ValueError(f"unknown host op {name!r}; known: info, labs")
+        raise ValueError(f"unknown host op {shown(name)}; known: info, labs")
 
 
 def _lab_name(lab: Any) -> str:

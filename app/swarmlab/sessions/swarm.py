@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from .. import swarm, obstacles
-from ..params import defaults, validate, validate_many
+from ..params import ParamSpec, as_int, defaults, shown, validate, validate_many
 from ..space import distance
 from .base import FrameLayout, Session
 
@@ -54,6 +54,7 @@ HEADER = len(FRAME.header)
 STRIDE = len(FRAME.fields)
 SELECT_RADIUS = 4.0  # lengths: a click selects the nearest agent within this distance
 MAX_STEPS_PER_CALL = 6000
+_STEP_SPEC = (ParamSpec("n", 1, "steps", kind="int", min=0, max=MAX_STEPS_PER_CALL),)
 # Markers of a slider (weights, R, k, v, sigma, population) changed again within this many
 # steps (0.5 model s) merge into one: dragging a slider sends every intermediate value.
 MERGE_MARKER_STEPS = 30
@@ -166,6 +167,8 @@ class SwarmSession(Session):
 
     def op_restart_trial(self, trial: str) -> dict:
         """Restart with the defaults plus the trial's settings (keeping sample and appearance)."""
+        if not isinstance(trial, str):
+            raise ValueError(f"trial must be a trial's name, got {str(trial)[:40]!r}")
         tr = swarm.trial(trial)
         vals = defaults(self.SPECS)
         vals.update(validate_many(self.SPECS, tr.settings))
@@ -228,8 +231,7 @@ class SwarmSession(Session):
 
     def op_step(self, n: int = 1) -> dict:
         """Advance n whole steps (stops at the five-minute limit until :meth:`op_continue`)."""
-        if isinstance(n, bool) or not isinstance(n, (int, float)) or n != int(n) or not 0 <= n <= MAX_STEPS_PER_CALL:
-            raise ValueError(f"step: n must be a whole number in [0, {MAX_STEPS_PER_CALL}], got {n!r}")
+        n = validate(_STEP_SPEC, "n", n)
         done = 0
         for _ in range(int(n)):
             if not self.continued and self.state.step >= swarm.TIME_LIMIT_STEPS:
@@ -275,19 +277,19 @@ class SwarmSession(Session):
         No argument clears the selection.  Returns {"index", "id"} (both None if nothing selected).
         """
         if index is not None:
-            if isinstance(index, bool) or not isinstance(index, (int, float)) or index != int(index) \
-                    or not 0 <= index < self.state.n:
-                raise ValueError(f"select: index must be in [0, {self.state.n - 1}], got {index!r}")
-            self.selected_id = int(self.state.ids[int(index)])
+            i = as_int(index) if isinstance(index, (int, float)) else None
+            if i is None or not 0 <= i < self.state.n:
+                raise ValueError(f"select: index must be a whole number in [0, {self.state.n - 1}], got {shown(index)}")
+            self.selected_id = int(self.state.ids[i])
         elif x is not None and y is not None:
             try:
                 pt = np.array([float(x), float(y)])
-            except (TypeError, ValueError):
-                raise ValueError(f"select: x and y must be numbers, got {x!r}, {y!r}") from None
+            except (TypeError, ValueError, OverflowError):
+                raise ValueError(f"select: x and y must be numbers, got {shown(x)}, {shown(y)}") from None
             if not np.all(np.isfinite(pt)):
                 raise ValueError("select: x and y must be finite")
             if isinstance(radius, bool) or not isinstance(radius, (int, float)) or not 0 < radius <= 50:
-                raise ValueError(f"select: radius must be a number in (0, 50] lengths, got {radius!r}")
+                raise ValueError(f"select: radius must be a number in (0, 50] lengths, got {shown(radius)}")
             self.selected_id = None
             if self.state.n:
                 dist = distance(pt[None, :], self.state.x, swarm.BOX)

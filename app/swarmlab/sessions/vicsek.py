@@ -53,7 +53,7 @@ from .base import FrameLayout, Session
 LIVE_SEED = 3
 HISTORY = 300
 
-_STEP_SPEC = (ParamSpec("n", 1, "Updates", kind="int", min=1, max=10000, step=1),)
+_STEP_SPEC = (ParamSpec("n", 1, "Updates", kind="int", min=0, max=10000, step=1),)
 _CHECK_SPECS = (
     ParamSpec("updates", 1, "Updates", kind="int", min=1, max=1_000_000, step=1),
     ParamSpec("mode", "batched", "Mode", kind="choice", choices=("batched", "serial")),

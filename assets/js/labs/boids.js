@@ -305,7 +305,8 @@ export async function mount(section, ctx) {
     k_coh: "Cohesion k_coh",
     population: "Boids",
   };
-  const apply = async (name, v) => {
+  const apply = (name, v) => stepper.track(applySetting(name, v));
+  const applySetting = async (name, v) => {
     const res = await engine.tryCall(LAB, "set", { name, value: v });
     if (res.ok) {
       st = res.value;
@@ -338,7 +339,7 @@ export async function mount(section, ctx) {
   function afterSettingsChange() {
     syncControls();
     showWorld();
-    stepper.invalidate(); // the readouts and the chart's marker follow at once
+    stepper.refresh(); // the readouts and the chart's marker follow at once
   }
 
   // ---- presets ----
@@ -356,12 +357,12 @@ export async function mount(section, ctx) {
     look.id = `bd-look-${p.name}`;
     look.textContent = p.look;
     btn.setAttribute("aria-describedby", look.id);
-    btn.addEventListener("click", async () => {
+    btn.addEventListener("click", () => stepper.track((async () => {
       const res = await engine.tryCall(LAB, "preset", { name: p.name });
       if (!res.ok) { ctx.notify(res.error, "error"); return; }
       st = res.value;
       afterSettingsChange();
-    });
+    })()));
     item.append(btn, look);
     presetBox.append(item);
   }
@@ -375,7 +376,7 @@ export async function mount(section, ctx) {
   playBtn.addEventListener("click", () => { setPlaying(!playing); });
   function setPlaying(on) { playing = on; stepper.setPlaying(on); showPlay(); }
   // (pace is only accumulated while playing, so a pause does not read as slow motion)
-  $(".bd-restart").addEventListener("click", () => restart());
+  $(".bd-restart").addEventListener("click", () => stepper.track(restart()));
   $(".bd-copy").addEventListener("click", () => {
     const values = {};
     for (const s of specs) values[s.name] = st.params[s.name];
@@ -403,7 +404,8 @@ export async function mount(section, ctx) {
     return `${Math.round((100 * x) / world.width)}% across, ${Math.round((100 * y) / world.height)}% down`;
   }
   // Treat moves are sent in order; the shown treat follows the pointer at once.
-  async function setTreat(x, y, source) {
+  function setTreat(x, y, source) { return stepper.track(sendTreat(x, y, source)); }
+  async function sendTreat(x, y, source) {
     if (source === "keyboard" && !(treat.on && treat.source === "keyboard")) srEl.textContent = `Treat held at ${where(x, y)}.`;
     Object.assign(treat, { on: true, x, y, source });
     section.dataset.treat = "on";
@@ -417,7 +419,7 @@ export async function mount(section, ctx) {
   function releaseTreat() {
     if (!treat.on) return;
     if (treat.source === "keyboard") srEl.textContent = "Treat released.";
-    engine.tryCall(LAB, "treat", { x: treat.x, y: treat.y, on: false }).then(() => stepper.invalidate());
+    stepper.track(engine.tryCall(LAB, "treat", { x: treat.x, y: treat.y, on: false }).then(() => stepper.invalidate()));
     treat.on = false;
     treat.source = null;
     pointerId = null;
@@ -624,7 +626,7 @@ export async function mount(section, ctx) {
     const want = worldFor(cssW, cssH);
     const aspectNow = world.width / world.height, aspectWant = want.width / want.height;
     if (Math.abs(aspectWant / aspectNow - 1) > 0.02) {
-      engine.tryCall(LAB, "resize", want).then((res) => {
+      stepper.track(engine.tryCall(LAB, "resize", want).then((res) => {
         if (!res.ok) return;
         const ux = cursor.x / world.width, uy = cursor.y / world.height;
         st = res.value;
@@ -633,7 +635,7 @@ export async function mount(section, ctx) {
         Object.assign(treat, st.treat);
         showWorld();
         stepper.invalidate();
-      });
+      }));
     }
     dirty = true;
   }
@@ -652,6 +654,7 @@ export async function mount(section, ctx) {
     pause() { setPlaying(false); },
     restart,
     stepper,
+    settle: () => stepper.settle(),
     world: () => ({ ...world }),
     get playing() { return playing; },
   };

@@ -219,7 +219,7 @@ async function mountLab(section, ctx) {
       el("p", { class: "swarm-question", text: t.question }),
       startBtn,
       el("details", { class: "swarm-next" }, el("summary", { text: "What to try next" }), el("p", { text: t.try_next || t.next || "" })));
-    startBtn.addEventListener("click", async () => { if (await startTrial(t.id)) showStage(); });
+    startBtn.addEventListener("click", () => stepper.track(startTrial(t.id).then((ok) => ok && showStage())));
     trialsBox.append(card);
     trialCards.set(t.id, card);
   }
@@ -275,7 +275,7 @@ async function mountLab(section, ctx) {
       only: names,
       values: currentValues,
       choiceLabels: CHOICE_LABELS,
-      apply: (name, value) => applyLive(name, value),
+      apply: (name, value) => stepper.track(applyLive(name, value)),
       onError: (msg) => ctx.notify(msg, "warn"),
     });
     for (const [name, r] of set.rows) {
@@ -288,8 +288,8 @@ async function mountLab(section, ctx) {
     if (group.id === "world") {
       const minus = el("button", { type: "button", class: "btn swarm-pop-minus", text: "Remove 10", "aria-label": "Remove the 10 most recently added animals" });
       const plus = el("button", { type: "button", class: "btn swarm-pop-plus", text: "Add 10", "aria-label": "Add 10 animals" });
-      minus.addEventListener("click", () => changePopulation(-10));
-      plus.addEventListener("click", () => changePopulation(10));
+      minus.addEventListener("click", () => stepper.track(changePopulation(-10)));
+      plus.addEventListener("click", () => stepper.track(changePopulation(10)));
       const popRow = el("div", { class: "btn-row swarm-pop" }, minus, plus);
       if (minimal) popRow.hidden = true;
       const nRow = rowsBy.get("N")?.row;
@@ -414,7 +414,7 @@ async function mountLab(section, ctx) {
 
   /** Something changed in the session: fetch a fresh frame, panel and chart samples. */
   function touch() {
-    stepper.invalidate();
+    stepper.refresh();
   }
 
   async function afterRestart() {
@@ -658,13 +658,14 @@ async function mountLab(section, ctx) {
     if (atLimit) { showLimit(); return; }
     setPlaying(!playing);
   });
-  restartBtn.addEventListener("click", () => restart());
-  trialRestartBtn.addEventListener("click", () => currentTrial && startTrial(currentTrial));
+  restartBtn.addEventListener("click", () => stepper.track(restart()));
+  trialRestartBtn.addEventListener("click", () => currentTrial && stepper.track(startTrial(currentTrial)));
   for (const b of speedBtns) b.addEventListener("click", () => setSpeed(Number(b.dataset.speed)));
-  turnBtn.addEventListener("click", turnOne);
-  threatBtn.addEventListener("click", sendThreat);
-  continueBtn.addEventListener("click", continueRun);
-  sampleInput.addEventListener("change", async () => {
+  turnBtn.addEventListener("click", () => stepper.track(turnOne()));
+  threatBtn.addEventListener("click", () => stepper.track(sendThreat()));
+  continueBtn.addEventListener("click", () => stepper.track(continueRun()));
+  sampleInput.addEventListener("change", () => stepper.track(changeSample()));
+  async function changeSample() {
     const res = await engine.tryCall(LAB, "set", { name: "sample", value: sampleInput.value });
     if (!res.ok) {
       ctx.notify(res.error, "warn");
@@ -673,15 +674,15 @@ async function mountLab(section, ctx) {
     }
     currentValues.sample = parseInt(sampleInput.value, 10);
     ctx.notify(`Sample ${currentValues.sample} will be used when you press Restart.`, "info");
-  });
+  }
   stageCanvas.addEventListener("click", (ev) => {
     const rect = stageCanvas.getBoundingClientRect();
     const p = renderer.viewToModel(ev.clientX - rect.left, ev.clientY - rect.top);
-    selectAt(p.x, p.y);
+    stepper.track(selectAt(p.x, p.y));
   });
   stageCanvas.addEventListener("keydown", (ev) => {
-    if (ev.key === "ArrowRight") { ev.preventDefault(); selectRelative(1); }
-    if (ev.key === "ArrowLeft") { ev.preventDefault(); selectRelative(-1); }
+    if (ev.key === "ArrowRight") { ev.preventDefault(); stepper.track(selectRelative(1)); }
+    if (ev.key === "ArrowLeft") { ev.preventDefault(); stepper.track(selectRelative(-1)); }
   });
   copyBtn.addEventListener("click", () => copyLink(linkUrl(), ctx.notify));
   csvBtn.addEventListener("click", downloadCsv);
@@ -795,10 +796,10 @@ async function mountLab(section, ctx) {
     },
     // used by the browser tests (tests/browser/test_swarm*.py)
     test: {
-      tick, // run the page's own frame step with a given real dt
+      /** Run the page's own frame step with a given real dt; resolves when its reply is drawn. */
+      tick: async (dt) => { stepper.tick(dt); await stepper.idle(); },
       stepper,
-      /** Resolves once the session's current state is on screen (after any pending change). */
-      settle: async () => { while (stepper.inflight) await new Promise((r) => setTimeout(r, 5)); await stepper.send(0); },
+      settle: () => stepper.settle(),
       stopLoop: () => loop.stop(),
       startLoop: () => loop.start(),
       get playing() { return playing; },
@@ -816,7 +817,7 @@ async function mountLab(section, ctx) {
       restart,
       startTrial,
       linkUrl,
-      render: () => redraw(),
+      render: () => stepper.settle(),
       get history() { return hist; },
       charts: [chartAgree, chartSpace],
     },

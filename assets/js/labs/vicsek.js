@@ -141,6 +141,7 @@ export async function mount(section, ctx) {
   /** Put a frame on the stage. `fresh` = a new run (restart): the trail starts over. */
   function ingestFrame(data, fresh = false) {
     t = Math.round(data[fx.h.t]);
+    if (!fresh && t === lastIngestT) return; // the same update again (a reply with no step)
     stage.ingest(data.subarray(fx.offset), !fresh && t === lastIngestT + 1);
     lastIngestT = t;
   }
@@ -182,17 +183,18 @@ export async function mount(section, ctx) {
     only: ["a"],
     values: { a: st.params.a },
     labels: { a: "Alignment a" },
-    apply: async (name, v) => {
-      const res = await engine.tryCall(LAB, "set", { name, value: v });
-      if (res.ok) {
-        plot.mark(t, v);
-        plotDirty = true;
-        stepper.invalidate(); // the followed arrow's turn changes at once
-      }
-      return res;
-    },
+    apply: (name, v) => stepper.track(applyKnob(name, v)),
     onError: (msg) => ctx.notify(msg, "error"),
   });
+  async function applyKnob(name, v) {
+    const res = await engine.tryCall(LAB, "set", { name, value: v });
+    if (res.ok) {
+      plot.mark(t, v);
+      plotDirty = true;
+      stepper.invalidate(); // the followed arrow's turn changes at once
+    }
+    return res;
+  }
 
   let rate = RATE_DEFAULT;
   const rateInput = $("#vk-rate"), rateOut = $(".vk-rate-out");
@@ -245,16 +247,23 @@ export async function mount(section, ctx) {
     await updates(1);
     if (ctx.reducedMotion) { s = 1; anim = false; } else { s = 0; anim = true; }
   }
-  /** n updates now, in one request; resolves to the P after each. */
+  /** n updates now, one request each (so the trail gets every update); resolves to the P after each. */
   async function updates(n) {
+    await idle();
+    const ps = [];
+    for (let j = 0; j < n; j++) {
+      const reply = await stepper.send(0, [["step", { n: 1 }]]);
+      if (!reply) break;
+      ps.push(reply.results[0].value.P);
+    }
+    return ps;
+  }
+  /** Resolves when no request is in flight. */
+  async function idle() {
     while (stepper.inflight) await new Promise((r) => setTimeout(r, 2));
-    const ops = [];
-    for (let j = 0; j < n; j++) ops.push(["step", { n: 1 }]);
-    const reply = await stepper.send(0, ops);
-    return reply ? reply.results.slice(0, n).map((r) => r.value.P) : [];
   }
   async function restart() {
-    while (stepper.inflight) await new Promise((r) => setTimeout(r, 2));
+    await idle();
     st = await engine.call(LAB, "reset", { a: knob.get("a") });
     P = st.P;
     plot.clear();
@@ -267,8 +276,8 @@ export async function mount(section, ctx) {
   }
 
   playBtn.addEventListener("click", () => (playing ? pause() : play()));
-  $(".vk-step").addEventListener("click", stepButton);
-  $(".vk-restart").addEventListener("click", restart);
+  $(".vk-step").addEventListener("click", () => stepper.track(stepButton()));
+  $(".vk-restart").addEventListener("click", () => stepper.track(restart()));
   $(".vk-copy").addEventListener("click", () => {
     const url = shareUrl(LAB, { a: knob.get("a") }, specs);
     copyLink(url, ctx.notify);
@@ -280,7 +289,7 @@ export async function mount(section, ctx) {
     showSelection(null);
     dirty = true;
     stepper.invalidate();
-    return stepper.inflight ? Promise.resolve() : stepper.send(0);
+    return stepper.track(stepper.idle().then(() => stepper.send(0)));
   }
   canvas.addEventListener("pointerdown", (ev) => {
     const tol = ev.pointerType === "touch" ? PICK_TOLERANCE_PX * 1.4 : PICK_TOLERANCE_PX;
@@ -502,8 +511,9 @@ export async function mount(section, ctx) {
       dirty = plotDirty = false;
       return ps;
     },
-    /** Finish the move on screen at once (s = 1) and draw. */
-    settle() {
+    /** Wait for pending engine work to be on screen, finish the move (s = 1) and draw. */
+    async settle() {
+      await stepper.settle();
       s = 1;
       anim = false;
       stage.draw(s);

@@ -72,6 +72,7 @@ export class Stepper {
     this.frame = null; // the latest frame array (owned until the next reply)
     this.pace = { real: 0, asked: 0, done: 0, ratio: 1 };
     this.requests = 0;
+    this.actions = new Set(); // user actions still talking to the engine (see track)
     // A request for this lab from anywhere else (an action, a test) makes the view stale.
     this._listener = (l, reply, source) => { if (l === lab && source !== this) this.stale = true; };
     engine.listeners.add(this._listener);
@@ -79,6 +80,13 @@ export class Stepper {
 
   /** Ask for a fresh reply at the next frame (after a setting change, a selection, ...). */
   invalidate() { this.stale = true; }
+
+  /** Ask for a fresh reply now (or right after the request in flight), even if the loop is
+   *  stopped (a hidden tab still shows the result of a click when it comes back). */
+  refresh() {
+    this.stale = true;
+    if (!this.inflight && !this.failed) this.track(this.send(0));
+  }
 
   setPlaying(on) {
     this.playing = on;
@@ -162,6 +170,26 @@ export class Stepper {
     this.playing = false;
     console.error(`[${this.lab}] the simulation stopped`, err);
     if (this.onCrash) this.onCrash(err);
+  }
+
+  /** Resolves when no request is in flight (its reply is on screen). */
+  async idle() {
+    while (this.inflight) await new Promise((r) => setTimeout(r, 1));
+  }
+
+  /** Remember an action's promise (a click that talks to the engine) until it settles. */
+  track(promise) {
+    this.actions.add(promise);
+    const done = () => this.actions.delete(promise);
+    promise.then(done, done);
+    return promise;
+  }
+
+  /** Resolves once every pending action and the session's current state are on screen. */
+  async settle() {
+    while (this.actions.size) await Promise.allSettled([...this.actions]);
+    await this.idle();
+    await this.send(0);
   }
 
   dispose() { this.engine.listeners.delete(this._listener); }
