@@ -29,6 +29,7 @@ test("FrameBudget follows the measured frame interval", () => {
   assert.ok(b.ms > 3.5 * fast, `15 fps budget ${b.ms} should be ~4x ${fast}`);
   b.cost(10, 50);
   assert.equal(b.cap(), Math.floor(b.ms / 5));
+  assert.equal(b.cap(200), Math.floor(0.5 * 200 / 5), "a long wait for the engine is not slowness");
   b.overrideMs = 1;
   assert.equal(b.cap(), 1, "at least one step");
 });
@@ -51,7 +52,7 @@ test("Stepper: one request in flight, backlog dropped, slowed pace reported", as
   const engine = fakeEngine(10); // 10 ms a step: a 60 fps frame affords about one step
   const applied = [];
   const s = new Stepper({ engine, lab: "x", dt: 1 / 60, compose: (n) => (n ? [["step", { n }]] : [["state", {}]]),
-    apply: (r, n) => applied.push(n) });
+    apply: (r, n) => applied.push(n), share: 0.5 });
   s.setPlaying(true);
   s.setSpeed(4);            // 4x: real time asks for 4 steps a frame, the budget affords 1
   s.tick(1 / 60);           // first request in flight

@@ -226,6 +226,14 @@ export async function mount(section, ctx) {
   const minimal = ctx.params.get("controls") === "minimal";
 
   section.innerHTML = LAYOUT;
+  section.insertAdjacentHTML("afterbegin", `
+    <header class="lab-head bd-head">
+      <p class="lab-kicker">Collective motion, hands on · Lab 3</p>
+      <h1>Three rules: who steers the flock?</h1>
+      <p class="lab-lead">A murmuration of thousands of starlings twists across the evening sky with no leader
+      and no plan, and each bird keeps track of only a handful of neighbours. So who steers? Nobody. Three
+      simple rules, applied by every bird to what is right around it, are enough.</p>
+    </header>`);
   section.classList.add("bd");
   const $ = (sel) => section.querySelector(sel);
   const canvas = $(".bd-canvas");

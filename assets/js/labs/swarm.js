@@ -228,6 +228,13 @@ async function mountLab(section, ctx) {
   const controlsBox = el("div", { class: "controls swarm-controls" });
   const side = el("aside", { class: "swarm-side", "aria-label": "Swarm Lab settings" }, controlsBox, trialsBox);
 
+  section.append(el("header", { class: "lab-head swarm-head" },
+    el("p", { class: "lab-kicker", text: "Collective motion, hands on · Lab 1" }),
+    el("h1", { text: "Moving together, with no leader" }),
+    el("p", { class: "lab-lead", text: "A flock of birds or a school of fish can wheel, split and re-form as if it had one mind, " +
+      "yet every animal only reacts to the few others near it. Here many small decisions, each made locally, add up to " +
+      "one pattern. Build a flock or a school, switch its rules on and off while it moves, disturb it, and find out how " +
+      "a group can move as one without anyone in charge." })));
   section.append(el("div", { class: "lab-layout swarm-layout" }, mainCol, side));
   const explain = el("div", { class: "explain swarm-explain", html: EXPLAIN_HTML });
   section.append(explain);

@@ -22,7 +22,7 @@ import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { Stage } from "./vicsek/stage.js";
 import { PPlot } from "./vicsek/pplot.js";
 import { CheckRunner, renderTable, renderDotPlot, fmt3, BASELINE } from "./vicsek/check.js";
-import { STEPS, RULE_HTML, CHECK_INTRO_HTML, NOTES_HTML } from "./vicsek/text.js";
+import { STEPS, RULE_HTML, CHECK_INTRO_HTML, NOTES_HTML, HEADER_HTML } from "./vicsek/text.js";
 import { ensureStylesheet, plural } from "../ui/dom.js";
 
 const LAB = "vicsek";
@@ -34,7 +34,7 @@ const CHECK_MAX_MS = 60;
 const CHECK_AFTER_TICKS = 6;  // start the check once the first frames are drawn
 const PICK_TOLERANCE_PX = 26;
 
-const LAYOUT = `
+const LAYOUT = `${HEADER_HTML}
   <div class="vk-layout">
     <div class="vk-main">
       <div class="stage vk-stage">
@@ -135,7 +135,7 @@ export async function mount(section, ctx) {
   let t = st.t;
   let lastIngestT = -1;
   let P = st.P;
-  let selected = -1;
+  let selected = 0; // one arrow is followed from the start, so its circle and wedge are on screen
   let neighbourCount = 0;
 
   /** Put a frame on the stage. `fresh` = a new run (restart): the trail starts over. */
@@ -479,7 +479,7 @@ export async function mount(section, ctx) {
   showPlaying();
   $(".vk-caption").textContent = ctx.reducedMotion
     ? "Paused at the start because your device asks for reduced motion. Press Play to run, or Step to take one update at a time."
-    : "Seed 3, 64 arrows. The dashed border is where the edges wrap.";
+    : "Seed 3, 64 arrows. The dashed border is where the edges wrap. Between two updates each arrow is drawn sliding along the straight step the model moved it.";
 
   return {
     activate() {

@@ -42,9 +42,13 @@ export class FrameBudget {
     if (this.overrideMs !== null) return this.overrideMs;
     return Math.min(this.maxMs, Math.max(this.minMs, this.share * this.frameMs));
   }
-  /** The most steps a frame may ask for (at least one). */
-  cap() {
-    return this.msPerStep > 0 ? Math.max(1, Math.floor(this.ms / this.msPerStep)) : Infinity;
+  /** The most steps a request may ask for (at least one), `realMs` after the previous one:
+   *  a share of the time that really passed, so waiting for a busy engine is not counted as
+   *  slowness (the engine is never asked for more than that share of real time). */
+  cap(realMs = 0) {
+    if (!(this.msPerStep > 0)) return Infinity;
+    const ms = this.overrideMs !== null ? this.overrideMs : Math.min(this.maxMs, Math.max(this.ms, this.share * realMs));
+    return Math.max(1, Math.floor(ms / this.msPerStep));
   }
 }
 
@@ -59,10 +63,12 @@ export class Stepper {
    *   onCrash(error)      the engine stopped (reported once)
    *   maxSteps            an upper bound per request (e.g. Vicsek: one update per frame)
    */
-  constructor({ engine, lab, dt, compose, apply, onCrash, maxSteps = Infinity, share = 0.5 }) {
+  constructor({ engine, lab, dt, compose, apply, onCrash, maxSteps = Infinity, share = null }) {
     Object.assign(this, { engine, lab, compose, apply, onCrash, maxSteps });
     this.clock = new StepClock(dt);
-    this.budget = new FrameBudget({ share });
+    // In a worker the engine's time does not block the page, so it may use most of real time;
+    // on the main thread (the single file) it gets half, the page the rest.
+    this.budget = new FrameBudget({ share: share ?? (engine.mode === "main-thread" ? 0.5 : 0.8) });
     this.playing = false;
     this.speed = 1;
     this.inflight = false;
@@ -112,7 +118,7 @@ export class Stepper {
   stepsFor(dt) {
     const asked = this.clock.steps(dt, this.speed);
     let n = Math.min(asked, this.maxSteps);
-    const cap = this.budget.cap();
+    const cap = this.budget.cap(dt * 1000);
     if (n > cap) n = cap;
     if (n < asked) this.clock.reset();
     this.pace.real += dt;

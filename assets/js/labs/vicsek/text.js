@@ -1,5 +1,14 @@
 // Page wording for Lab 2 (our own words).  Static HTML only: no user data goes in here.
 
+export const HEADER_HTML = `
+  <header class="lab-head vk-head">
+    <p class="lab-kicker">Collective motion, hands on · Lab 2</p>
+    <h1>How can a few local turns become one shared direction?</h1>
+    <p class="lab-lead">Sixty-four arrows, each one only turning a little towards the arrows right next to
+    it, with a random wobble on top. Nobody sees the whole box and nobody is in charge. Play it, change one
+    knob, and see whether a common heading appears anyway, and how sure we can be that it is not luck.</p>
+  </header>`;
+
 export const STEPS = [
   {
     key: "see",
@@ -11,9 +20,9 @@ export const STEPS = [
       the direction they point on average, picks up a small random nudge, then moves forward.</p>
       <p>No arrow leads and none of them sees the whole box. Watch for a while: do they
       end up heading the same way?</p>
-      <p><strong>Tap or click an arrow to follow it.</strong> The circle is the area it
-      takes into account, the outlined arrows are the ones inside it, and the yellow wedge is the range of directions its
-      next random nudge can give it.</p>`,
+      <p><strong>One arrow is followed from the start</strong> (tap or click another to follow it
+      instead). The circle is the area it takes into account, the outlined arrows are the ones inside it,
+      and the yellow wedge is the range of directions its next random nudge can give it.</p>`,
   },
   {
     key: "change",
@@ -34,14 +43,16 @@ export const STEPS = [
     html: `
       <p><strong>What P measures.</strong> Give every arrow length 1, add up all 64 of them, and
       divide by 64. P is the length of that average arrow. If all point the same way, P = 1. If their
-      directions cancel out, P is close to 0.</p>
+      directions cancel out, P is close to 0. As a formula, with each heading written as the unit
+      complex number e<sup><var>i</var><var>θ</var></sup>:</p>
+      <p class="formula vk-pformula" tabindex="0">P = | (1/64) Σ<sub><var>j</var></sub> e<sup><var>i</var><var>θ</var><sub><var>j</var></sub></sup> |</p>
       <p><strong>Why 0.11 and not 0.</strong> Sixty-four random directions never cancel out exactly.
       On average the leftover arrow has length about 0.11 (the dashed line), so a P near 0.1
       means "no shared direction", not "something small is happening".</p>
       <p><strong>What P does not tell you.</strong> P looks only at directions, never at
       positions. Arrows spread all over the box can all point the same way (high P), and a tight
-      knot of arrows can point every which way (low P). A shared heading is not the same thing as a
-      tight group.</p>`,
+      knot of arrows can point every which way (low P). Agreeing on a direction and staying close
+      together are two different things.</p>`,
   },
 ];
 
@@ -53,7 +64,8 @@ export const RULE_HTML = `
       R = 0.12 of arrow <var>i</var>, however many there are, counting <var>i</var> itself and measuring
       distances across the wrapped edges.
       If those directions cancel exactly, the arrow keeps its own heading before the nudge.</li>
-    <li>wrap(…) takes the shorter way round, so the turn is never more than half a circle.</li>
+    <li>wrap(…) turns the difference into the smaller of the two possible turns (between −π and π), so an
+      arrow never turns by more than half a circle.</li>
     <li><var>ξ</var><sub>i</sub> is a fresh random number, equally likely anywhere between −1 and 1, for each
       arrow at each update, so the nudge is at most 0.35 rad (about 20°) either way.</li>
     <li>All arrows turn at once, using everyone's positions and headings from before the update; then
@@ -67,8 +79,11 @@ export const CHECK_INTRO_HTML = `
   <p>We fixed this test before looking at any run. For each of eight seeds (3, 17, 41, 73, 101, 211,
   307, 499) the model runs twice from the same start with the same random nudges: once with
   <var>a</var> = 0 and once with <var>a</var> = 1. Each run gets 1,000 updates to settle; then P is
-  averaged over the next 500. Your browser does all 16 runs in small pieces between frames, so the stage
-  keeps moving. The numbers are exactly those printed by <code>python -m swarmlab vicsek-check</code>.</p>`;
+  averaged over the next 500. Your browser does all 16 runs in the background, beside the stage, so the
+  stage keeps moving. The numbers are exactly those printed by <code>python -m swarmlab vicsek-check</code>.</p>
+  <p><strong>Why averages?</strong> P wobbles from one update to the next, and one run can be lucky or
+  unlucky. Averaging over 500 updates and then over eight seeds compares what alignment does, not what one
+  moment of one run happened to show.</p>`;
 
 export const NOTES_HTML = `
   <div class="vk-notes-grid"><div>
@@ -77,7 +92,9 @@ export const NOTES_HTML = `
     <li>The arrows are points: no body size, and they pass through each other without colliding.</li>
     <li>There is no pull towards the group (no cohesion), no leader, no blind spot (an arrow sees all
       around itself), no speeding up or slowing down, and no obstacles.</li>
-    <li>A shared heading does not mean a tight group: aligned arrows can still be spread thinly over the whole box.</li>
+    <li>Agreeing on a direction is not the same as forming a group: aligned arrows can still be spread thinly over the whole box.</li>
+    <li>There are no surroundings (no food, shelter, predators, wind or current), and nothing here is
+      fitted to measurements of real animals.</li>
     <li>That alignment alone produces order here is not evidence that real flocks, schools or herds
       work by alignment alone. Real animals also keep their distance, stay close, see only part of
       what is around them and change speed; Lab 1 and Lab 3 add some of that.</li>
@@ -86,7 +103,8 @@ export const NOTES_HTML = `
   <h3>Sources</h3>
   <ul class="sources">
     <li>T. Vicsek, A. Czirók, E. Ben-Jacob, I. Cohen and O. Shochet, <em>Phys. Rev. Lett.</em> 75, 1226 (1995),
-      <a href="https://doi.org/10.1103/PhysRevLett.75.1226" rel="noopener" target="_blank">doi:10.1103/PhysRevLett.75.1226</a>.
+      <a href="https://doi.org/10.1103/PhysRevLett.75.1226" rel="noopener" target="_blank">doi:10.1103/PhysRevLett.75.1226</a>;
+      preprint <a href="https://arxiv.org/abs/cond-mat/0611743" rel="noopener" target="_blank">arXiv:cond-mat/0611743</a>.
       The original model: particles at constant speed that copy their neighbours' average direction,
       plus noise. The authors showed that a common direction appears once the noise is small enough
       or the particles are dense enough. Our <var>a</var> = 1 is their rule.</li>
@@ -94,5 +112,7 @@ export const NOTES_HTML = `
       <a href="https://doi.org/10.1145/37401.37406" rel="noopener" target="_blank">doi:10.1145/37401.37406</a>.
       Computer-animated flocks from three local steering habits, one of which is matching the heading of
       nearby flockmates; see Lab 3.</li>
+    <li>Related: Dirk Brockmann's "Horde of the Flies" in his <em>Complexity Explorables</em> is an
+      independently made explorable of a similar model. Its design and code were not used here.</li>
   </ul>
   </div></div>`;
