@@ -136,9 +136,9 @@ function explainHtml(c) {
       the push.</li>
     <li><strong>Alignment — fly like those around you.</strong> Nudge your velocity towards the average velocity of
       your neighbours.</li>
-    <li><strong>Cohesion — don't get left behind.</strong> Steer towards the middle of your neighbours.</li>
+    <li><strong>Cohesion — stay with the others.</strong> Steer towards the middle of your neighbours.</li>
   </ol>
-  <p>No rule mentions a destination, a leader or the flock as a whole. Whatever the flock does, it is each boid
+  <p>None of the three rules says where to go, who to follow or what the whole flock is doing. Whatever the flock does, it is each boid
   reacting to a handful of others.</p>
 
   <h2>The formulas</h2>

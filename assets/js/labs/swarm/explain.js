@@ -61,7 +61,7 @@ const FORMULAS = [
 ];
 
 export const EXPLAIN_HTML = `
-<h2 id="swarm-rules">Three local rules, no leader</h2>
+<h2 id="swarm-rules">Each animal, three habits, nobody in charge</h2>
 <p>Every animal in this model follows the same three habits, and each habit only uses what is close by.
 Nobody knows the shape of the group, where it is going, or who is at the front.</p>
 <ul>
@@ -74,6 +74,14 @@ Nobody knows the shape of the group, where it is going, or who is at the front.<
 faster when the gap is larger (the gap shrinks on a time scale of 0.42 s) but never faster than 3.2 rad/s. A little random wobble is added,
 and it moves on at the common speed along its new heading. Everyone decides from the same snapshot before anyone moves.
 Switch a rule off while the group is moving and watch what changes first: the picture, the agreement chart or the spacing chart.</p>
+<p><strong>The charts only watch.</strong> No animal is ever told the group's centre, its average direction or a place to go:
+each one updates from what it senses nearby, and the measurements are taken afterwards, from outside. The plots never steer anyone.</p>
+<p>These habits come from Craig Reynolds' boids (1987), a distributed model he made for computer animation; this lab uses his
+ideas with its own explicit 2-D update rules. That the result looks like a real flock is a hypothesis about animals, not proof that
+birds or fish run this algorithm.</p>
+<p><strong>Self-propelled, not pushed.</strong> The animals are "active matter": the model gives each one its speed and changes only its
+heading, by behavioural rules. Nothing here conserves energy or momentum; real animals power their motion with their muscles and feel
+the air or water around them, which is left out. The world's edges are joined, so there is no centre that everything is drawn to.</p>
 
 <h2 id="swarm-neighbours">Who counts as a neighbour: a range, or the nearest few</h2>
 <p>Social neighbours have to be in front or to the side: each animal has a 270° field of view, so the 90° wedge behind it is blind.
@@ -83,6 +91,8 @@ In <em>nearest-few</em> mode only the k closest visible animals within R count, 
 that each bird keeps track of a roughly fixed number of neighbours, about six or seven, rather than of every bird within a fixed distance.
 They argued that counting neighbours instead of measuring distance keeps a flock together when its density changes, for example when a predator attacks.
 Try both modes with a large population and then with a small one, and with a small range R.</p>
+<p>Their finding motivates the nearest-few mode; it is not a rule for all birds or fish, and our range mode is not a copy of their
+analysis. In both modes here an animal still senses only within the range R.</p>
 
 <h2 id="swarm-agreement">Agreement is only one kind of order</h2>
 <p>The whole-group agreement P is the length of the average heading arrow: 1 when everyone points the same way, near 0 when the arrows cancel.
@@ -90,13 +100,16 @@ The local agreement does the same for each animal and its social neighbours, the
 Read them with care:</p>
 <ul>
   <li>A <strong>mill</strong>, animals circling a common centre, is highly organised, yet its headings point all around the circle and P is close to 0.
-  Fish schools switch between polarised groups, mills and loose swarms (Tunstrøm et al. 2013). The rotation readout is high for a mill.</li>
+  Golden shiners switch between loose swarms, aligned travelling groups and mills (Tunstrøm et al. 2013), which is why this lab measures more
+  than one property. The rotation readout is high for a mill, but neither it nor the other plots classify a biological state, and under
+  these teaching rules not every state need appear.</li>
   <li><strong>Two groups</strong> that are each perfectly aligned but travel in opposite directions cancel each other in P, while the local agreement stays high.</li>
   <li>Even <strong>random headings</strong> give a small P above zero because the sample is finite: on average about 0.89/√N, roughly 0.07 for 150 animals.</li>
   <li><strong>Local agreement</strong> can creep up with every rule switched off: animals that happen to head the same way stay neighbours,
   while the others drift apart. Compare it with a run where the rules are on before reading it as coordination.</li>
-  <li>A high P on its own proves neither that the group <strong>holds together</strong> (aligned animals can be scattered across the world; look at the spacing chart)
-  nor that <strong>information spreads</strong> between them (they could share the direction by chance or by a common cue).</li>
+  <li>A high P on its own proves neither that the group <strong>holds together</strong> (aligned animals can be scattered across the world; look at the spacing chart),
+  nor that the order is <strong>stable</strong> (it can break up a moment later), nor that <strong>information spreads</strong> between them (they could share the direction by chance or by a common cue).</li>
+  <li>Agreement is shown from 0 to 1: 1 means every heading matches, whatever the readout's number of decimals.</li>
 </ul>
 
 <h2 id="swarm-disturbances">Who reacted to what</h2>
@@ -108,29 +121,53 @@ Select a neighbour of the turned animal and watch its arrows.</p>
 Animals inside its 22-length ring are steered away from it, hardest when closest. Animals outside the ring feel nothing directly,
 so if they turn anyway, the news reached them through their neighbours. The threat never chases, catches or removes anyone.
 Every setting change and disturbance leaves a marker on both charts, so you can compare before and after.</p>
+<p><strong>An outside signal is not coordination.</strong> The threat pushes only the animals inside its ring, and an obstacle adds a local
+steering signal and limits the paths; any turn further away is social. A contrast worth trying: a single 60° turn with no threat, then the
+threat with alignment switched off. Neither outcome needs a leader.</p>
+
+<h2 id="swarm-obstacles">Obstacles</h2>
+<p>The <em>circle</em> has radius 11 and sits at (80, 50). The <em>narrow passage</em> is two circles of radius 28 at (80, 14) and (80, 86):
+their inner edges leave a 16-length gap, and because the world wraps they join across the top and bottom edge into one wall with one gap.
+Each animal checks the boundary at two points, where it is and where it would be 0.7 s ahead if it flew straight on, and steers outward at
+each point that is within 8 lengths of the boundary. If a step still ends inside, the animal is moved to the nearest point 0.15 lengths outside
+and the part of its heading pointing inward is reflected: a safeguard, not realistic contact. Choosing an obstacle at once moves any animal
+that was inside it.</p>
 
 <h2 id="swarm-formulas">The model in formulas</h2>
 <p>Vectors are bold. <b>u</b> = (cos θ, sin θ) is an animal's heading; <b>r</b><sub>ij</sub> is the shortest way from i to j across the
 periodic edges, d<sub>ij</sub> its length and r̂<sub>ij</sub> its direction. cap1 shortens a vector to length 1 if it is longer.
-A rule with no neighbours contributes nothing; a rule that is switched off has weight 0. <b>o</b> is obstacle avoidance and <b>h</b> the threat.</p>
+A rule with no neighbours contributes nothing; a rule that is switched off has weight 0 (its weight slider keeps its value).
+<b>o</b><sub>i</sub> is obstacle avoidance: the sum of the outward pushes at the animal's position and at its 0.7 s look-ahead, each acting within
+8 lengths of the boundary (zero with no obstacle). <b>h</b><sub>i</sub> is the threat's push, 4(1 − d/22) straight away from the threat for an
+animal at distance d &lt; 22, and zero otherwise.</p>
 ${FORMULAS.join("\n")}
 <p>ξ<sub>i</sub> is a standard normal number fixed by (sample, animal, time step), so a sample replays exactly at any playback speed;
 σ is the uncertainty, shown in degrees per √second and converted to radians in the formula; unlike the turning, the random part is not capped. The world is 160 × 100 lengths and wraps around at the edges.
 The spacing chart shows the mean distance from each animal to its nearest other animal, and the share of animals whose nearest other is closer than 1.2 lengths.
 Agreement and spacing are sampled every 0.25 model seconds.</p>
+<p><strong>Update details.</strong> Every animal reads the same old state before any animal moves. In nearest-few mode, ties in distance go to
+the animal with the smaller ID. If <b>u</b><sub>i</sub> + <b>g</b><sub>i</sub> is exactly zero the animal keeps its heading. Two animals at exactly
+the same point are pushed apart in opposite, fixed directions.</p>
+<p><strong>History and limits.</strong> The charts keep the whole run: up to about 2,400 samples per series, after which every other sample is
+dropped and sampling halves, so the whole run stays visible. At five model minutes the run pauses; Continue carries on with the same state and
+history. A hidden page freezes the run, and if your system asks for reduced motion the lab starts paused. Playback speed changes only how fast
+you watch: the run is the same at every speed.</p>
 
 <h2 id="swarm-scope">What this model leaves out</h2>
 <ul>
-  <li>It is flat: two dimensions only, although starlings and many fish schools move in three.</li>
+  <li>It is flat: two dimensions only, no altitude or depth, although starlings and many fish schools move in three.</li>
   <li>No learning, no leaders, and no differences between individuals: everyone has the same speed, senses and weights.</li>
-  <li>No occlusion (an animal sees through its neighbours), no reaction delay, no energy budget, no air or water flow.</li>
-  <li>Lengths, seconds and weights are illustrative, not measured values of any species.</li>
+  <li>No occlusion (an animal sees through its neighbours), no reaction delay, no metabolism or energy budget,
+  no flight or swimming mechanics and no wakes in the air or water.</li>
+  <li>Lengths, seconds and weights are illustrative, not measured values of any species, and nothing is fitted to data.</li>
+  <li>The two starts (a loose patch, or scattered) are set-ups, not a forecast of a real population, and nothing here is validated against tracks of real animals.</li>
   <li>One run is one sample of a random process. Before drawing a conclusion, change the sample number and repeat: what happens in most samples matters more than what happened once.</li>
 </ul>
 
 <h2 id="swarm-sources">Sources</h2>
 <ul class="sources">
   <li>Reynolds, C. W. (1987). Flocks, herds, and schools: a distributed behavioral model. <i>Computer Graphics (SIGGRAPH ’87 Proceedings)</i>, 21(4), 25–34.</li>
+  <li>Reynolds, C. W. Boids: Background and Update (web page on the three steering behaviours and their later uses), red3d.com/cwr/boids.</li>
   <li>Ballerini, M., Cabibbo, N., Candelier, R., et al. (2008). Interaction ruling animal collective behavior depends on topological rather than metric distance: evidence from a field study. <i>PNAS</i>, 105(4), 1232–1237.</li>
   <li>Tunstrøm, K., Katz, Y., Ioannou, C. C., Huepe, C., Lutz, M. J., Couzin, I. D. (2013). Collective states, multistability and transitional behavior in schooling fish. <i>PLoS Computational Biology</i>, 9(2), e1002915.</li>
 </ul>
