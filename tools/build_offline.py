@@ -43,7 +43,10 @@ does work (see /work/shared/RUNTIME-FACTS.md for the measurements):
 6. **The PyScript config is inline JSON** (``config='{...}'``) with the interpreter
    ``pyodide/pyodide.mjs`` (mapped through the import map), ``packages_cache =
    "passthrough"`` and the ``[files]`` table of pyscript.toml.
-7. ``window.SWARMLAB_SINGLE_FILE = true`` is set before boot.js runs, so boot.js does not
+7. No service worker: a file has no origin to register one for, so the
+   ``assets/js/sw-register.js`` script is dropped (and the file needs none: it holds
+   everything).
+8. ``window.SWARMLAB_SINGLE_FILE = true`` is set before boot.js runs, so boot.js does not
    show its "opened as a file" explanation.  CSS is inlined; images become data: URLs;
    stylesheets a lab adds at run time (``<link href="assets/css/<lab>.css">``) are
    redirected to data: URLs by a small hook on ``HTMLLinkElement.href`` / ``setAttribute``.
@@ -74,6 +77,7 @@ PYSCRIPT_DIR = f"{VENDOR}/pyscript"
 PYODIDE_DIR = f"{VENDOR}/pyodide"
 JS_DIR = "assets/js"
 CSS_DIR = "assets/css"
+SW_REGISTER = f"{JS_DIR}/sw-register.js"   # the service worker's register script: not in a file
 OWN_PREFIX = "swarmlab/"          # bare-specifier prefix of our own modules in the import map
 PYSCRIPT_PREFIX = "pyscript/"     # ... and of PyScript's chunks
 INTERPRETER = "pyodide/pyodide.mjs"
@@ -389,7 +393,7 @@ class Builder:
         imports[INTERPRETER] = mjs
         imports["./" + INTERPRETER] = mjs
         own = sorted(p.relative_to(root).as_posix() for p in (root / JS_DIR).rglob("*.js"))
-        own = [r for r in own if r != f"{JS_DIR}/boot.js"]
+        own = [r for r in own if r not in (f"{JS_DIR}/boot.js", SW_REGISTER)]
         own_set = set(own)
         for rel in own:
             src = rewrite_own_module(rel, (root / rel).read_text(encoding="utf-8"), own_set, names)
@@ -437,6 +441,8 @@ class Builder:
                     lambda m: f"<style>{inline_css(root, 'assets/css/app.css')}</style>", page, "app.css")
         page = once(r'<script\s+type="module"\s+src="assets/js/app\.js"\s*>\s*</script>',
                     lambda m: f'<script type="module">import "{OWN_PREFIX}assets/js/app.js";</script>', page, "app.js")
+        page = once(r'\s*<script\s+type="module"\s+src="assets/js/sw-register\.js"\s*>\s*</script>', lambda m: "",
+                    page, "sw-register.js")
         page = once(r'<script\s+type="module"\s+src="assets/vendor/pyscript/core\.js"\s*>\s*</script>',
                     lambda m: f'<script type="module">{START_MODULE}</script>', page, "core.js")
         config_attr = html.escape(json.dumps(cfg, sort_keys=True, separators=(",", ":")), quote=True)
