@@ -31,7 +31,8 @@ does work (see /work/shared/RUNTIME-FACTS.md for the measurements):
    (the browser test checks it never fires).  No TOML parser: the config is inline JSON.
 3. **Binary runtime files** (``pyodide.asm.wasm``, ``python_stdlib.zip``,
    ``pyodide-lock.json``, the numpy wheel, ``pyodide.asm.js``) and the Python files
-   (``app/main.py`` + pyscript.toml's ``[files]``) are stored gzip-compressed and base64
+   (``app/main.py`` + pyscript.toml's ``[files]`` packed as ``app/engine.zip`` with their
+   ``.pyc``, as in the built site: tools/engine_archive.py) are stored gzip-compressed and base64
    encoded in inert ``<script type="application/x-swarmlab-gzip">`` elements at the end
    of the body, and decoded with ``DecompressionStream('gzip')``.
 4. **A fetch shim**, installed before boot.js (so boot.js still measures progress), answers
@@ -64,11 +65,12 @@ import json
 import posixpath
 import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build_dist import toml_loads  # noqa: E402  (tomllib, or a fallback on Python 3.10)
+from build_dist import ENGINE_ARCHIVE, toml_loads, write_engine  # noqa: E402  (tomllib, or a fallback on Python 3.10)
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "dist" / "swarm-lab.html"
@@ -369,8 +371,8 @@ class Builder:
             raise BuildError(f"{rel} is missing ({hint})")
         return p.read_bytes()
 
-    def embed(self, served_as: str, source_rel: str) -> str:
-        data = self.read(source_rel)
+    def embed(self, served_as: str, source_rel: str | None = None, data: bytes | None = None) -> str:
+        data = self.read(source_rel) if data is None else data
         bid = f"sl-{len(self.blobs)}"
         self.blobs.append((bid, served_as, gz_b64(data, self.level)))
         self.files[served_as] = {"id": bid, "type": mime_of(served_as), "size": len(data)}
@@ -414,8 +416,18 @@ class Builder:
         # Embedded files, in a fixed order.
         for name in PYODIDE_FETCHED + tuple(numpy_wheel(root)):
             self.embed(f"pyodide/{name}", f"{PYODIDE_DIR}/{name}")
+        # The engine as one archive with its .pyc (tools/engine_archive.py), like the built site.
+        if cfg.get("files"):
+            with tempfile.TemporaryDirectory(prefix="swarmlab-offline-") as t:
+                info = write_engine(root, Path(t) / "engine.zip")
+                engine = (Path(t) / "engine.zip").read_bytes()
+            self.stats["engine_pyc"] = info["pyc"]
+            cfg["files"] = {f"./{ENGINE_ARCHIVE}": "./*"}
         for rel in python_sources(cfg):
-            self.embed(rel, rel)
+            if rel == ENGINE_ARCHIVE:
+                self.embed(rel, data=engine)
+            else:
+                self.embed(rel, rel)
         self.embed("pyodide/pyodide.asm.js", f"{PYODIDE_DIR}/pyodide.asm.js")
 
         imap = self.import_map()
