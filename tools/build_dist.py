@@ -247,28 +247,27 @@ def write_engine(root: Path, dest: Path) -> dict:
 
 
 def build(root: Path = ROOT, out: Path = OUT) -> tuple[int, int]:
+    """Build the site in ``out``; returns (number of files, bytes) of what was written."""
     files = site_files(root)
     check(root, files)
     engine = set(python_files((root / "pyscript.toml").read_text())) - {"app/main.py"}
     if out.exists():
         shutil.rmtree(out)
-    total = 0
     for rel in files:
         if rel in engine:
             continue  # in the archive
         dst = out / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(root / rel, dst)
-        total += dst.stat().st_size
     info = write_engine(root, out / ENGINE_ARCHIVE)
     if not info["pyc"]:
         print("build_dist: note: no Python 3.12 build venv (tools/vendor.py), so the engine archive holds "
               "sources only and the browser compiles them at start", file=sys.stderr)
     (out / "pyscript.toml").write_text(packed_toml((root / "pyscript.toml").read_text()))
-    total += (out / ENGINE_ARCHIVE).stat().st_size
-    (out / ".nojekyll").write_bytes(b"")
     write_service_worker(out, root)
-    return len(files) - len(engine) + 1, total
+    written = [p for p in out.rglob("*") if p.is_file()]
+    (out / ".nojekyll").write_bytes(b"")
+    return len(written), sum(p.stat().st_size for p in written)
 
 
 def main(argv: list[str] | None = None) -> int:

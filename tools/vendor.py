@@ -478,7 +478,8 @@ def vendor(force: bool = False, compile_: bool = True) -> dict:
     staging.rename(VENDOR)
     size = sum((VENDOR / r).stat().st_size for r in files if not r.startswith(OFFICIAL + "/"))
     how = "py-compiled" if report is not None else "official"
-    log(f"vendored {len(files)} files into {VENDOR.relative_to(ROOT)}: the app's runtime is {how}, "
+    shown = VENDOR.relative_to(ROOT) if VENDOR.is_relative_to(ROOT) else VENDOR
+    log(f"vendored {len(files)} files into {shown}: the app's runtime is {how}, "
         f"{size / 1e6:.1f} MB with PyScript")
     if report is None:
         log(fallback_line(kind, reason))
