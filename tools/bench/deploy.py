@@ -122,6 +122,15 @@ class GzipServer:
         self.httpd.server_close()
 
 
+# When each big file was requested and finished (the page's own requests; a worker's are not listed).
+WATERFALL = r"""
+() => performance.getEntriesByType('resource')
+  .filter((e) => (e.encodedBodySize || e.transferSize || 0) > 20000)
+  .map((e) => ({ name: e.name.split('/').pop().split('?')[0], start: e.startTime, end: e.responseEnd,
+                 bytes: e.transferSize || e.encodedBodySize }))
+  .sort((a, b) => a.start - b.start)
+"""
+
 SW_READY = "() => window.swarmlabOffline && ['ready', 'unavailable', 'failed'].includes(window.swarmlabOffline.state)"
 
 
@@ -165,6 +174,8 @@ class DeployBench:
             out = page.evaluate(B.BOOT_READ, page_kind)
             if out.get("error"):
                 out["error"] = B._last_line(out["error"])
+            if throttle:
+                out["waterfall"] = page.evaluate(WATERFALL)
         except Exception as exc:  # noqa: BLE001 - a failed load is reported, not fatal
             out = {"error": f"{type(exc).__name__}: {B._last_line(exc)[:200]}", "ms": None, "console": page.errors[:3]}
         finally:
@@ -279,6 +290,12 @@ class DeployBench:
                         f"{100 * sum(v for _, v in by[8:]) / total:.1f}%"])
             self.b.tab("7b. Bytes on the wire of one cold dist/site load, gzip host (kB)", ["file", "kB", "share"], top,
                        [f"{len(by)} requests, {total / 1e6:.2f} MB"])
+        wf = next((r.get("waterfall") for r in throttled if r.get("waterfall")), None)
+        if wf:
+            self.b.tab(f"7c. Request waterfall of one {MBPS:g} Mbps load: big files the page requested (ms since navigation)",
+                       ["file", "requested", "done", "kB"],
+                       [[w["name"][:60], B.fmt(w["start"], 0), B.fmt(w["end"], 0), B.fmt(w["bytes"] / 1e3, 0)] for w in wf],
+                       ["a file requested late cannot use the bandwidth from t = 0 (preload / modulepreload would start it early)"])
         res.update(median=med, ratios=ratios, runs=runs, second_visit=second, throttled=throttled,
                    wire={"app": app_bytes, "official_floor": official_bytes, "compiled_floor": compiled_bytes,
                          "throttled": thr_bytes}, transfer_floor_ms=floor_ms)
