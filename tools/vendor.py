@@ -332,7 +332,7 @@ def fallback_line(kind: str, reason: str) -> str:
     tag = "%d.%d" % BUILD_PYTHON
     how = (f"install Python {tag} (or set PYTHON_BUILD=/path/to/python{tag}) and run `make vendor` again"
            if kind == "no-python" else "fix that and run `python3 tools/vendor.py --force`")
-    return (f"NOTE: {reason}, so the runtime is NOT py-compiled and the app starts about twice as slowly; "
+    return (f"NOTE: {reason}, so the runtime is NOT py-compiled and Python starts about twice as slowly in the browser; "
             f"for the faster boot, {how}.")
 
 

@@ -219,3 +219,39 @@ def test_trim_rules_keep_what_the_page_needs():
     assert cr.stdlib_keeps("pyodide/py.typed", mods) and not cr.stdlib_keeps("site-packages/README.txt", mods)
     assert cr.module_name("json/__init__.py") == "json" and cr.module_name("a/b/c.py") == "a.b.c"
     assert not cr.followed("unittest.mock") and cr.followed("json")
+
+
+def test_serve_gzips_what_static_hosts_compress(tmp_path):
+    """tools/serve.py --gzip: text, JS, JSON and wasm compressed for clients that accept it,
+    zips and wheels as they are (the benchmarks' "bytes on the wire")."""
+    import gzip
+    import threading
+    import urllib.request
+
+    import serve
+    (tmp_path / "a.js").write_text("export const a = 1;\n" * 200)
+    (tmp_path / "x.wasm").write_bytes(b"\0asm" + bytes(2000))
+    (tmp_path / "z.zip").write_bytes(b"PK" + bytes(2000))
+    (tmp_path / "index.html").write_text("<!doctype html><p>hi</p>" * 50)
+    httpd = serve.make_server(tmp_path, "127.0.0.1", 0, quiet=True, gzip=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+
+    def get(path, accept="gzip, deflate"):
+        req = urllib.request.Request(base + path, headers={"Accept-Encoding": accept} if accept else {})
+        with urllib.request.urlopen(req) as r:
+            return r.headers, r.read()
+    try:
+        for path, name in (("/a.js", "a.js"), ("/x.wasm", "x.wasm"), ("/", "index.html")):
+            h, body = get(path)
+            assert h["Content-Encoding"] == "gzip" and int(h["Content-Length"]) == len(body), path
+            assert gzip.decompress(body) == (tmp_path / name).read_bytes()
+            assert len(body) < (tmp_path / name).stat().st_size
+        h, body = get("/z.zip")
+        assert h["Content-Encoding"] is None and body == (tmp_path / "z.zip").read_bytes()
+        h, body = get("/a.js", accept=None)
+        assert h["Content-Encoding"] is None and body == (tmp_path / "a.js").read_bytes()
+        assert h["Content-Type"].startswith("text/javascript")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
