@@ -283,6 +283,12 @@ def test_dist_site_embedded_in_another_origin_under_the_csp(browser, serve_root,
         page.wait_for_function(f"(h) => Math.abs(({LAST_HEIGHT})() - h) <= 2", arg=last["height"], timeout=10_000)
         screenshot(page, "deploy-embed-host")
 
+        # The built site's service worker inside another origin's frame: it either installs
+        # (partitioned storage) or is refused by the browser; either way nothing breaks.
+        app.wait_for_function("() => window.swarmlabOffline && ['ready', 'unavailable'].includes(window.swarmlabOffline.state)",
+                              timeout=60_000)
+        assert call(app, "swarm", "state")["t"] > t0
+
         assert app.evaluate("() => window.__csp") == []
         assert page.evaluate("() => window.__csp") == []
         assert errors == []
