@@ -19,7 +19,8 @@ const status = (window.swarmlabOffline = { build: BUILD, state: "off", error: nu
 
 function notice(text, button) {
   const box = document.getElementById("notices");
-  if (!box || document.getElementById("sw-update")) return;
+  if (!box) return;
+  document.getElementById("sw-update")?.remove();
   const div = document.createElement("div");
   div.id = "sw-update";
   div.className = "notice notice-info";
@@ -50,6 +51,7 @@ function offer(worker) {
   notice("A new version of Swarm Lab is ready.", {
     label: "Reload",
     onClick: () => {
+      if (worker.state === "activated" || worker.state === "redundant") return void location.reload();
       reloading = true;
       worker.postMessage({ type: "swarmlab:activate" });
     },

@@ -23,7 +23,7 @@ import shutil
 
 import pytest
 
-from browserlib import BOOT_TIMEOUT_MS, ROOT, screenshot
+from browserlib import BOOT_TIMEOUT_MS, ROOT, SHOTS, screenshot
 
 
 CHECK_WARMUP, CHECK_MEASURE = 150, 50
@@ -409,6 +409,12 @@ def test_second_visit_works_offline_and_a_new_deploy_waits_for_reload(browser, t
         page.wait_for_selector("#sw-update-reload", timeout=60_000)
         assert "new version" in page.inner_text("#sw-update")
         screenshot(page, "deploy-sw-update-offered")
+        page.locator("#notices").screenshot(path=str(SHOTS / "deploy-sw-update-notice.png"))
+        # A second tab opened now also runs the first build.
+        other = context.new_page()
+        other.goto(f"{served.url}/?lab=swarm")
+        wait_booted(other)
+        assert other.evaluate("() => window.__swarmlabDeploy === undefined")
         with page.expect_navigation(timeout=60_000):
             page.click("#sw-update-reload")
         wait_booted(page)
@@ -416,6 +422,13 @@ def test_second_visit_works_offline_and_a_new_deploy_waits_for_reload(browser, t
         assert engine_version(page) == "v2-" + v1
         assert page.evaluate("() => window.swarmlabOffline.build") == build2
         assert page.query_selector("#sw-update") is None
+        # The other tab keeps its build: what it fetches now still comes from the first one,
+        # and it is told that a newer version runs elsewhere.
+        other.wait_for_selector("#sw-update", timeout=30_000)
+        assert "another tab" in other.inner_text("#sw-update")
+        late = other.evaluate("() => fetch('assets/js/app.js').then((r) => r.text())")
+        assert "__swarmlabDeploy" not in late
+        assert model_time_advances(other, "swarm")
         assert errors == []
     finally:
         context.close()
