@@ -722,8 +722,8 @@ class Bench:
         how = {k: next((r.get("how") for r in runs[k] if r.get("how")), None) for k in kinds}
         labels = {
             "app": "Swarm Lab (served), first frame",
-            "pyodide": "bare Pyodide + numpy (floor)",
-            "pyscript": "bare PyScript + numpy (floor)",
+            "pyodide": "bare Pyodide + numpy (floor, the app's runtime)",
+            "pyscript": "bare PyScript + numpy (floor, the app's runtime)",
             "offline": "single file dist/swarm-lab.html (file://)",
             "warm": "Swarm Lab (served), reload with HTTP cache",
         }
