@@ -6,11 +6,14 @@
 
 What goes in (and nothing else)
 -------------------------------
-* ``index.html``, ``pyscript.toml``
+* ``index.html``, ``pyscript.toml``, ``sw.js`` (the service worker, see below)
 * the Python the browser loads: ``app/main.py`` plus exactly the files that
-  pyscript.toml's ``[files]`` table lists (the CLI and tests stay out)
+  pyscript.toml's ``[files]`` table lists (the CLI and tests stay out), packed into one
+  archive ``app/engine.zip`` with their ``.pyc`` (tools/engine_archive.py); the site's
+  pyscript.toml names that archive instead of the single files
 * ``assets/css``, ``assets/js``, ``assets/img`` and ``assets/vendor`` (the vendored
-  Pyodide + numpy wheel + PyScript dist)
+  Pyodide + numpy wheel + PyScript dist; not ``assets/vendor/official``, the untouched
+  official runtime that the benchmarks compare with)
 * ``.nojekyll`` so that GitHub Pages' "deploy from a branch" route does not drop
   files whose names start with ``_`` (``__init__.py``)
 
@@ -18,12 +21,21 @@ Never: source maps, ``node_modules``, ``tests``, ``tools``, ``__pycache__``,
 dotfiles.  The output folder is rebuilt from scratch each time; copying is
 byte-for-byte, so the build is deterministic.
 
+Offline after the first visit
+-----------------------------
+The site's copy of ``sw.js`` gets ``FILES`` (every file the page and its workers fetch,
+with its sha256; PyScript's CodeMirror, xterm and MicroPython chunks are left out)
+and ``BUILD`` (a hash of all of that), and ``assets/js/sw-register.js`` gets the same
+``BUILD``, which switches registration on.  Any change to any file gives a new BUILD, so
+the browser installs a new worker with its own cache and the page offers a reload.
+
 Standard library only.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import shutil
@@ -38,7 +50,7 @@ except ModuleNotFoundError:  # Python 3.10: see toml_loads
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "dist" / "site"
 
-TOP_FILES = ("index.html", "pyscript.toml")
+TOP_FILES = ("index.html", "pyscript.toml", "sw.js")
 ASSET_DIRS = ("assets/css", "assets/js", "assets/img", "assets/vendor")
 # Files needed by the vendored runtime at run time; a dist without them cannot boot.
 REQUIRED_VENDOR = (
@@ -50,6 +62,18 @@ REQUIRED_VENDOR = (
     "assets/vendor/pyodide/pyodide-lock.json",
 )
 EXCLUDED_PARTS = {"node_modules", "tests", "tools", "__pycache__"}
+EXCLUDED_PREFIXES = ("assets/vendor/official/",)
+ENGINE_ARCHIVE = "app/engine.zip"  # the engine modules in one archive (tools/engine_archive.py)
+# The service worker: its template, the register script, and what it does not cache
+# (PyScript chunks the app never loads; files no page fetches).
+SW = "sw.js"
+SW_REGISTER = "assets/js/sw-register.js"
+# PyScript's CodeMirror (py-editor), xterm (py-terminal) and MicroPython chunks load only
+# when a page uses those features; everything else of PyScript may load at start.
+SW_SKIP = re.compile(r"^(?:\.nojekyll|sw\.js|assets/vendor/VENDORED\.json|"
+                     r"assets/vendor/pyscript/(?:codemirror|xterm|mpy|service-worker)[^/]*)$")
+BUILD_CONST = re.compile(r'^const BUILD = (?:null|"[0-9a-f]*");$', re.M)
+FILES_CONST = re.compile(r"^const FILES = \{.*?\};$", re.M | re.S)
 EXCLUDED_SUFFIXES = (".map", ".pyc", ".orig", ".rej", ".swp")
 
 
@@ -97,6 +121,8 @@ def toml_loads(text: str, *, force_fallback: bool = False) -> dict:
 def excluded(rel: str) -> bool:
     """True for paths that never belong on the public site (maps, tests, tools, dotfiles...)."""
     parts = PurePosixPath(rel).parts
+    if rel.startswith(EXCLUDED_PREFIXES):
+        return True
     if any(p in EXCLUDED_PARTS for p in parts):
         return True
     if any(p.startswith(".") for p in parts):
@@ -154,19 +180,94 @@ def check(root: Path, files: list[str]) -> None:
         raise BuildError(f"index.html refers to files that are not in the site: {', '.join(dangling)}")
 
 
+def _set_const(text: str, pattern: re.Pattern, line: str, where: str) -> str:
+    new, n = pattern.subn(lambda m: line, text, count=1)
+    if n != 1:
+        raise BuildError(f"{where}: could not find the line {pattern.pattern!r} to fill in")
+    return new
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def service_worker_files(out: Path) -> dict[str, str]:
+    """Files of a built site that the service worker caches: {path: sha256}."""
+    return {p.relative_to(out).as_posix(): _sha256(p) for p in sorted(out.rglob("*"))
+            if p.is_file() and not SW_SKIP.match(p.relative_to(out).as_posix())}
+
+
+def write_service_worker(out: Path, root: Path = ROOT) -> str:
+    """Fill in ``out/sw.js`` and the BUILD of ``out/assets/js/sw-register.js`` from the files
+    in ``out`` (run again after changing the folder: a new BUILD).  Returns BUILD."""
+    reg = out / SW_REGISTER
+    if not reg.is_file():
+        raise BuildError(f"{SW_REGISTER} is missing from the site")
+    reg.write_text(_set_const(reg.read_text(encoding="utf-8"), BUILD_CONST, "const BUILD = null;", SW_REGISTER),
+                   encoding="utf-8")
+    template = (root / SW).read_text(encoding="utf-8")
+    files = service_worker_files(out)
+    h = hashlib.sha256(template.encode("utf-8"))
+    for rel, digest in files.items():
+        h.update(f"{rel} {digest}\n".encode("utf-8"))
+    build_id = h.hexdigest()[:20]
+    reg.write_text(_set_const(reg.read_text(encoding="utf-8"), BUILD_CONST, f'const BUILD = "{build_id}";', SW_REGISTER),
+                   encoding="utf-8")
+    files[SW_REGISTER] = _sha256(reg)
+    sw = _set_const(template, BUILD_CONST, f'const BUILD = "{build_id}";', SW)
+    sw = _set_const(sw, FILES_CONST, "const FILES = " + json.dumps(files, indent=1, sort_keys=True) + ";", SW)
+    (out / SW).write_text(sw, encoding="utf-8")
+    return build_id
+
+
+def build_python(root: Path = ROOT) -> str | None:
+    """The build venv's CPython 3.12 (tools/vendor.py makes it), for the engine's .pyc."""
+    for rel in (".venv-build/bin/python", ".venv-build/Scripts/python.exe"):
+        if (root / rel).exists():
+            return str(root / rel)
+    return None
+
+
+def packed_toml(toml_text: str) -> str:
+    """pyscript.toml with its [files] table replaced by the engine archive."""
+    head = re.split(r"^\[files\]\s*$", toml_text, maxsplit=1, flags=re.M)[0]
+    head = re.sub(r"^# Generated by tools/pyfiles.py.*\n", "", head, flags=re.M).rstrip() + "\n\n"
+    return (head + "# The built site loads the engine as one archive (tools/engine_archive.py):\n"
+            "# its .py sources plus .pyc compiled by CPython 3.12.\n"
+            f'[files]\n"./{ENGINE_ARCHIVE}" = "./*"\n')
+
+
+def write_engine(root: Path, dest: Path) -> dict:
+    """The engine archive of pyscript.toml's [files] table, written to ``dest``."""
+    import engine_archive  # noqa: PLC0415 (tools/ is this script's folder)
+
+    table = toml_loads((root / "pyscript.toml").read_text()).get("files", {})
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    return engine_archive.build(table, dest, root, python=build_python(root))
+
+
 def build(root: Path = ROOT, out: Path = OUT) -> tuple[int, int]:
+    """Build the site in ``out``; returns (number of files, bytes) of what was written."""
     files = site_files(root)
     check(root, files)
+    engine = set(python_files((root / "pyscript.toml").read_text())) - {"app/main.py"}
     if out.exists():
         shutil.rmtree(out)
-    total = 0
     for rel in files:
+        if rel in engine:
+            continue  # in the archive
         dst = out / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(root / rel, dst)
-        total += dst.stat().st_size
+    info = write_engine(root, out / ENGINE_ARCHIVE)
+    if not info["pyc"]:
+        print("build_dist: note: no Python 3.12 build venv (tools/vendor.py), so the engine archive holds "
+              "sources only and the browser compiles them at start", file=sys.stderr)
+    (out / "pyscript.toml").write_text(packed_toml((root / "pyscript.toml").read_text()))
+    write_service_worker(out, root)
+    written = [p for p in out.rglob("*") if p.is_file()]
     (out / ".nojekyll").write_bytes(b"")
-    return len(files), total
+    return len(written), sum(p.stat().st_size for p in written)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,7 +31,8 @@ does work (see /work/shared/RUNTIME-FACTS.md for the measurements):
    (the browser test checks it never fires).  No TOML parser: the config is inline JSON.
 3. **Binary runtime files** (``pyodide.asm.wasm``, ``python_stdlib.zip``,
    ``pyodide-lock.json``, the numpy wheel, ``pyodide.asm.js``) and the Python files
-   (``app/main.py`` + pyscript.toml's ``[files]``) are stored gzip-compressed and base64
+   (``app/main.py`` + pyscript.toml's ``[files]`` packed as ``app/engine.zip`` with their
+   ``.pyc``, as in the built site: tools/engine_archive.py) are stored gzip-compressed and base64
    encoded in inert ``<script type="application/x-swarmlab-gzip">`` elements at the end
    of the body, and decoded with ``DecompressionStream('gzip')``.
 4. **A fetch shim**, installed before boot.js (so boot.js still measures progress), answers
@@ -43,7 +44,10 @@ does work (see /work/shared/RUNTIME-FACTS.md for the measurements):
 6. **The PyScript config is inline JSON** (``config='{...}'``) with the interpreter
    ``pyodide/pyodide.mjs`` (mapped through the import map), ``packages_cache =
    "passthrough"`` and the ``[files]`` table of pyscript.toml.
-7. ``window.SWARMLAB_SINGLE_FILE = true`` is set before boot.js runs, so boot.js does not
+7. No service worker: a file has no origin to register one for, so the
+   ``assets/js/sw-register.js`` script is dropped (and the file needs none: it holds
+   everything).
+8. ``window.SWARMLAB_SINGLE_FILE = true`` is set before boot.js runs, so boot.js does not
    show its "opened as a file" explanation.  CSS is inlined; images become data: URLs;
    stylesheets a lab adds at run time (``<link href="assets/css/<lab>.css">``) are
    redirected to data: URLs by a small hook on ``HTMLLinkElement.href`` / ``setAttribute``.
@@ -61,11 +65,12 @@ import json
 import posixpath
 import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build_dist import toml_loads  # noqa: E402  (tomllib, or a fallback on Python 3.10)
+from build_dist import ENGINE_ARCHIVE, toml_loads, write_engine  # noqa: E402  (tomllib, or a fallback on Python 3.10)
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "dist" / "swarm-lab.html"
@@ -74,6 +79,7 @@ PYSCRIPT_DIR = f"{VENDOR}/pyscript"
 PYODIDE_DIR = f"{VENDOR}/pyodide"
 JS_DIR = "assets/js"
 CSS_DIR = "assets/css"
+SW_REGISTER = f"{JS_DIR}/sw-register.js"   # the service worker's register script: not in a file
 OWN_PREFIX = "swarmlab/"          # bare-specifier prefix of our own modules in the import map
 PYSCRIPT_PREFIX = "pyscript/"     # ... and of PyScript's chunks
 INTERPRETER = "pyodide/pyodide.mjs"
@@ -365,8 +371,8 @@ class Builder:
             raise BuildError(f"{rel} is missing ({hint})")
         return p.read_bytes()
 
-    def embed(self, served_as: str, source_rel: str) -> str:
-        data = self.read(source_rel)
+    def embed(self, served_as: str, source_rel: str | None = None, data: bytes | None = None) -> str:
+        data = self.read(source_rel) if data is None else data
         bid = f"sl-{len(self.blobs)}"
         self.blobs.append((bid, served_as, gz_b64(data, self.level)))
         self.files[served_as] = {"id": bid, "type": mime_of(served_as), "size": len(data)}
@@ -389,7 +395,7 @@ class Builder:
         imports[INTERPRETER] = mjs
         imports["./" + INTERPRETER] = mjs
         own = sorted(p.relative_to(root).as_posix() for p in (root / JS_DIR).rglob("*.js"))
-        own = [r for r in own if r != f"{JS_DIR}/boot.js"]
+        own = [r for r in own if r not in (f"{JS_DIR}/boot.js", SW_REGISTER)]
         own_set = set(own)
         for rel in own:
             src = rewrite_own_module(rel, (root / rel).read_text(encoding="utf-8"), own_set, names)
@@ -410,8 +416,18 @@ class Builder:
         # Embedded files, in a fixed order.
         for name in PYODIDE_FETCHED + tuple(numpy_wheel(root)):
             self.embed(f"pyodide/{name}", f"{PYODIDE_DIR}/{name}")
+        # The engine as one archive with its .pyc (tools/engine_archive.py), like the built site.
+        if cfg.get("files"):
+            with tempfile.TemporaryDirectory(prefix="swarmlab-offline-") as t:
+                info = write_engine(root, Path(t) / "engine.zip")
+                engine = (Path(t) / "engine.zip").read_bytes()
+            self.stats["engine_pyc"] = info["pyc"]
+            cfg["files"] = {f"./{ENGINE_ARCHIVE}": "./*"}
         for rel in python_sources(cfg):
-            self.embed(rel, rel)
+            if rel == ENGINE_ARCHIVE:
+                self.embed(rel, data=engine)
+            else:
+                self.embed(rel, rel)
         self.embed("pyodide/pyodide.asm.js", f"{PYODIDE_DIR}/pyodide.asm.js")
 
         imap = self.import_map()
@@ -437,6 +453,8 @@ class Builder:
                     lambda m: f"<style>{inline_css(root, 'assets/css/app.css')}</style>", page, "app.css")
         page = once(r'<script\s+type="module"\s+src="assets/js/app\.js"\s*>\s*</script>',
                     lambda m: f'<script type="module">import "{OWN_PREFIX}assets/js/app.js";</script>', page, "app.js")
+        page = once(r'\s*<script\s+type="module"\s+src="assets/js/sw-register\.js"\s*>\s*</script>', lambda m: "",
+                    page, "sw-register.js")
         page = once(r'<script\s+type="module"\s+src="assets/vendor/pyscript/core\.js"\s*>\s*</script>',
                     lambda m: f'<script type="module">{START_MODULE}</script>', page, "core.js")
         config_attr = html.escape(json.dumps(cfg, sort_keys=True, separators=(",", ":")), quote=True)

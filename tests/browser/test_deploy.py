@@ -23,7 +23,7 @@ import shutil
 
 import pytest
 
-from browserlib import BOOT_TIMEOUT_MS, ROOT, screenshot
+from browserlib import BOOT_TIMEOUT_MS, ROOT, SHOTS, screenshot
 
 
 CHECK_WARMUP, CHECK_MEASURE = 150, 50
@@ -282,6 +282,12 @@ def test_dist_site_embedded_in_another_origin_under_the_csp(browser, serve_root,
         page.wait_for_function(f"(h) => Math.abs(({LAST_HEIGHT})() - h) <= 2", arg=last["height"], timeout=10_000)
         screenshot(page, "deploy-embed-host")
 
+        # The built site's service worker inside another origin's frame: it either installs
+        # (partitioned storage) or is refused by the browser; either way nothing breaks.
+        app.wait_for_function("() => window.swarmlabOffline && ['ready', 'unavailable'].includes(window.swarmlabOffline.state)",
+                              timeout=60_000)
+        assert call(app, "swarm", "state")["t"] > t0
+
         assert app.evaluate("() => window.__csp") == []
         assert page.evaluate("() => window.__csp") == []
         assert errors == []
@@ -315,3 +321,150 @@ def test_a_policy_without_eval_shows_the_error_panel(browser, serve_root, script
         screenshot(page, f"deploy-csp-{'wasm-only' if 'wasm' in script_src else 'no-eval'}")
     finally:
         context.close()
+
+
+# --- offline after the first visit: the service worker of the built site -----------------------
+class GzipSite:
+    """A built site served with gzip (as static hosts do), on its own loopback port."""
+
+    def __init__(self, root):
+        import threading
+
+        serve = load_tool("serve")
+        self.httpd = serve.make_server(root, "127.0.0.1", 0, quiet=True, gzip=True)
+        self.httpd.handle_error = lambda request, client_address: None
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def new_deploy(site, marker: str) -> str:
+    """Change the built site as a new deploy would (JS and engine), and rewrite its service worker."""
+    import io
+    import zipfile
+
+    app_js = site / "assets" / "js" / "app.js"
+    app_js.write_text(app_js.read_text() + f'\nwindow.__swarmlabDeploy = "{marker}";\n')
+    members = {i.filename: z.read(i) for z in [zipfile.ZipFile(io.BytesIO((site / "app" / "engine.zip").read_bytes()))]
+               for i in z.infolist()}
+    init = members["swarmlab/__init__.py"].decode()
+    assert '__version__ = "' in init
+    members["swarmlab/__init__.py"] = init.replace('__version__ = "', f'__version__ = "{marker}-', 1).encode()
+    load_tool("compile_runtime").write_zip(members, site / "app" / "engine.zip")
+    return load_tool("build_dist").write_service_worker(site, ROOT)
+
+
+def model_time_advances(page, lab) -> bool:
+    t0 = call(page, lab, "state")["t"]
+    call(page, lab, "step", {"n": 20})
+    return call(page, lab, "state")["t"] > t0
+
+
+def engine_version(page):
+    return json.loads(page.evaluate("() => window.swarmlabBridge.info()"))["engine"]
+
+
+SW_READY = "() => window.swarmlabOffline && window.swarmlabOffline.state === 'ready'"
+
+
+def test_second_visit_works_offline_and_a_new_deploy_waits_for_reload(browser, tmp_path):
+    """The built site's service worker: after one visit, the page boots and runs with the
+    network off; a new deploy is installed in the background but the open build keeps
+    serving its own files (JS and engine together) until the reader accepts "reload"."""
+    site = tmp_path / "site"
+    load_tool("build_dist").build(ROOT, site)
+    served = GzipSite(site)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(f"{served.url}/?lab=vicsek")
+        wait_booted(page)
+        wait_lab_ready(page, errors)
+        page.wait_for_function(SW_READY, timeout=60_000)
+        v1 = engine_version(page)
+        assert page.evaluate("() => navigator.serviceWorker.controller") is None  # the first visit is not taken over
+
+        context.set_offline(True)
+        page.reload()
+        wait_booted(page)
+        wait_lab_ready(page, errors)
+        assert page.evaluate("() => navigator.serviceWorker.controller !== null")
+        assert model_time_advances(page, "vicsek")
+        assert engine_version(page) == v1
+        context.set_offline(False)
+
+        build2 = new_deploy(site, "v2")
+        assert build2 != page.evaluate("() => window.swarmlabOffline.build")
+        page.reload()
+        wait_booted(page)
+        # Still the first build, JS and engine alike; the new one is offered.
+        assert page.evaluate("() => window.__swarmlabDeploy === undefined")
+        assert engine_version(page) == v1
+        page.wait_for_selector("#sw-update-reload", timeout=60_000)
+        assert "new version" in page.inner_text("#sw-update")
+        screenshot(page, "deploy-sw-update-offered")
+        page.locator("#notices").screenshot(path=str(SHOTS / "deploy-sw-update-notice.png"))
+        # A second tab opened now also runs the first build.
+        other = context.new_page()
+        other.goto(f"{served.url}/?lab=swarm")
+        wait_booted(other)
+        assert other.evaluate("() => window.__swarmlabDeploy === undefined")
+        with page.expect_navigation(timeout=60_000):
+            page.click("#sw-update-reload")
+        wait_booted(page)
+        assert page.evaluate("() => window.__swarmlabDeploy") == "v2"
+        assert engine_version(page) == "v2-" + v1
+        assert page.evaluate("() => window.swarmlabOffline.build") == build2
+        assert page.query_selector("#sw-update") is None
+        # The other tab keeps its build: what it fetches now still comes from the first one,
+        # and it is told that a newer version runs elsewhere.
+        other.wait_for_selector("#sw-update", timeout=30_000)
+        assert "another tab" in other.inner_text("#sw-update")
+        late = other.evaluate("() => fetch('assets/js/app.js').then((r) => r.text())")
+        assert "__swarmlabDeploy" not in late
+        assert model_time_advances(other, "swarm")
+        assert errors == []
+    finally:
+        context.close()
+        served.close()
+
+
+def test_site_without_py_compile_boots(browser, tmp_path):
+    """The fallback (no Python 3.12 at build time): the official runtime files and an engine
+    archive of sources only still make a working site."""
+    site = tmp_path / "site"
+    load_tool("build_dist").build(ROOT, site)
+    official = ROOT / "assets" / "vendor" / "official" / "pyodide"
+    runtime = site / "assets" / "vendor" / "pyodide"
+    for f in runtime.iterdir():
+        f.unlink()
+    for f in official.iterdir():
+        shutil.copyfile(f, runtime / f.name)
+    load_tool("engine_archive").build(load_tool("build_dist").toml_loads((ROOT / "pyscript.toml").read_text())["files"],
+                                      site / "app" / "engine.zip", ROOT, python=None)
+    if __import__("sys").version_info[:2] != (3, 12):
+        import zipfile
+        assert not [n for n in zipfile.ZipFile(site / "app" / "engine.zip").namelist() if n.endswith(".pyc")]
+    served = GzipSite(site)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    fetched = []
+    page.on("requestfinished", lambda r: fetched.append(r.url))
+    try:
+        page.goto(f"{served.url}/?lab=boids")
+        wait_booted(page)
+        wait_lab_ready(page, errors)
+        assert model_time_advances(page, "boids")
+        lock = json.loads((official / "pyodide-lock.json").read_text())
+        assert any(u.endswith(lock["packages"]["numpy"]["file_name"]) for u in fetched)
+        assert errors == []
+    finally:
+        context.close()
+        served.close()

@@ -13,6 +13,7 @@ import html
 import json
 import re
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,8 @@ def fake_repo(tmp_path):
     r = tmp_path / "repo"
     shutil.copy(ROOT / "index.html", write(r, "index.html"))
     shutil.copy(ROOT / "assets/js/boot.js", write(r, "assets/js/boot.js"))
+    shutil.copy(ROOT / "assets/js/sw-register.js", write(r, "assets/js/sw-register.js"))
+    shutil.copy(ROOT / "sw.js", write(r, "sw.js"))
     write(r, "pyscript.toml", TOML)
     write(r, "app/main.py", "print('main')\n")
     write(r, "app/swarmlab/__init__.py", "A = 1\n")
@@ -115,6 +118,10 @@ def test_excluded_rules():
     assert not ex("assets/js/app.js") and not ex("app/swarmlab/__init__.py")
 
 
+ENGINE = {"app/swarmlab/__init__.py", "app/swarmlab/sessions/__init__.py"}
+GENERATED = {"pyscript.toml", "sw.js", "assets/js/sw-register.js", "app/engine.zip"}
+
+
 def test_dist_build_copies_bytes_and_adds_nojekyll(fake_repo, tmp_path):
     out = tmp_path / "site"
     write(out, "stale.txt", "left over from an older build")
@@ -122,10 +129,72 @@ def test_dist_build_copies_bytes_and_adds_nojekyll(fake_repo, tmp_path):
     assert (out / ".nojekyll").exists()
     assert not (out / "stale.txt").exists()
     copied = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.name != ".nojekyll")
-    assert copied == build_dist.site_files(fake_repo) and n == len(copied)
+    want = sorted((set(build_dist.site_files(fake_repo)) - ENGINE) | {"app/engine.zip"})
+    assert copied == want and n == len(copied)
     assert size == sum((out / f).stat().st_size for f in copied)
     for f in copied:
-        assert (out / f).read_bytes() == (fake_repo / f).read_bytes()
+        if f not in GENERATED:
+            assert (out / f).read_bytes() == (fake_repo / f).read_bytes(), f
+
+
+def test_dist_packs_the_engine_into_one_archive(fake_repo, tmp_path):
+    """The site loads the engine as one archive (its .py, plus .pyc where Python 3.12 is at
+    hand), unpacked where the [files] table put the single modules; same bytes each build."""
+    out = tmp_path / "site"
+    build_dist.build(fake_repo, out)
+    cfg = build_dist.toml_loads((out / "pyscript.toml").read_text())
+    assert cfg["files"] == {"./app/engine.zip": "./*"}
+    assert cfg["interpreter"] == "./assets/vendor/pyodide/pyodide.mjs" and cfg["packages_cache"] == "passthrough"
+    z = zipfile.ZipFile(out / "app/engine.zip")
+    sources = {n for n in z.namelist() if n.endswith(".py")}
+    assert sources == {"swarmlab/__init__.py", "swarmlab/sessions/__init__.py"}
+    for n in sources:
+        assert z.read(n) == (fake_repo / "app" / n).read_bytes()
+    assert not (out / "app/swarmlab").exists()
+    first = (out / "app/engine.zip").read_bytes()
+    build_dist.build(fake_repo, out)
+    assert (out / "app/engine.zip").read_bytes() == first
+
+
+def sw_parts(out: Path) -> tuple[str, dict, str]:
+    sw = (out / "sw.js").read_text()
+    build = re.search(r'^const BUILD = "([0-9a-f]+)";$', sw, re.M).group(1)
+    files = json.loads(re.search(r"^const FILES = (\{.*?\});$", sw, re.M | re.S).group(1))
+    reg = re.search(r'^const BUILD = "([0-9a-f]+)";$', (out / "assets/js/sw-register.js").read_text(), re.M).group(1)
+    return build, files, reg
+
+
+def test_dist_service_worker_caches_every_file_of_one_build(fake_repo, tmp_path):
+    """sw.js lists every file the page fetches with its sha256, under one BUILD that the
+    register script carries too; a changed file gives a new BUILD, an unchanged tree the same."""
+    out = tmp_path / "site"
+    build_dist.build(fake_repo, out)
+    build, files, reg = sw_parts(out)
+    assert reg == build
+    on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    assert set(files) == on_disk - {"sw.js", ".nojekyll", "assets/vendor/VENDORED.json"}
+    import hashlib
+    for rel, digest in files.items():
+        assert hashlib.sha256((out / rel).read_bytes()).hexdigest() == digest, rel
+    assert {"index.html", "app/engine.zip", "assets/vendor/pyodide/pyodide.asm.wasm", "pyscript.toml"} <= set(files)
+    # The repository's copies stay inert (development never registers a worker).
+    assert re.search(r"^const BUILD = null;$", (fake_repo / "assets/js/sw-register.js").read_text(), re.M)
+    assert re.search(r"^const BUILD = null;$", (fake_repo / "sw.js").read_text(), re.M)
+    # Same tree, same build; one changed byte, a new build.
+    assert build_dist.write_service_worker(out, fake_repo) == build
+    (out / "assets/js/app.js").write_text((out / "assets/js/app.js").read_text() + "// v2\n")
+    new = build_dist.write_service_worker(out, fake_repo)
+    assert new != build and sw_parts(out)[0] == sw_parts(out)[2] == new
+
+
+def test_service_worker_leaves_out_pyscript_features_the_app_never_loads(tmp_path):
+    for rel in ("assets/vendor/pyscript/codemirror-x.js", "assets/vendor/pyscript/xterm.css",
+                "assets/vendor/pyscript/mpy-1.js", "assets/vendor/VENDORED.json"):
+        write(tmp_path, rel)
+    for rel in ("assets/vendor/pyscript/toml-1.js", "assets/vendor/pyscript/py-editor-1.js", "index.html"):
+        write(tmp_path, rel)
+    assert set(build_dist.service_worker_files(tmp_path)) == {
+        "assets/vendor/pyscript/toml-1.js", "assets/vendor/pyscript/py-editor-1.js", "index.html"}
 
 
 def test_dist_refuses_without_the_vendored_runtime(fake_repo, tmp_path):
@@ -248,12 +317,11 @@ def test_fake_single_file_is_self_contained_and_deterministic(fake_repo, tmp_pat
     # The config and the files the fetch shim serves, byte for byte.
     assert page["config"]["interpreter"] == "pyodide/pyodide.mjs"
     assert page["config"]["packages_cache"] == "passthrough"
-    served = {"app/main.py", "app/swarmlab/__init__.py", "app/swarmlab/sessions/__init__.py",
+    served = {"app/main.py", "app/engine.zip",
               "pyodide/pyodide.asm.wasm", "pyodide/python_stdlib.zip", "pyodide/pyodide-lock.json",
               "pyodide/numpy-9.9-wasm32.whl", "pyodide/pyodide.asm.js"}
     assert set(page["files"]) == served == set(page["blobs"])
-    sources = {"app/main.py": "app/main.py", "app/swarmlab/__init__.py": "app/swarmlab/__init__.py",
-               "app/swarmlab/sessions/__init__.py": "app/swarmlab/sessions/__init__.py"}
+    sources = {"app/main.py": "app/main.py"}
     sources.update({f"pyodide/{n}": f"assets/vendor/pyodide/{n}" for n in
                     ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json", "numpy-9.9-wasm32.whl", "pyodide.asm.js")})
     for name, rel in sources.items():
@@ -261,6 +329,10 @@ def test_fake_single_file_is_self_contained_and_deterministic(fake_repo, tmp_pat
         assert gzip.decompress(base64.b64decode(page["blobs"][name])) == raw, name
         assert page["files"][name]["size"] == len(raw)
     assert page["files"]["pyodide/pyodide.asm.wasm"]["type"] == "application/wasm"
+    engine = zipfile.ZipFile(__import__("io").BytesIO(gzip.decompress(base64.b64decode(page["blobs"]["app/engine.zip"]))))
+    for n in ("swarmlab/__init__.py", "swarmlab/sessions/__init__.py"):
+        assert engine.read(n) == (fake_repo / "app" / n).read_bytes()
+    assert page["config"]["files"] == {"./app/engine.zip": "./*"}
     assert page["src"] == "./app/main.py"
     # Lab stylesheets are available as data: URLs for the <link> hook; app.css is inline.
     assert set(page["css"]) == {"assets/css/app.css", "assets/css/lab.css"}
@@ -310,9 +382,12 @@ def test_real_single_file_has_no_outside_urls(tmp_path):
     import tomllib
 
     listed = tomllib.loads((ROOT / "pyscript.toml").read_text())["files"]
-    py = {k for k in page["files"] if k.endswith(".py")}
-    assert py == {"app/main.py"} | {k.removeprefix("./") for k in listed}
-    assert page["config"]["files"] == listed
+    py = {k for k in page["files"] if k.endswith((".py", ".zip")) and not k.startswith("pyodide/")}
+    assert py == {"app/main.py", "app/engine.zip"}
+    engine = zipfile.ZipFile(__import__("io").BytesIO(gzip.decompress(base64.b64decode(page["blobs"]["app/engine.zip"]))))
+    assert {n for n in engine.namelist() if n.endswith(".py")} == {v.removeprefix("./") for v in listed.values()}
+    assert page["config"]["files"] == {"./app/engine.zip": "./*"}
+    assert "sw-register" not in page["markup"]
     assert page["config"]["interpreter"] == "pyodide/pyodide.mjs"
     assert not any(str(v).startswith(("http:", "https:")) for v in page["config"].values())
 

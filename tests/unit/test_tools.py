@@ -1,9 +1,14 @@
-"""Build tools: the vendor step refuses wrong bytes; pyscript.toml lists the engine."""
+"""Build tools: the vendor step refuses wrong bytes, py-compiles the runtime reproducibly or
+falls back to the official files with one clear line; pyscript.toml lists the engine."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import shutil
+import subprocess
+import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -47,7 +52,7 @@ def test_manifest_detects_a_tampered_vendored_file(tmp_path, monkeypatch):
     (tmp_path / "pyodide").mkdir()
     good = tmp_path / "pyodide" / "pyodide.mjs"
     good.write_bytes(b"export const x = 1;")
-    manifest = {"pyodide": vendor.PYODIDE_VERSION, "pyscript": vendor.PYSCRIPT_VERSION,
+    manifest = {"format": vendor.MANIFEST_FORMAT, "pyodide": vendor.PYODIDE_VERSION, "pyscript": vendor.PYSCRIPT_VERSION,
                 "files": {"pyodide/pyodide.mjs": vendor.sha256(good)}}
     (tmp_path / "VENDORED.json").write_text(json.dumps(manifest))
     monkeypatch.setattr(vendor, "VENDOR", tmp_path)
@@ -75,3 +80,178 @@ def test_package_lock_pins_the_runtime():
     assert pkgs["node_modules/@pyscript/core"]["version"] == "0.6.66"
     pj = json.loads((ROOT / "package.json").read_text())
     assert pj["dependencies"] == {"@pyscript/core": "0.6.66", "pyodide": "0.27.7"}
+
+
+# --- the build Python and the fallback ----------------------------------------------------------
+def test_python_build_that_does_not_exist_or_is_not_312_is_refused():
+    import vendor
+    path, why = vendor.find_build_python({"PYTHON_BUILD": "/nonexistent/python3.12"})
+    assert path is None and "PYTHON_BUILD=/nonexistent/python3.12" in why
+    path, why = vendor.find_build_python({"PYTHON_BUILD": sys.executable})
+    if sys.version_info[:2] == (3, 12):
+        assert path == sys.executable
+    else:
+        assert path is None and "not a working Python 3.12" in why
+
+
+def test_build_python_is_searched_on_path_and_in_pyenv(tmp_path):
+    import vendor
+    fake = tmp_path / "versions" / "3.12.9" / "bin" / "python3.12"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("")
+    cands = vendor.build_python_candidates({"PYENV_ROOT": str(tmp_path)})
+    assert str(fake) in cands
+    assert "/usr/bin/python3.12" in cands
+    assert vendor.build_python_candidates({"PYTHON_BUILD": "/x/py"}) == ["/x/py"]
+
+
+def official_dir() -> Path:
+    return ROOT / "assets" / "vendor" / "official" / "pyodide"
+
+
+def require_vendored():
+    if not (ROOT / "assets" / "vendor" / "VENDORED.json").exists():
+        pytest.fail("assets/vendor is missing: run `make test` (it vendors the runtime first)")
+
+
+def test_without_python_312_vendor_falls_back_to_the_official_runtime(tmp_path, monkeypatch, capsys):
+    """No Python 3.12: the official files are used as they are, one line says so and how to get
+    the faster boot, and the command succeeds (so `make run` never fails for this)."""
+    import vendor
+    require_vendored()
+    monkeypatch.setattr(vendor, "VENDOR", tmp_path / "vendor")
+    monkeypatch.setattr(vendor, "find_build_python", lambda env=None: (None, "no Python 3.12 found"))
+    assert vendor.main(["--force"]) == 0
+    out = capsys.readouterr().out
+    notes = [ln for ln in out.splitlines() if "NOTE" in ln]
+    assert len(notes) == 1, out
+    assert "not py-compiled" in notes[0].lower() and "Python 3.12" in notes[0] and "make vendor" in notes[0]
+    v = tmp_path / "vendor"
+    data = json.loads((v / "VENDORED.json").read_text())
+    assert data["runtime"] == "official" and data["fallback"]["kind"] == "no-python" and data["compiled"] is None
+    for f in official_dir().iterdir():
+        assert (v / "pyodide" / f.name).read_bytes() == f.read_bytes(), f.name
+    assert vendor.lock_consistent(v / "pyodide") == []
+    # Nothing to do next time ... until a Python 3.12 appears: then it builds the compiled runtime.
+    assert vendor.manifest_ok(check_upgrade=True)
+    monkeypatch.setattr(vendor, "find_build_python", lambda env=None: ("/somewhere/python3.12", ""))
+    assert not vendor.manifest_ok(check_upgrade=True)
+    assert vendor.manifest_ok()  # (--check still passes: the files are intact)
+
+
+# --- the compiled runtime ----------------------------------------------------------------------
+def test_runtime_is_compiled_from_verified_files_and_its_lock_is_consistent():
+    """Where a Python 3.12 exists (CI sets one up), the app's runtime is py-compiled: only .pyc
+    in the stdlib and in numpy, a lock with the compiled files' sha256, and the official inputs'
+    hashes on record, equal to the ones in Pyodide's own lock."""
+    import vendor
+    require_vendored()
+    assert vendor.manifest_ok()
+    data = json.loads((ROOT / "assets" / "vendor" / "VENDORED.json").read_text())
+    runtime = ROOT / "assets" / "vendor" / "pyodide"
+    official_lock = json.loads((ROOT / "node_modules" / "pyodide" / "pyodide-lock.json").read_text())
+    npwhl = official_lock["packages"]["numpy"]["file_name"]
+    assert data["official"][npwhl] == official_lock["packages"]["numpy"]["sha256"]
+    for name, digest in data["official"].items():
+        assert vendor.sha256(official_dir() / name) == digest, name
+    assert data["official"]["python_stdlib.zip"] == vendor.sha256(ROOT / "node_modules" / "pyodide" / "python_stdlib.zip")
+    if vendor.find_build_python()[0] is None:
+        assert data["runtime"] == "official" and data["fallback"]["kind"] == "no-python"
+        return
+    assert data["runtime"] == "compiled", data.get("fallback")
+    assert vendor.lock_consistent(runtime) == []
+    lock = json.loads((runtime / "pyodide-lock.json").read_text())
+    assert lock["info"] == official_lock["info"] and set(lock["packages"]) == {"numpy"}
+    for name, digest in data["compiled"]["files"].items():
+        assert vendor.sha256(runtime / name) == digest, name
+    std = zipfile.ZipFile(runtime / "python_stdlib.zip").namelist()
+    assert {"json/__init__.pyc", "encodings/utf_8.pyc", "_pyodide/_base.pyc", "dataclasses.pyc"} <= set(std)
+    assert not [n for n in std if n.endswith(".py")]
+    assert not [n for n in std if n.startswith(("unittest/", "tkinter/", "idlelib/", "pydoc_data/"))]
+    assert len(std) < len(zipfile.ZipFile(official_dir() / "python_stdlib.zip").namelist())
+    wheel = zipfile.ZipFile(runtime / lock["packages"]["numpy"]["file_name"]).namelist()
+    assert "numpy/__init__.pyc" in wheel and "numpy/random/__init__.pyc" in wheel
+    assert not [n for n in wheel if n.endswith(".py")]
+    assert not [n for n in wheel if n.startswith(("numpy/f2py/", "numpy/testing/"))]
+
+
+def test_compiled_runtime_is_reproducible(tmp_path):
+    """A second build from the same verified inputs gives the same bytes."""
+    import vendor
+    require_vendored()
+    data = json.loads((ROOT / "assets" / "vendor" / "VENDORED.json").read_text())
+    if data["runtime"] != "compiled":
+        assert vendor.find_build_python()[0] is None, "a Python 3.12 exists but the runtime is not compiled"
+        return
+    vpy = vendor.venv_python()
+    assert vpy.exists(), "the build venv is missing: run `python3 tools/vendor.py --force`"
+    out = tmp_path / "again"
+    r = subprocess.run([str(vpy), str(ROOT / "tools" / "compile_runtime.py"), "--official", str(official_dir()),
+                        "--out", str(out), "--report", str(tmp_path / "report.json")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    built = sorted(p.name for p in out.iterdir())
+    assert built == sorted(data["compiled"]["files"])
+    for name in built:
+        assert (out / name).read_bytes() == (ROOT / "assets" / "vendor" / "pyodide" / name).read_bytes(), name
+
+
+def test_zip_normalisation_is_deterministic_and_records_the_wheel(tmp_path):
+    import compile_runtime as cr
+    members = {"pkg/b.pyc": b"b" * 100, "pkg/a.pyc": b"a", "pkg-1.dist-info/RECORD": b"stale"}
+    cr.write_zip(cr.with_record(members), tmp_path / "one.whl")
+    cr.write_zip(cr.with_record(dict(reversed(list(members.items())))), tmp_path / "two.whl")
+    assert (tmp_path / "one.whl").read_bytes() == (tmp_path / "two.whl").read_bytes()
+    z = zipfile.ZipFile(tmp_path / "one.whl")
+    assert z.namelist() == sorted(members)
+    assert {i.date_time for i in z.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+    record = z.read("pkg-1.dist-info/RECORD").decode().splitlines()
+    assert record[-1] == "pkg-1.dist-info/RECORD,,"
+    assert f"pkg/a.pyc,{cr.record_hash(b'a')},1" in record
+
+
+def test_trim_rules_keep_what_the_page_needs():
+    import compile_runtime as cr
+    assert cr.numpy_keeps("numpy/_core/multiarray.pyc") and cr.numpy_keeps("numpy/random/_philox.so")
+    assert not cr.numpy_keeps("numpy/f2py/__init__.py") and not cr.numpy_keeps("numpy/__init__.pyi")
+    assert not cr.numpy_keeps("numpy/_core/include/numpy/ndarraytypes.h") and not cr.numpy_keeps("numpy/ma/core.py")
+    mods = {"json", "json.decoder", "pyodide"}
+    assert cr.stdlib_keeps("json/decoder.py", mods) and not cr.stdlib_keeps("json/tool.py", mods)
+    assert cr.stdlib_keeps("pyodide/py.typed", mods) and not cr.stdlib_keeps("site-packages/README.txt", mods)
+    assert cr.module_name("json/__init__.py") == "json" and cr.module_name("a/b/c.py") == "a.b.c"
+    assert not cr.followed("unittest.mock") and cr.followed("json")
+
+
+def test_serve_gzips_what_static_hosts_compress(tmp_path):
+    """tools/serve.py --gzip: text, JS, JSON and wasm compressed for clients that accept it,
+    zips and wheels as they are (the benchmarks' "bytes on the wire")."""
+    import gzip
+    import threading
+    import urllib.request
+
+    import serve
+    (tmp_path / "a.js").write_text("export const a = 1;\n" * 200)
+    (tmp_path / "x.wasm").write_bytes(b"\0asm" + bytes(2000))
+    (tmp_path / "z.zip").write_bytes(b"PK" + bytes(2000))
+    (tmp_path / "index.html").write_text("<!doctype html><p>hi</p>" * 50)
+    httpd = serve.make_server(tmp_path, "127.0.0.1", 0, quiet=True, gzip=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+
+    def get(path, accept="gzip, deflate"):
+        req = urllib.request.Request(base + path, headers={"Accept-Encoding": accept} if accept else {})
+        with urllib.request.urlopen(req) as r:
+            return r.headers, r.read()
+    try:
+        for path, name in (("/a.js", "a.js"), ("/x.wasm", "x.wasm"), ("/", "index.html")):
+            h, body = get(path)
+            assert h["Content-Encoding"] == "gzip" and int(h["Content-Length"]) == len(body), path
+            assert gzip.decompress(body) == (tmp_path / name).read_bytes()
+            assert len(body) < (tmp_path / name).stat().st_size
+        h, body = get("/z.zip")
+        assert h["Content-Encoding"] is None and body == (tmp_path / "z.zip").read_bytes()
+        h, body = get("/a.js", accept=None)
+        assert h["Content-Encoding"] is None and body == (tmp_path / "a.js").read_bytes()
+        assert h["Content-Type"].startswith("text/javascript")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

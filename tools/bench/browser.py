@@ -19,6 +19,10 @@ differs: every file is same-origin).  Every number is a median unless it says ot
    ``import numpy`` (pages/pyodide.html) and bare PyScript + numpy with passthrough
    (pages/pyscript.html).  Also ``dist/swarm-lab.html`` from file:// ("not built" if absent),
    reloads with the HTTP cache on, and the app's boot milestones next to the PyScript floor's.
+   The floors load the app's runtime (py-compiled when the build had Python 3.12).
+7. **Deploy** (tools/bench/deploy.py): the built site and single file on a gzip server against
+   bare Pyodide + numpy from the *official* files; the second visit with the network off
+   through the service worker; 10 Mbps / 40 ms; bytes on the wire.
 2. **Engine work per frame**: the steps of one 60 Hz frame at 1x + metrics + frame-buffer read,
    through ``window.swarmlab.engine`` in the app page, against the same ops on a fresh session
    under CPython (``tools/bench/cpython_frame.py``), timed in interleaved rounds.  Each lab at
@@ -609,8 +613,8 @@ json.dumps(bench_harness.profile_steps(_s, _steps, _frames, top=8))`);
 class Bench:
     def __init__(self, args):
         self.args = args
-        self.results: dict = {"meta": {}, "boot": None, "engine": None, "pacing": None, "check": None,
-                              "bridge": None, "profile": None}
+        self.results: dict = {"meta": {}, "boot": None, "deploy": None, "engine": None, "pacing": None,
+                              "check": None, "bridge": None, "profile": None}
         self.printed: list[str] = []
         self.t_start = time.perf_counter()
 
@@ -718,8 +722,8 @@ class Bench:
         how = {k: next((r.get("how") for r in runs[k] if r.get("how")), None) for k in kinds}
         labels = {
             "app": "Swarm Lab (served), first frame",
-            "pyodide": "bare Pyodide + numpy (floor)",
-            "pyscript": "bare PyScript + numpy (floor)",
+            "pyodide": "bare Pyodide + numpy (floor, the app's runtime)",
+            "pyscript": "bare PyScript + numpy (floor, the app's runtime)",
             "offline": "single file dist/swarm-lab.html (file://)",
             "warm": "Swarm Lab (served), reload with HTTP cache",
         }
@@ -1160,6 +1164,7 @@ class Bench:
                 self.results["meta"]["chromium_version"] = self.browser.version
                 steps = [
                     ("boot", lambda: self.part_boot()),
+                    ("deploy", lambda: __import__("tools.bench.deploy", fromlist=["part_deploy"]).part_deploy(self)),
                 ]
                 for name, fn in steps:
                     if name in parts:
@@ -1228,8 +1233,11 @@ def parse_args(argv=None):
                     help="skip the N = 2,000 pacing runs")
     ap.add_argument("--no-pacing-capped", dest="pacing_capped", action="store_false",
                     help="skip the simulated 'steps capped per frame' pacing run")
-    ap.add_argument("--parts", default="boot,pacing,engine,check,bridge,profile",
-                    help="comma list of parts: boot,pacing,engine,check,bridge,profile")
+    ap.add_argument("--parts", default="boot,deploy,pacing,engine,check,bridge,profile",
+                    help="comma list of parts: boot,deploy,pacing,engine,check,bridge,profile")
+    ap.add_argument("--deploy-loads", type=int, default=5, help="cold loads per page in the deploy part (default 5)")
+    ap.add_argument("--offline-loads", type=int, default=3, help="offline second visits in the deploy part (default 3)")
+    ap.add_argument("--throttled-loads", type=int, default=2, help="10 Mbps loads in the deploy part (default 2)")
     ap.add_argument("--json", default=str(ROOT / "dist" / "bench" / "browser.json"))
     ap.add_argument("--frame-budget-ms", type=float, default=1200.0, help="Pyodide time budget per engine row")
     ap.add_argument("--max-frames", type=int, default=300)

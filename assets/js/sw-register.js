@@ -1,0 +1,121 @@
+// Offline after the first visit: registers the service worker (sw.js at the site root)
+// on the deployed site, and offers "a new version is ready, reload" when a newer build
+// has been installed in the background.
+//
+// BUILD is written by tools/build_dist.py into dist/site's copy; the repository's copy
+// (BUILD = null, `make run`) registers nothing, so development always sees fresh files.
+// Nothing happens from file:// (the single file strips this script), in browsers without
+// service workers, or where storage is blocked (some embedding iframes): the page then
+// simply loads from the network as before.
+//
+// The worker is registered only once the lab is on screen, so that its downloads never
+// compete with the first visit's boot; it then takes the files from the HTTP cache.
+
+const BUILD = null;
+
+const SW_URL = new URL("../../sw.js", import.meta.url);
+const SCOPE = new URL("../../", import.meta.url);
+const status = (window.swarmlabOffline = { build: BUILD, state: "off", error: null });
+
+function notice(text, button) {
+  const box = document.getElementById("notices");
+  if (!box) return;
+  document.getElementById("sw-update")?.remove();
+  const div = document.createElement("div");
+  div.id = "sw-update";
+  div.className = "notice notice-info";
+  const span = document.createElement("span");
+  span.textContent = text + " ";
+  if (button) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.id = "sw-update-reload";
+    b.textContent = button.label;
+    b.addEventListener("click", button.onClick);
+    span.append(b);
+  }
+  const close = document.createElement("button");
+  close.type = "button";
+  close.className = "notice-close";
+  close.setAttribute("aria-label", "Dismiss this notice");
+  close.textContent = "×";
+  close.addEventListener("click", () => div.remove());
+  div.append(span, close);
+  box.append(div);
+}
+
+let reloading = false;
+
+function offer(worker) {
+  status.state = "update-ready";
+  notice("A new version of Swarm Lab is ready.", {
+    label: "Reload",
+    onClick: () => {
+      if (worker.state === "activated" || worker.state === "redundant") return void location.reload();
+      reloading = true;
+      worker.postMessage({ type: "swarmlab:activate" });
+    },
+  });
+}
+
+async function register() {
+  status.state = "registering";
+  const reg = await navigator.serviceWorker.register(SW_URL.href, { scope: SCOPE.href });
+  const controlled = () => navigator.serviceWorker.controller !== null;
+  const watch = (worker) => {
+    if (!worker) return;
+    const done = () => {
+      if (worker.state === "installed" && controlled()) offer(worker);
+      if (worker.state === "activated" && status.state !== "update-ready") status.state = "ready";
+      if (worker.state === "redundant" && status.state === "installing") status.state = "failed";
+    };
+    worker.addEventListener("statechange", done);
+    done();
+  };
+  if (reg.waiting && controlled()) offer(reg.waiting);
+  else if (reg.active) status.state = "ready";
+  if (reg.installing) {
+    if (status.state !== "update-ready") status.state = "installing";
+    watch(reg.installing);
+  }
+  reg.addEventListener("updatefound", () => {
+    if (status.state !== "update-ready") status.state = "installing";
+    watch(reg.installing);
+  });
+  navigator.serviceWorker.addEventListener("controllerchange", () => {
+    if (reloading) location.reload();
+    else notice("Swarm Lab was updated in another tab. Reload this page to use the new version.",
+      { label: "Reload", onClick: () => location.reload() });
+  });
+}
+
+function whenLabShown(fn) {
+  const root = document.documentElement;
+  if (root.classList.contains("lab-ready")) return void setTimeout(fn, 0);
+  let started = false;
+  const go = () => { if (!started) { started = true; setTimeout(fn, 0); } };
+  addEventListener("swarmlab:lab-ready", go, { once: true });
+  // A page that never shows a lab still gets the offline copy, a while after it loaded.
+  addEventListener("load", () => setTimeout(go, 30000), { once: true });
+}
+
+async function forgetDeployedWorker() {
+  // Development: a worker left by a deployed build on this origin would serve old files.
+  const regs = await navigator.serviceWorker.getRegistrations();
+  for (const r of regs) {
+    const w = r.active || r.waiting || r.installing;
+    if (w && new URL(w.scriptURL).href === SW_URL.href) await r.unregister();
+  }
+}
+
+if ("serviceWorker" in navigator && window.isSecureContext && !window.SWARMLAB_SINGLE_FILE
+    && /^https?:$/.test(location.protocol)) {
+  if (BUILD) {
+    whenLabShown(() => register().catch((err) => {
+      status.state = "unavailable";
+      status.error = String((err && err.message) || err);
+    }));
+  } else {
+    forgetDeployedWorker().catch(() => {});
+  }
+}

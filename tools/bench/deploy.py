@@ -1,0 +1,323 @@
+"""Deploy benchmarks (issue 19): how fast the *built* app starts, side by side in one run.
+
+Run::
+
+    .venv/bin/python -m tools.bench deploy            # ~3 minutes; needs `make dist offline`
+    .venv/bin/python -m tools.bench deploy --loads 3  # fewer loads per page
+
+``make bench`` runs it as the "deploy" part of tools/bench/browser.py.  Everything is served
+by ``tools/serve.py`` with ``--gzip`` (as static hosts compress text, JS, JSON and wasm),
+and the server counts the bytes it sends, so "bytes on the wire" includes what workers
+fetch.  Each row is a median of cold loads (new browser context, HTTP cache disabled)
+interleaved with the floors in the same run:
+
+1. ``dist/site`` served, first simulated frame, against **bare Pyodide + numpy** from the
+   *official* files (``assets/vendor/official``: what Pyodide ships, not py-compiled) and from
+   the app's own runtime (py-compiled and trimmed, when the build had Python 3.12).
+2. ``dist/swarm-lab.html`` from ``file://``, first frame, against the same floor.
+3. **Second visit with the network off**: one context visits ``dist/site``, waits until the
+   service worker holds the offline copy, goes offline and reloads; first frame of that
+   reload against the cold first frame.
+4. **10 Mbps / 40 ms** (DevTools ``Network.emulateNetworkConditions``, cache disabled): first
+   frame against the transfer floor ``wire bytes / bandwidth``.
+5. **Bytes on the wire** per cold load (gzip host), by file.
+
+Results go to ``dist/bench/deploy.json`` (or into browser.json when run as a part).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib.util
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tools.bench import browser as B  # noqa: E402
+
+SITE = ROOT / "dist" / "site"
+OFFLINE = ROOT / "dist" / "swarm-lab.html"
+MBPS, RTT_MS = 10.0, 40.0
+
+
+def _serve_module():
+    spec = importlib.util.spec_from_file_location("swarmlab_tools_serve", ROOT / "tools" / "serve.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class _Counting:
+    """A file-like wrapper that adds what is written to a shared tally."""
+
+    def __init__(self, raw, tally, path):
+        self._raw, self._tally, self._path = raw, tally, path
+
+    def write(self, data):
+        n = self._raw.write(data)
+        self._tally.add(self._path(), len(data) if n is None else n)
+        return n
+
+    def __getattr__(self, name):
+        return getattr(self._raw, name)
+
+
+class Tally:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.reset()
+
+    def reset(self):
+        with self.lock:
+            self.bytes = 0
+            self.by_path: dict[str, int] = {}
+            self.requests = 0
+
+    def add(self, path, n):
+        with self.lock:
+            self.bytes += n
+            self.by_path[path] = self.by_path.get(path, 0) + n
+
+    def snapshot(self) -> dict:
+        with self.lock:
+            return {"bytes": self.bytes, "requests": self.requests, "by_path": dict(self.by_path)}
+
+
+class GzipServer:
+    """tools/serve.py with --gzip on a loopback port, counting the bytes it sends."""
+
+    def __init__(self, root: Path):
+        serve = _serve_module()
+        self.tally = Tally()
+        self.httpd = serve.make_server(root, "127.0.0.1", 0, quiet=True, gzip=True)
+        self.httpd.handle_error = lambda request, client_address: None  # a closed context drops its requests
+        base = self.httpd.RequestHandlerClass
+        tally = self.tally
+
+        class Counted(base.func):
+            def setup(self):
+                super().setup()
+                self.wfile = _Counting(self.wfile, tally, lambda: getattr(self, "path", "?").split("?")[0])
+
+            def handle_one_request(self):
+                super().handle_one_request()
+                if getattr(self, "command", None):
+                    with tally.lock:
+                        tally.requests += 1
+
+        self.httpd.RequestHandlerClass = functools.partial(Counted, *base.args, **base.keywords)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+# When each big file was requested and finished (the page's own requests; a worker's are not listed).
+WATERFALL = r"""
+() => performance.getEntriesByType('resource')
+  .filter((e) => (e.encodedBodySize || e.transferSize || 0) > 20000)
+  .map((e) => ({ name: e.name.split('/').pop().split('?')[0], start: e.startTime, end: e.responseEnd,
+                 bytes: e.transferSize || e.encodedBodySize }))
+  .sort((a, b) => a.start - b.start)
+"""
+
+SW_READY = "() => window.swarmlabOffline && ['ready', 'unavailable', 'failed'].includes(window.swarmlabOffline.state)"
+
+
+class DeployBench:
+    def __init__(self, bench: B.Bench, loads: int, offline_loads: int, throttled_loads: int):
+        self.b = bench
+        self.loads, self.offline_loads, self.throttled_loads = loads, offline_loads, throttled_loads
+        self.site = GzipServer(SITE)
+        self.root = GzipServer(ROOT)
+
+    def close(self):
+        self.site.close()
+        self.root.close()
+
+    def urls(self) -> dict:
+        return {
+            "app": (self.site, f"{self.site.url}/?lab=swarm"),
+            "official": (self.root, f"{self.root.url}/{B.PAGES}/pyodide.html?runtime=official"),
+            "compiled": (self.root, f"{self.root.url}/{B.PAGES}/pyodide.html"),
+            "offline": (None, OFFLINE.as_uri() + "?lab=swarm"),
+        }
+
+    def load(self, kind: str, throttle: bool = False) -> dict:
+        server, url = self.urls()[kind]
+        page_kind = "app" if kind in ("app", "offline") else "pyodide"
+        ctx, page = self.b.new_context(cold=not throttle, init=B.BOOT_INIT)
+        if throttle:
+            cdp = ctx.new_cdp_session(page)
+            cdp.send("Network.enable")
+            cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+            cdp.send("Network.emulateNetworkConditions", {
+                "offline": False, "latency": RTT_MS,
+                "downloadThroughput": MBPS * 1e6 / 8, "uploadThroughput": MBPS * 1e6 / 8,
+            })
+        if server:
+            time.sleep(0.05)
+            server.tally.reset()
+        try:
+            page.goto(url)
+            page.wait_for_function(B.BOOT_DONE, arg=page_kind, timeout=B.LOAD_TIMEOUT_MS, polling=20)
+            out = page.evaluate(B.BOOT_READ, page_kind)
+            if out.get("error"):
+                out["error"] = B._last_line(out["error"])
+            if throttle:
+                out["waterfall"] = page.evaluate(WATERFALL)
+        except Exception as exc:  # noqa: BLE001 - a failed load is reported, not fatal
+            out = {"error": f"{type(exc).__name__}: {B._last_line(exc)[:200]}", "ms": None, "console": page.errors[:3]}
+        finally:
+            ctx.close()
+        if server:
+            out["wire"] = server.tally.snapshot()
+        return out
+
+    def second_visit_offline(self) -> dict:
+        """Visit, wait for the offline copy, network off, reload: the reload's first frame."""
+        ctx, page = self.b.new_context(init=B.BOOT_INIT)
+        out: dict = {}
+        try:
+            page.goto(f"{self.site.url}/?lab=swarm")
+            page.wait_for_function(B.BOOT_DONE, arg="app", timeout=B.LOAD_TIMEOUT_MS, polling=20)
+            out["first_ms"] = page.evaluate(B.BOOT_READ, "app").get("ms")
+            t0 = time.perf_counter()
+            page.wait_for_function(SW_READY, timeout=B.LOAD_TIMEOUT_MS)
+            out["sw"] = page.evaluate("() => window.swarmlabOffline")
+            out["sw_ready_s_after_first_frame"] = time.perf_counter() - t0
+            ctx.set_offline(True)
+            self.site.tally.reset()
+            page.reload()
+            page.wait_for_function(B.BOOT_DONE, arg="app", timeout=B.LOAD_TIMEOUT_MS, polling=20)
+            r = page.evaluate(B.BOOT_READ, "app")
+            out.update(ms=r.get("ms"), error=B._last_line(r["error"]) if r.get("error") else None,
+                       controlled=page.evaluate("() => !!navigator.serviceWorker.controller"),
+                       network_bytes=self.site.tally.snapshot()["bytes"])
+        except Exception as exc:  # noqa: BLE001
+            out.update(ms=None, error=f"{type(exc).__name__}: {B._last_line(exc)[:200]}")
+        finally:
+            ctx.close()
+        return out
+
+    def run(self) -> dict:
+        res: dict = {"loads": self.loads}
+        if not SITE.is_dir():
+            self.b.say("\n7. Deploy: n/a (dist/site is not built: run `make dist`)")
+            return {"error": "dist/site missing"}
+        manifest = json.loads((ROOT / "assets" / "vendor" / "VENDORED.json").read_text())
+        res["runtime"] = manifest.get("runtime")
+        kinds = ["app", "official", "compiled"] + (["offline"] if OFFLINE.exists() else [])
+        runs = {k: [] for k in kinds}
+        for i in range(self.loads):
+            for k in kinds:
+                r = self.load(k)
+                runs[k].append(r)
+                print(f"  deploy load {i + 1}/{self.loads} {k:9s} {B.fmt(r.get('ms'), 0)} ms"
+                      + (f"  ({r['error']})" if r.get("error") else ""), flush=True)
+        med = {k: B.stats([r.get("ms") for r in runs[k] if not r.get("error")]) for k in kinds}
+        second = []
+        for i in range(self.offline_loads):
+            r = self.second_visit_offline()
+            second.append(r)
+            print(f"  deploy second visit offline {i + 1}/{self.offline_loads} {B.fmt(r.get('ms'), 0)} ms"
+                  + (f"  ({r['error']})" if r.get("error") else ""), flush=True)
+        throttled = []
+        for i in range(self.throttled_loads):
+            r = self.load("app", throttle=True)
+            throttled.append(r)
+            print(f"  deploy 10 Mbps load {i + 1}/{self.throttled_loads} {B.fmt(r.get('ms'), 0)} ms", flush=True)
+
+        def wire(rs):
+            good = [r for r in rs if not r.get("error") and r.get("wire")]
+            return B.stats([r["wire"]["bytes"] for r in good])["median"]
+
+        app_bytes, official_bytes, compiled_bytes = wire(runs["app"]), wire(runs["official"]), wire(runs["compiled"])
+        sec = B.stats([r.get("ms") for r in second if not r.get("error")])
+        thr = B.stats([r.get("ms") for r in throttled if not r.get("error")])
+        thr_bytes = wire(throttled)
+        floor_ms = None if thr_bytes is None else thr_bytes * 8 / (MBPS * 1e6) * 1000
+        a = med["app"]["median"]
+        ratios = {
+            "site/bare_official": B.ratio(a, med["official"]["median"]),
+            "site/bare_compiled": B.ratio(a, med["compiled"]["median"]),
+            "file/bare_official": B.ratio(med["offline"]["median"], med["official"]["median"]) if "offline" in kinds else None,
+            "compiled/official floor": B.ratio(med["compiled"]["median"], med["official"]["median"]),
+            "offline_second/cold": B.ratio(sec["median"], a),
+            "throttled/transfer_floor": B.ratio(thr["median"], floor_ms),
+        }
+        boots = sum(1 for r in second if not r.get("error") and r.get("ms") is not None)
+        rows = [
+            ["dist/site served (gzip), cold first frame", B.fmt(a, 0), B.fx(ratios["site/bare_official"]),
+             B.fmt(app_bytes and app_bytes / 1e6, 2)],
+            ["bare Pyodide + numpy, official files (floor)", B.fmt(med["official"]["median"], 0), "1.00x",
+             B.fmt(official_bytes and official_bytes / 1e6, 2)],
+            ["bare Pyodide + numpy, the app's runtime (" + (res["runtime"] or "?") + ")",
+             B.fmt(med["compiled"]["median"], 0), B.fx(ratios["compiled/official floor"]),
+             B.fmt(compiled_bytes and compiled_bytes / 1e6, 2)],
+        ]
+        if "offline" in kinds:
+            rows.append(["dist/swarm-lab.html from file://, first frame", B.fmt(med["offline"]["median"], 0),
+                         B.fx(ratios["file/bare_official"]), f"{OFFLINE.stat().st_size / 1e6:.1f} (file)"])
+        else:
+            rows.append(["dist/swarm-lab.html from file://", "not built", "", "run `make offline`"])
+        rows.append([f"second visit, network off (service worker): {boots}/{len(second)} booted", B.fmt(sec["median"], 0),
+                     f"{B.fx(ratios['offline_second/cold'])} cold", "0 (offline)"])
+        rows.append([f"{MBPS:g} Mbps / {RTT_MS:g} ms RTT, cache off, first frame", B.fmt(thr["median"], 0),
+                     f"{B.fx(ratios['throttled/transfer_floor'])} floor", B.fmt(thr_bytes and thr_bytes / 1e6, 2)])
+        notes = [f"transfer floor at {MBPS:g} Mbps = wire bytes / bandwidth = {B.fmt(floor_ms, 0)} ms",
+                 f"app runtime: {res['runtime']} (assets/vendor/VENDORED.json); the floors load the same wasm",
+                 "wire bytes = what the gzip server sent for the load (headers included), also what workers fetch"]
+        self.b.tab(f"7. Deploy: cold loads (new context, cache disabled), ms, {self.loads} interleaved loads each",
+                   ["case", "median ms", "ratio", "MB on the wire"], rows, notes)
+        # bytes by file for one cold app load
+        good = [r for r in runs["app"] if not r.get("error") and r.get("wire")]
+        if good:
+            by = sorted(good[0]["wire"]["by_path"].items(), key=lambda kv: -kv[1])
+            total = sum(v for _, v in by)
+            top = [[p, B.fmt(v / 1e3, 1), f"{100 * v / total:.1f}%"] for p, v in by[:8]]
+            top.append([f"(other {max(len(by) - 8, 0)} requests)", B.fmt(sum(v for _, v in by[8:]) / 1e3, 1),
+                        f"{100 * sum(v for _, v in by[8:]) / total:.1f}%"])
+            self.b.tab("7b. Bytes on the wire of one cold dist/site load, gzip host (kB)", ["file", "kB", "share"], top,
+                       [f"{len(by)} requests, {total / 1e6:.2f} MB"])
+        wf = next((r.get("waterfall") for r in throttled if r.get("waterfall")), None)
+        if wf:
+            self.b.tab(f"7c. Request waterfall of one {MBPS:g} Mbps load: big files the page requested (ms since navigation)",
+                       ["file", "requested", "done", "kB"],
+                       [[w["name"][:60], B.fmt(w["start"], 0), B.fmt(w["end"], 0), B.fmt(w["bytes"] / 1e3, 0)] for w in wf],
+                       ["a file requested late cannot use the bandwidth from t = 0 (preload / modulepreload would start it early)"])
+        res.update(median=med, ratios=ratios, runs=runs, second_visit=second, throttled=throttled,
+                   wire={"app": app_bytes, "official_floor": official_bytes, "compiled_floor": compiled_bytes,
+                         "throttled": thr_bytes}, transfer_floor_ms=floor_ms)
+        return res
+
+
+def part_deploy(bench: B.Bench) -> None:
+    args = bench.args
+    d = DeployBench(bench, loads=args.deploy_loads, offline_loads=args.offline_loads,
+                    throttled_loads=args.throttled_loads)
+    try:
+        bench.results["deploy"] = d.run()
+    finally:
+        d.close()
+
+
+def main(argv=None) -> int:
+    args = B.parse_args(list(argv or []) + ["--parts", "deploy"])
+    if args.json == str(ROOT / "dist" / "bench" / "browser.json"):
+        args.json = str(ROOT / "dist" / "bench" / "deploy.json")
+    return B.Bench(args).run()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
