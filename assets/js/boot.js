@@ -14,10 +14,11 @@
 
   // Approximate sizes (bytes) of what each stage downloads; real Content-Length wins.
   const FILES = {
+    // (the compiled runtime's sizes, tools/compile_runtime.py; the official files are close)
     "pyodide.asm.wasm": { stage: "runtime", size: 10105545 },
-    "python_stdlib.zip": { stage: "runtime", size: 2360737 },
-    "pyodide-lock.json": { stage: "runtime", size: 112205 },
-    "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl": { stage: "numpy", size: 3061133 },
+    "python_stdlib.zip": { stage: "runtime", size: 2245333 },
+    "pyodide-lock.json": { stage: "runtime", size: 446 },
+    "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl": { stage: "numpy", size: 2573156 },
   };
   const STAGES = [
     { id: "runtime", label: "Python runtime" },
