@@ -242,17 +242,18 @@ async function mountLab(section, ctx) {
   // ---------------------------------------------------------------- engine objects on the page
   const renderer = new StageRenderer(stageCanvas, { maxAgents: specBy.get("N")?.max || 2000 });
   const panel = new SensePanel(senseBox, { onPrev: () => selectRelative(-1), onNext: () => selectRelative(1) });
-  const chartAgree = new LineChart(agreeCanvas, {
+  // The two charts share one time axis: the same gutters, so their marker lines line up.
+  const AGREE = {
     title: "Agreement",
     xLabel: "model time (s)",
     axes: { left: { label: "agreement (0–1)", min: 0, max: 1 } },
+    gutterRight: true,
     series: [
       { key: "P", label: "whole group (solid)", color: "#0f6fb3" },
       { key: "local", label: "local (dashed)", color: "#0f6fb3", dash: [6, 4] },
     ],
-    onHoverMarker: (i) => highlightMarker(i),
-  });
-  const chartSpace = new LineChart(spaceCanvas, {
+  };
+  const SPACE = {
     title: "Spacing",
     xLabel: "model time (s)",
     axes: {
@@ -263,8 +264,25 @@ async function mountLab(section, ctx) {
       { key: "spacing", label: "mean nearest spacing (lengths)", color: "#c2570c", axis: "left" },
       { key: "very_close", label: "share under 1.2 lengths", color: "#7b3fb8", dash: [6, 4], axis: "right" },
     ],
-    onHoverMarker: (i) => highlightMarker(i),
-  });
+  };
+  const chartAgree = new LineChart(agreeCanvas, { ...AGREE, onHoverMarker: (i) => highlightMarker(i) });
+  const chartSpace = new LineChart(spaceCanvas, { ...SPACE, onHoverMarker: (i) => highlightMarker(i) });
+  // The live strip: the same two charts, small, where they are seen with the stage (beside it on
+  // a wide screen, right under it on a phone), so "watch the spacing trace" needs no scrolling.
+  const liveAgree = el("canvas", { class: "swarm-live-chart swarm-live-agree" });
+  const liveSpace = el("canvas", { class: "swarm-live-chart swarm-live-space" });
+  const liveStrip = el("section", { class: "swarm-live", "aria-label": "Live charts: agreement and spacing (the full charts and readouts are under the stage)" },
+    liveAgree, liveSpace, el("a", { class: "swarm-live-more", href: "#swarm-charts-title", text: "Readouts and full charts ↓" }));
+  const miniAgree = new LineChart(liveAgree, { ...AGREE, compact: true, series: AGREE.series.map((x) => ({ ...x, label: x.key === "P" ? "agreement P" : "local" })) });
+  const miniSpace = new LineChart(liveSpace, { ...SPACE, compact: true, series: SPACE.series.map((x) => ({ ...x, label: x.key === "spacing" ? "spacing" : "share < 1.2" })) });
+  const narrow = window.matchMedia ? window.matchMedia("(max-width: 900px)") : { matches: false, addEventListener() {} };
+  const placeStrip = () => {
+    if (narrow.matches) stage.after(liveStrip); else side.prepend(liveStrip);
+    miniAgree.resize();
+    miniSpace.resize();
+  };
+  placeStrip();
+  narrow.addEventListener("change", placeStrip);
 
   // ---------------------------------------------------------------- controls from the specs
   const controlSets = [];
@@ -572,6 +590,8 @@ async function mountLab(section, ctx) {
     if (!hist.apply(h)) return;
     chartAgree.setData(hist);
     chartSpace.setData(hist);
+    miniAgree.setData(hist);
+    miniSpace.setData(hist);
     updateMarkerList();
   }
 
@@ -794,6 +814,8 @@ async function mountLab(section, ctx) {
       renderer.resize();
       chartAgree.resize();
       chartSpace.resize();
+      miniAgree.resize();
+      miniSpace.resize();
       panel.resize();
       redraw();
       loop.start();

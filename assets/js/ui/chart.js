@@ -16,6 +16,9 @@
 //       { key: "local", label: "local", color: "#0f6fb3", dash: [6, 4], axis: "left", width: 2 },
 //     ],
 //     background: "#ffffff", markerColor: "#b07a00",
+//     gutterRight: true,                          // keep the right axis's gutter even without one, so
+//                                                 // charts stacked above each other share one time axis
+//     compact: true,                              // a small live strip: no title or axis titles
 //     onHoverMarker: (index | null) => {},        // hover over a marker line (e.g. sync another chart);
 //   });                                           // without it the chart highlights the marker itself
 //   chart.setData({ t: [...], series: { P: [...], local: [...] }, markers: [{ t, label }] });
@@ -190,8 +193,9 @@ export class LineChart {
     const axes = o.axes || { left: { min: 0, max: 1 } };
     const series = o.series || [];
     const hasRight = Boolean(axes.right);
-    const left = 46;
-    const right = hasRight ? 50 : 14;
+    const compact = Boolean(o.compact);
+    const left = compact ? 34 : 46;
+    const right = hasRight || o.gutterRight ? (compact ? 34 : 50) : 14;
     // legend entries flow onto as many lines as the width needs
     g.font = `12px ${FONT}`;
     const legend = [];
@@ -201,11 +205,11 @@ export class LineChart {
       const text = s.legend || s.label;
       const wEntry = 27 + g.measureText(text).width;
       if (lx > 8 && lx + wEntry > w - 8) { lx = 8; line++; }
-      legend.push({ s, text, x: lx, y: 28 + 16 * line });
+      legend.push({ s, text, x: lx, y: (compact ? 9 : 28) + 16 * line });
       lx += wEntry + 14;
     }
-    const top = 40 + 16 * line;
-    const bottom = 34;
+    const top = (compact ? 20 : 40) + 16 * line;
+    const bottom = compact ? 18 : 34;
     const plot = { x: left, y: top, w: Math.max(10, w - left - right), h: Math.max(10, h - top - bottom) };
     this.plot = plot;
 
@@ -226,7 +230,7 @@ export class LineChart {
     g.font = `600 13px ${FONT}`;
     g.fillStyle = "#14202b";
     g.textAlign = "left";
-    g.fillText(o.title || "", 8, 12);
+    if (!compact) g.fillText(o.title || "", 8, 12);
     g.font = `12px ${FONT}`;
     for (const { s, text, x, y } of legend) {
       g.strokeStyle = s.color;
@@ -279,9 +283,9 @@ export class LineChart {
     g.strokeStyle = "#9aa5b1";
     g.strokeRect(plot.x + 0.5, plot.y + 0.5, plot.w - 1, plot.h - 1);
     g.fillStyle = "#5b6875";
-    g.fillText(o.xLabel || "", plot.x + plot.w / 2, plot.y + plot.h + 18);
+    if (!compact) g.fillText(o.xLabel || "", plot.x + plot.w / 2, plot.y + plot.h + 18);
     // axis titles (rotated)
-    for (const side of Object.keys(axes)) {
+    for (const side of compact ? [] : Object.keys(axes)) {
       const label = axes[side].label;
       if (!label) continue;
       g.save();
