@@ -58,3 +58,31 @@ def test_lab1_tells_what_spec_asks(page, server):
                  "stable", "Changes only the drawing"):
         assert must.lower() in text.lower(), must
     assert page.locator("#lab-swarm .ctl[data-param=appearance] .help").is_visible()
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1366, 768), (390, 844)])
+def test_lab1_stage_and_live_charts_are_seen_together(browser, server, size):
+    """The trials say "watch both the pattern and the spacing trace": without scrolling, the
+    stage and both live charts are in view together (on a phone, the strip right under the stage)."""
+    w, h = size
+    context = browser.new_context(viewport={"width": w, "height": h}, has_touch=w < 600)
+    page = context.new_page()
+    page.goto(f"{server}/?lab=swarm")
+    wait_ready(page)
+    if w < 600:  # a phone: scroll the stage to the top, as a student does
+        page.locator(".swarm-stage").scroll_into_view_if_needed()
+        page.evaluate("() => window.scrollTo(0, document.querySelector('.swarm-stage').getBoundingClientRect().top + scrollY)")
+    boxes = page.evaluate("""() => Object.fromEntries(['.swarm-stage', '.swarm-live-agree', '.swarm-live-space'].map((s) => {
+        const r = document.querySelector(s).getBoundingClientRect(); return [s, [r.top, r.bottom, r.height]]; }))""")
+    for name, (top, bottom, height) in boxes.items():
+        assert height > 60, (name, height)
+        if name == ".swarm-stage" and w < 600:
+            assert top >= -1 and top < h, (name, top)
+        else:
+            assert top >= 0 and bottom <= h + 1, (name, top, bottom, h)
+    if w < 600:  # directly under the stage
+        assert abs(boxes[".swarm-live-agree"][0] - boxes[".swarm-stage"][1]) < 40
+    # the live charts show the same samples as the full charts
+    page.wait_for_timeout(800)
+    assert page.evaluate("() => window.swarmlab.labs.get('swarm').test.history.t.length") > 0
+    context.close()
