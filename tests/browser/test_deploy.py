@@ -364,7 +364,7 @@ def model_time_advances(page, lab) -> bool:
 
 
 def engine_version(page):
-    return json.loads(page.evaluate("() => window.swarmlabBridge.info()"))["engine"]
+    return page.evaluate("() => window.swarmlab.engine.info()")["engine"]
 
 
 SW_READY = "() => window.swarmlabOffline && window.swarmlabOffline.state === 'ready'"

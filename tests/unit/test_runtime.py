@@ -33,6 +33,7 @@ import build_dist  # noqa: E402  (tools/ is on sys.path: tests/conftest.py)
 import compile_runtime  # noqa: E402
 import engine_archive  # noqa: E402
 import pyfiles  # noqa: E402
+from swarmlab.sessions import LABS  # noqa: E402
 
 NOT_PYTHON_MODULES = {"js", "pyscript", "polyscript", "_pyscript", "jsffi", "ujson", "uio", "ubinascii",
                       "micropython", "__future__"}
@@ -132,7 +133,7 @@ def pyodide_run(tmp_path_factory):
     table = build_dist.toml_loads((ROOT / "pyscript.toml").read_text())["files"]
     zpath = tmp_path_factory.mktemp("engine") / "engine.zip"
     info = engine_archive.build(table, zpath, ROOT, python=build_dist.build_python(ROOT))
-    labs = sorted({p.stem for p in (ROOT / "app" / "swarmlab" / "sessions").glob("*.py")} - {"__init__", "base"})
+    labs = list(LABS)  # the one lab list (index.html's tabs; tests/unit/test_host.py)
     code = (f"NAMES = {page_imports()!r}\nLABS = {labs!r}\n"
             f"ARCHIVE = {base64.b64encode(zpath.read_bytes()).decode()!r}\n" + SCRIPT)
     res = subprocess.run([node, str(ROOT / "tools" / "pyodide_node.mjs")], input=code,

@@ -82,7 +82,8 @@ def test_set_is_live_and_keeps_the_kick_stream(s):
 
 
 def test_step_validates(s):
-    assert "error" in call(s, "step", n=0)
+    assert call(s, "step", n=0)["t"] == 0  # zero steps, as in every lab: a refresh
+    assert "error" in call(s, "step", n=-1)
     assert "error" in call(s, "step", n=1.5)
     assert "error" in call(s, "step", bogus=1)
     assert call(s, "state")["t"] == 0
