@@ -41,6 +41,19 @@ Update order of one synchronous step (:func:`step`)
 
 Nothing here reads JavaScript or the clock; a run is a pure function of
 (parameters, sample, sequence of user actions at given steps).
+
+Exact replay everywhere
+-----------------------
+Every operation that feeds the state is IEEE-exact (correctly rounded + - * /
+and sqrt, floor, mod, comparisons): trig goes through :mod:`swarmlab.detmath`
+(``sincos``, ``atan2``), lengths are ``sqrt(dx*dx + dy*dy)`` (never ``hypot``
+or ``linalg.norm``), the noise's Box-Muller uses ``detmath.log``/``cos``, and
+sums over pairs are ``np.bincount`` in a fixed order.  So a run in CPython
+(the CLI) is bit-identical to the same run in the page's Pyodide
+(``tests/parity/test_pyodide_parity.py``: 3,600 steps, with an obstacle and a
+threat too).  The flocking dynamics are chaotic: numpy's own ``sin``/``cos``/
+``arctan2``/``hypot`` differ in the last bit between builds, and such a
+difference grew to a different world within about 40 model seconds.
 """
 
 from __future__ import annotations
@@ -51,7 +64,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from . import cells, metrics, noise, obstacles
+from . import cells, detmath, metrics, noise, obstacles
 from .cells import Pairs
 from .params import ParamSpec, defaults, validate_many
 from .space import Box, displacement, distance, wrap, wrap_angle
@@ -219,7 +232,7 @@ class Threat:
         tau = (step - self.start_step) * DT
         off = np.array([
             self.direction * THREAT_SPEED * tau,
-            THREAT_AMPLITUDE * math.sin(2.0 * math.pi * THREAT_PERIODS * tau / (THREAT_STEPS * DT)),
+            THREAT_AMPLITUDE * float(detmath.sin(2.0 * math.pi * THREAT_PERIODS * tau / (THREAT_STEPS * DT))),
         ])
         return wrap(np.asarray(self.origin) + off, BOX)
 
@@ -260,12 +273,24 @@ class SwarmState:
 
     @property
     def u(self) -> np.ndarray:
-        return metrics.headings_to_u(self.theta)
+        """(N, 2) unit headings (cos, sin), IEEE-exact (:func:`unit_vectors`)."""
+        return unit_vectors(self.theta)
 
     def index_of(self, agent_id: int) -> int | None:
         """Array index of a stable ID, or None if that agent does not exist."""
         k = int(np.searchsorted(self.ids, agent_id))
         return k if k < self.n and int(self.ids[k]) == int(agent_id) else None
+
+
+def unit_vectors(theta: np.ndarray) -> np.ndarray:
+    """(N,) angles -> (N, 2) unit vectors (cos, sin) through ``detmath.sincos`` (same bits everywhere)."""
+    s, c = detmath.sincos(np.asarray(theta, dtype=np.float64))
+    return np.stack([c, s], axis=-1)
+
+
+def _norm_rows(vec: np.ndarray) -> np.ndarray:
+    """|v| of each row of (N, 2) as sqrt(x*x + y*y) (IEEE-exact; never hypot)."""
+    return np.sqrt(vec[:, 0] * vec[:, 0] + vec[:, 1] * vec[:, 1])
 
 
 # --- placement -------------------------------------------------------------------------------
@@ -288,8 +313,8 @@ def _place(sample: int, ids: np.ndarray, layout: str, n_total: int, obstacle: st
             pos = np.stack([a * BOX.width, b * BOX.height], axis=1)
         elif layout == "cluster":
             rr = radius * np.sqrt(a)
-            ang = 2.0 * np.pi * b
-            pos = np.stack([CLUSTER_CENTRE[0] + rr * np.cos(ang), CLUSTER_CENTRE[1] + rr * np.sin(ang)], axis=1)
+            sin_a, cos_a = detmath.sincos(2.0 * np.pi * b)
+            pos = np.stack([CLUSTER_CENTRE[0] + rr * cos_a, CLUSTER_CENTRE[1] + rr * sin_a], axis=1)
         else:
             raise ValueError(f"start must be cluster or scattered, got {layout!r}")
         x[todo] = wrap(pos, BOX)
@@ -347,8 +372,7 @@ def find_neighbours(state: SwarmState, p: SwarmParams) -> Neighbourhood:
 # --- rules -----------------------------------------------------------------------------------
 def cap1(vec: np.ndarray) -> np.ndarray:
     """Limit each row vector's length to 1: ``v / max(1, |v|)``.  vec (N, 2)."""
-    n = np.hypot(vec[:, 0], vec[:, 1])
-    return vec / np.maximum(n, 1.0)[:, None]
+    return vec / np.maximum(_norm_rows(vec), 1.0)[:, None]
 
 
 def _sum_by_i(pairs: Pairs, vx: np.ndarray, vy: np.ndarray) -> np.ndarray:
@@ -366,7 +390,7 @@ def coincident_direction(id_a: np.ndarray, id_b: np.ndarray) -> np.ndarray:
     hi = np.maximum(id_a, id_b)
     ang = 2.0 * np.pi * noise.keyed_uniform(0, STREAM_COINCIDENT, lo, hi)
     sign = np.where(id_a < id_b, 1.0, -1.0)
-    return sign[:, None] * np.stack([np.cos(ang), np.sin(ang)], axis=1)
+    return sign[:, None] * unit_vectors(ang)
 
 
 def separation(personal: Pairs, ids: np.ndarray) -> np.ndarray:
@@ -409,7 +433,7 @@ def threat_push(x: np.ndarray, u: np.ndarray, threat_pos: np.ndarray | None) -> 
     if threat_pos is None or x.shape[0] == 0:
         return out
     rel = displacement(threat_pos[None, :], x, BOX)
-    d = np.hypot(rel[:, 0], rel[:, 1])
+    d = _norm_rows(rel)
     near = d < THREAT_RADIUS
     if not np.any(near):
         return out
@@ -461,9 +485,9 @@ def turn_rate(theta: np.ndarray, g: np.ndarray) -> np.ndarray:
 
     theta* = direction(u + g); where u + g is exactly zero, theta* = theta (rate 0).
     """
-    w = metrics.headings_to_u(theta) + g
+    w = unit_vectors(theta) + g
     zero = (w[:, 0] == 0.0) & (w[:, 1] == 0.0)
-    target = np.where(zero, theta, np.arctan2(w[:, 1], w[:, 0]))
+    target = np.where(zero, theta, detmath.atan2(w[:, 1], w[:, 0]))
     return np.clip(wrap_angle(target - theta) / RESPONSE_TIME, -MAX_TURN, MAX_TURN)
 
 
@@ -488,7 +512,7 @@ def step(state: SwarmState, p: SwarmParams, nb: Neighbourhood | None = None,
     if p.sigma > 0:
         theta = theta + math.radians(p.sigma) * math.sqrt(DT) * heading_noise(state)
     theta = wrap_angle(theta)
-    x = wrap(state.x + (p.v * DT) * metrics.headings_to_u(theta), BOX)
+    x = wrap(state.x + (p.v * DT) * unit_vectors(theta), BOX)
     d = obstacles.discs(p.obstacle)
     fallbacks = state.fallbacks
     if d.shape[0]:
@@ -520,7 +544,7 @@ def start_threat(state: SwarmState, index: int) -> SwarmState:
     It appears THREAT_OFFSET lengths from the agent along x, on the side the agent
     is heading to, and runs head-on towards it (then on around the torus).
     """
-    s = 1.0 if math.cos(float(state.theta[index])) >= 0 else -1.0
+    s = 1.0 if float(detmath.cos(float(state.theta[index]))) >= 0 else -1.0
     origin = wrap(state.x[index] + np.array([s * THREAT_OFFSET, 0.0]), BOX)
     return replace(state, threat=Threat(start_step=state.step, origin=(float(origin[0]), float(origin[1])),
                                         direction=-s))
@@ -639,13 +663,17 @@ _RULE_WORDS = {"separation": "keeping its personal space", "alignment": "matchin
                "threat": "fleeing the threat"}
 
 
+def _length(vec) -> float:
+    return math.sqrt(vec[0] * vec[0] + vec[1] * vec[1])
+
+
 def describe(p: SwarmParams, n_social: int, n_personal: int, n_excluded: int, vectors: Mapping) -> str:
     """One sentence for the panel: what the selected agent senses and its strongest push."""
     if n_social == 0 and n_personal == 0:
         text = "Waiting for the first neighbourhood: no one is within reach of its senses"
         if n_excluded:
             text += f" ({n_excluded} nearby but out of view or range)"
-        extra = [name for name in ("obstacle", "threat") if math.hypot(*vectors[name]) > 1e-9]
+        extra = [name for name in ("obstacle", "threat") if _length(vectors[name]) > 1e-9]
         if extra:
             text += "; it is " + " and ".join(_RULE_WORDS[e] for e in extra)
         return text + "."
@@ -656,7 +684,7 @@ def describe(p: SwarmParams, n_social: int, n_personal: int, n_excluded: int, ve
         parts.append(f"{n_personal} inside its personal space")
     if n_excluded:
         parts.append(f"and ignores {n_excluded} nearby")
-    mags = {name: math.hypot(*vectors[name]) for name in Steering.NAMES}
+    mags = {name: _length(vectors[name]) for name in Steering.NAMES}
     top = max(mags, key=lambda k: mags[k])
     text = ", ".join(parts) + "."
     if mags[top] > 1e-9:
