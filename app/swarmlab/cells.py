@@ -501,6 +501,11 @@ def neighbour_pairs(
     return _emit_sorted(ii, jj, dd, rr, n)
 
 
+@lru_cache(maxsize=64)
+def _cos(angle: float) -> float:
+    return float(detmath.cos(float(angle)))
+
+
 def in_field_of_view(pairs: Pairs, u: np.ndarray, half_angle: float) -> Pairs:
     """Keep pairs with j inside the forward cone of i: angle(u_i, r_ij) <= half_angle.
 
@@ -513,7 +518,7 @@ def in_field_of_view(pairs: Pairs, u: np.ndarray, half_angle: float) -> Pairs:
     u1 = np.ascontiguousarray(u[:, 1])
     cosang = u0[pairs.i] * pairs.d[:, 0]
     cosang += u1[pairs.i] * pairs.d[:, 1]
-    return pairs.take(np.flatnonzero(cosang >= float(detmath.cos(half_angle)) * pairs.r - 1e-12 * pairs.r))
+    return pairs.take(np.flatnonzero(cosang >= _cos(half_angle) * pairs.r - 1e-12 * pairs.r))
 
 
 def k_nearest(pairs: Pairs, k: int) -> Pairs:

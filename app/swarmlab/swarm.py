@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Mapping
 
 import numpy as np
@@ -271,10 +272,15 @@ class SwarmState:
     def t(self) -> float:
         return self.step * DT
 
-    @property
+    @cached_property
     def u(self) -> np.ndarray:
-        """(N, 2) unit headings (cos, sin), IEEE-exact (:func:`unit_vectors`)."""
-        return unit_vectors(self.theta)
+        """(N, 2) unit headings (cos, sin), IEEE-exact (:func:`unit_vectors`); read-only.
+
+        Computed once per state (``detmath.sincos`` costs a few dozen numpy calls):
+        the search, the rules, the turn and the metrics of one step all read it, and
+        :func:`step` hands the new headings' vectors to the state it returns.
+        """
+        return _frozen(unit_vectors(self.theta))
 
     def index_of(self, agent_id: int) -> int | None:
         """Array index of a stable ID, or None if that agent does not exist."""
@@ -286,6 +292,11 @@ def unit_vectors(theta: np.ndarray) -> np.ndarray:
     """(N,) angles -> (N, 2) unit vectors (cos, sin) through ``detmath.sincos`` (same bits everywhere)."""
     s, c = detmath.sincos(np.asarray(theta, dtype=np.float64))
     return np.stack([c, s], axis=-1)
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False  # a cached value must never be changed in place
+    return a
 
 
 def _norm_rows(vec: np.ndarray) -> np.ndarray:
@@ -480,12 +491,13 @@ def steering(state: SwarmState, p: SwarmParams, nb: Neighbourhood) -> Steering:
     )
 
 
-def turn_rate(theta: np.ndarray, g: np.ndarray) -> np.ndarray:
+def turn_rate(theta: np.ndarray, g: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
     """Deterministic turning rate (rad/s): clip(wrap(theta* - theta)/0.42, +-3.2).
 
     theta* = direction(u + g); where u + g is exactly zero, theta* = theta (rate 0).
+    ``u`` may pass ``unit_vectors(theta)`` when it is already known.
     """
-    w = unit_vectors(theta) + g
+    w = (unit_vectors(theta) if u is None else u) + g
     zero = (w[:, 0] == 0.0) & (w[:, 1] == 0.0)
     target = np.where(zero, theta, detmath.atan2(w[:, 1], w[:, 0]))
     return np.clip(wrap_angle(target - theta) / RESPONSE_TIME, -MAX_TURN, MAX_TURN)
@@ -508,19 +520,25 @@ def step(state: SwarmState, p: SwarmParams, nb: Neighbourhood | None = None,
         return replace(state, step=state.step + 1)
     if steer is None:
         steer = steering(state, p, nb if nb is not None else find_neighbours(state, p))
-    theta = state.theta + turn_rate(state.theta, steer.total) * DT
+    theta = state.theta + turn_rate(state.theta, steer.total, state.u) * DT
     if p.sigma > 0:
         theta = theta + math.radians(p.sigma) * math.sqrt(DT) * heading_noise(state)
     theta = wrap_angle(theta)
-    x = wrap(state.x + (p.v * DT) * unit_vectors(theta), BOX)
+    u_new = unit_vectors(theta)
+    x = wrap(state.x + (p.v * DT) * u_new, BOX)
     d = obstacles.discs(p.obstacle)
     fallbacks = state.fallbacks
+    moved = None
     if d.shape[0]:
         x, theta, moved = obstacles.project_out(x, theta, d, BOX)
         fallbacks += int(moved.size)
     new_step = state.step + 1
     threat = state.threat if state.threat is not None and state.threat.active(new_step) else None
-    return replace(state, x=x, theta=theta, step=new_step, threat=threat, fallbacks=fallbacks)
+    new = replace(state, x=x, theta=theta, step=new_step, threat=threat, fallbacks=fallbacks)
+    if moved is not None and moved.size:  # reflected headings: their vectors come from the new theta
+        u_new[moved] = unit_vectors(theta[moved])
+    new.__dict__["u"] = _frozen(u_new)  # == unit_vectors(new.theta), bit for bit
+    return new
 
 
 def advance(state: SwarmState, p: SwarmParams, n: int) -> SwarmState:
