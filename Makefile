@@ -14,7 +14,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 CHROMIUM ?= $(shell command -v chromium 2>/dev/null || command -v chromium-browser 2>/dev/null)
 PYTEST_ARGS ?=
 
-.PHONY: run serve vendor test unit browser bench dist offline clean venv chromium help
+.PHONY: run serve vendor test unit browser bench dist offline clean venv chromium help node-dev pyodide-test-dist pyodide engines
 
 help:
 	@echo "make run      serve the app on http://127.0.0.1:$(PORT)/ (vendors the runtime first)"
@@ -51,6 +51,23 @@ chromium: venv
 	  $(VPY) -m playwright install chromium; \
 	fi
 
+# Dev-only npm packages (puppeteer-core drives Firefox ESR in tests/engines); vendor.py's
+# `npm ci` installs them too, this catches a node_modules made before they were added.
+node-dev:
+	@test -d node_modules/puppeteer-core || npm ci --ignore-scripts --no-audit --no-fund
+
+# The Pyodide dist folder of tests/pyodide (tests/pyodide/conftest.py also builds it on demand).
+pyodide-test-dist: venv vendor node-dev
+	@$(VPY) tools/pyodide_test_dist.py
+
+# The engine inside Pyodide (Node and Chromium) / Firefox ESR and WebKitGTK, on their own.
+pyodide: pyodide-test-dist chromium
+	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest tests/pyodide tests/parity -q $(PYTEST_ARGS)
+
+engines: venv vendor node-dev
+	@$(VPY) tools/pyfiles.py
+	$(VPY) -m pytest tests/engines -q $(PYTEST_ARGS)
+
 unit: venv vendor
 	@$(VPY) tools/pyfiles.py
 	node --test tests/js
@@ -60,7 +77,7 @@ browser: venv vendor chromium
 	@$(VPY) tools/pyfiles.py
 	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest tests/browser -q $(PYTEST_ARGS)
 
-test: venv vendor chromium
+test: venv vendor chromium node-dev pyodide-test-dist
 	@$(VPY) tools/pyfiles.py
 	node --test tests/js
 	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest -q $(PYTEST_ARGS)

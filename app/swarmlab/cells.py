@@ -23,6 +23,13 @@ formula.  Floating-point safety comes from two margins: cells are at least
 the cheap squared-distance pre-filter keeps everything within that enlarged
 radius before the exact test.
 
+Index dtype contract
+--------------------
+Every index array here (``Pairs.i``/``j``, ``nearest_any``'s ``j``, the internal
+tables) is ``np.intp``: int64 on 64-bit CPython, **int32 in Pyodide (wasm32)**,
+where numpy refuses int64 indices in ``bincount``, ``repeat`` and ``take``.
+Compare dtypes with ``np.intp``, never with a fixed width.
+
 Units and frames: positions in model lengths in ``[0, W) x [0, H)``; every
 displacement is the minimum image from i to j (``space.displacement``).
 
@@ -59,6 +66,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from . import detmath
 from .space import Box, displacement, wrap
 
 # Relative safety margin on the cutoff for cell sizes and the pre-filter.
@@ -80,8 +88,8 @@ def _norm(d: np.ndarray) -> np.ndarray:
 class Pairs:
     """Flat neighbour pairs.
 
-    i : (M,) int64   first agent
-    j : (M,) int64   neighbour of i
+    i : (M,) np.intp   first agent (int64 on 64-bit CPython, int32 on wasm32)
+    j : (M,) np.intp   neighbour of i
     d : (M, 2) float64  minimum-image displacement from i to j
     r : (M,) float64    |d|
     n : int          number of agents the pairs refer to (for bincount minlength)
@@ -186,7 +194,7 @@ def _make_grid(width: float, height: float, reach: float, m: int, max_cells: int
 
 @lru_cache(maxsize=8)  # a table is ~128 bytes per cell; a few (R, personal space, ...) in use
 def _half_table(g: _Grid) -> tuple[np.ndarray, np.ndarray]:
-    """Half-shell slices per cell: (first_cell, end_cell) of shape (nc, S), int64.
+    """Half-shell slices per cell: (first_cell, end_cell) of shape (nc, S), np.intp.
 
     Slot 0: own row, columns cx .. cx+mx (the caller replaces its start by p+1,
     so it covers the agents after p in its own cell and the forward cells).
@@ -228,7 +236,7 @@ def _as_positions(x: np.ndarray) -> np.ndarray:
 
 
 def _group_ids(group: np.ndarray | None, n: int) -> tuple[np.ndarray | None, int]:
-    """Replica ids mapped to 0..G-1 (int64), or (None, 1) without groups."""
+    """Replica ids mapped to 0..G-1 (np.intp), or (None, 1) without groups."""
     if group is None:
         return None, 1
     g = np.asarray(group)
@@ -249,12 +257,12 @@ def _group_ids(group: np.ndarray | None, n: int) -> tuple[np.ndarray | None, int
 class _Binned:
     """Agents sorted by cell key.
 
-    order    (N,) int64  agent id at each sorted position
+    order    (N,) intp   agent id at each sorted position
     xy       (N, 2) float64 wrapped positions in sorted order
     xs, ys   (N,) float64 contiguous copies of its columns
-    cell     (N,) int64  base cell id (without the replica part) in sorted order
-    gbase    (N,) int64  replica offset ``g * nc`` in sorted order (or None)
-    start    (K+1,) int64 first sorted position of each key; K = G * nc
+    cell     (N,) intp   base cell id (without the replica part) in sorted order
+    gbase    (N,) intp   replica offset ``g * nc`` in sorted order (or None)
+    start    (K+1,) intp first sorted position of each key; K = G * nc
     """
 
     order: np.ndarray
@@ -493,18 +501,24 @@ def neighbour_pairs(
     return _emit_sorted(ii, jj, dd, rr, n)
 
 
+@lru_cache(maxsize=64)
+def _cos(angle: float) -> float:
+    return float(detmath.cos(float(angle)))
+
+
 def in_field_of_view(pairs: Pairs, u: np.ndarray, half_angle: float) -> Pairs:
     """Keep pairs with j inside the forward cone of i: angle(u_i, r_ij) <= half_angle.
 
     u : (N, 2) unit headings.  A coincident neighbour (r == 0) counts as visible.
-    Test: ``u_i . d_ij >= cos(half_angle) * r_ij - 1e-12 * r_ij``.
+    Test: ``u_i . d_ij >= cos(half_angle) * r_ij - 1e-12 * r_ij`` (cos from ``detmath``:
+    the same bits in CPython and Pyodide).
     """
     u = np.asarray(u, dtype=np.float64)
     u0 = np.ascontiguousarray(u[:, 0])  # 1-D gathers: ~2x faster than u[pairs.i] rows
     u1 = np.ascontiguousarray(u[:, 1])
     cosang = u0[pairs.i] * pairs.d[:, 0]
     cosang += u1[pairs.i] * pairs.d[:, 1]
-    return pairs.take(np.flatnonzero(cosang >= np.cos(half_angle) * pairs.r - 1e-12 * pairs.r))
+    return pairs.take(np.flatnonzero(cosang >= _cos(half_angle) * pairs.r - 1e-12 * pairs.r))
 
 
 def k_nearest(pairs: Pairs, k: int) -> Pairs:
@@ -598,7 +612,7 @@ def nearest_any(x: np.ndarray, box: Box, group: np.ndarray | None = None,
                 query: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Nearest other agent at any distance.
 
-    Returns (j, r): (N,) int64 index (-1 if alone) and (N,) float64 distance (inf if alone).
+    Returns (j, r): (N,) np.intp index (-1 if alone) and (N,) float64 distance (inf if alone).
     Ties are broken by the smaller j.
 
     ``query`` (optional, (Q,) agent indices, repeats allowed): search only for those

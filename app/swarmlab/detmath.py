@@ -33,6 +33,11 @@ Accuracy (tested against numpy's libm, see tests/unit/test_detmath.py)
   ``|x|, |y|`` in [0, 1], then the octant.  Signed zeros and infinities follow
   C99 / numpy: ``atan2(+-0, +0) = +-0``, ``atan2(+-0, -0) = +-pi``,
   ``atan2(+-inf, +-inf) = +-pi/4`` or ``+-3pi/4``; nan in gives nan out.
+* ``log(x)``: natural logarithm, error below 1 ulp: fdlibm's ``__ieee754_log``
+  (reduce ``x = 2**k * m`` with ``m`` in [sqrt(2)/2, sqrt(2)) by ``frexp``, then
+  ``f = m - 1`` (exact), ``s = f/(2+f)`` and the Lg1..Lg7 polynomial).
+  ``log(0) = -inf``, ``log(x < 0) = nan``, ``log(inf) = inf``; subnormals are exact
+  inputs for ``frexp``.  Used by the Box-Muller transform of ``swarmlab.noise``.
 * ``hypot(x, y)``: ``sqrt(x*x + y*y)`` (no overflow protection: use it for
   values well inside the double range, as the models do).
 
@@ -44,7 +49,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["sincos", "sin", "cos", "atan2", "hypot", "TWO_OVER_PI_CHUNKS"]
+__all__ = ["sincos", "sin", "cos", "atan2", "log", "hypot", "TWO_OVER_PI_CHUNKS"]
 
 
 # ----------------------------------------------------------------------------- constants
@@ -135,6 +140,18 @@ _AT = (
     -3.65315727442169155270e-02,
     1.62858201153657823623e-02,
 )
+
+# fdlibm e_log
+_LN2_HI = 6.93147180369123816490e-01  # 3fe62e42 fee00000: trailing zeros, so k*_LN2_HI is exact
+_LN2_LO = 1.90821492927058770002e-10  # 3dea39ef 35793c76
+_LG1 = 6.666666666666735130e-01
+_LG2 = 3.999999999940941908e-01
+_LG3 = 2.857142874366239149e-01
+_LG4 = 2.222219843214978396e-01
+_LG5 = 1.818357216161805012e-01
+_LG6 = 1.531383769920937332e-01
+_LG7 = 1.479819860511658591e-01
+_SQRT_HALF = 0.70710678118654752440  # m below this is doubled (and k lowered by one)
 
 
 # ----------------------------------------------------------------------------- sin / cos
@@ -290,6 +307,34 @@ def atan2(y, x) -> np.ndarray:
         np.where(left, _PI_HI - (a - _PI_LO), a),  # pi - atan(|y|/|x|)  or  atan(|y|/|x|)
     )
     return np.copysign(a, y)
+
+
+# ----------------------------------------------------------------------------- log
+def log(x) -> np.ndarray:
+    """Deterministic natural logarithm (fdlibm ``__ieee754_log``), error below 1 ulp.
+
+    x : array_like float64 (any shape; 0-d out for scalar in).  Only exact steps
+    (``frexp``, multiplication by 2, ``m - 1`` by Sterbenz) and correctly rounded
+    + - * / are used, so every IEEE-754 build returns the same bits.
+    """
+    x_in = np.asarray(x, dtype=np.float64)
+    x = np.atleast_1d(x_in)
+    ok = np.isfinite(x) & (x > 0.0)
+    m, e = np.frexp(np.where(ok, x, 1.0))  # x = m * 2**e, m in [0.5, 1); exact for subnormals too
+    low = m < _SQRT_HALF
+    m = np.where(low, m * 2.0, m)  # exact
+    k = (e - low).astype(np.float64)  # x = m * 2**k, m in [sqrt(2)/2, sqrt(2))
+    f = m - 1.0  # exact (Sterbenz)
+    s = f / (2.0 + f)
+    z = s * s
+    w = z * z
+    t1 = w * (_LG2 + w * (_LG4 + w * _LG6))
+    t2 = z * (_LG1 + w * (_LG3 + w * (_LG5 + w * _LG7)))
+    r = t2 + t1
+    hfsq = 0.5 * f * f
+    out = k * _LN2_HI - ((hfsq - (s * (hfsq + r) + k * _LN2_LO)) - f)
+    out = np.where(ok, out, np.where(x == 0.0, -np.inf, np.where(x == np.inf, np.inf, np.nan)))
+    return out.reshape(x_in.shape)
 
 
 def hypot(x, y) -> np.ndarray:

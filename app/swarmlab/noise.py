@@ -22,7 +22,10 @@ round is exactly SplitMix64's output at position ``counter`` of the stream
 seeded by ``key``; the second round, xor-ed with a second key, decorrelates
 different samples and streams.  Only integer arithmetic modulo 2**64 (exact
 everywhere) is used for the bits; the float conversion is exact; the normal
-transform uses ``np.log``, ``np.sqrt`` and ``np.cos`` only.
+transform uses ``detmath.log``, ``np.sqrt`` and ``detmath.cos``, which are built
+from IEEE-exact operations only (libm's ``log`` and ``cos`` differ in the last
+bit between builds, e.g. x86-64 CPython and Pyodide's wasm32), so a normal is
+the same double in CPython and in the browser.
 
 ``stream`` separates independent uses (heading noise, initial positions,
 initial headings, ...) so that they never share numbers: uniforms use lane 0 of
@@ -36,6 +39,8 @@ broadcasts with it).  Only numpy and the standard library are used.
 from __future__ import annotations
 
 import numpy as np
+
+from . import detmath
 
 _GAMMA = 0x9E3779B97F4A7C15  # 2**64 / golden ratio, odd
 _M1 = 0xBF58476D1CE4E5B9
@@ -110,4 +115,4 @@ def keyed_normal(sample: int, stream: int, ids, counter) -> np.ndarray:
     """
     u1 = 1.0 - _unit(keyed_bits(sample, stream, ids, counter, 1))  # (0, 1]
     u2 = _unit(keyed_bits(sample, stream, ids, counter, 2))
-    return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+    return np.sqrt(-2.0 * detmath.log(u1)) * detmath.cos(2.0 * np.pi * u2)

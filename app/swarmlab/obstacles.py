@@ -41,12 +41,19 @@ component of the heading is reflected.  For overlapping discs the nearest
 outside point is either a radial projection onto one disc (if that point is not
 inside another disc) or one of the two points where the margin-enlarged discs
 intersect.  This is a safeguard, not realistic contact; :data:`FALLBACK_MARGIN`.
+
+Exact operations only
+---------------------
+Everything here feeds the state, so lengths are ``sqrt(dx*dx + dy*dy)``
+(:func:`_norm`, never ``hypot``), trig is ``detmath``, and sums over discs are
+written out disc by disc (no ``einsum``): the same bits in CPython and Pyodide.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from . import detmath
 from .space import Box, displacement, wrap, wrap_angle
 
 #: name -> tuple of (cx, cy, radius)
@@ -68,6 +75,11 @@ def discs(name: str) -> np.ndarray:
     return np.array(OBSTACLES[name], dtype=np.float64).reshape(-1, 3)
 
 
+def _norm(v: np.ndarray) -> np.ndarray:
+    """|v| over the last axis (length 2) as sqrt(x*x + y*y): IEEE-exact, never hypot."""
+    return np.sqrt(v[..., 0] * v[..., 0] + v[..., 1] * v[..., 1])
+
+
 def _to_points(q: np.ndarray, d: np.ndarray, box: Box) -> np.ndarray:
     """(P, M, 2) minimum-image vectors from each disc centre to each point."""
     return displacement(d[None, :, :2], q[:, None, :], box)
@@ -85,9 +97,11 @@ def avoidance(x: np.ndarray, u: np.ndarray, v: float, d: np.ndarray, box: Box) -
         return out
     for q in (x, wrap(x + (v * LOOKAHEAD) * u, box)):
         rel = _to_points(q, d, box)  # (N, M, 2) centre -> point
-        dist = np.hypot(rel[..., 0], rel[..., 1])
+        dist = _norm(rel)
         mag = STRENGTH * np.clip(1.0 - (dist - d[None, :, 2]) / BAND, 0.0, 1.0)
-        out += np.einsum("nm,nmk->nk", mag / np.where(dist > 0, dist, np.inf), rel)
+        scale = mag / np.where(dist > 0, dist, np.inf)
+        for m in range(d.shape[0]):  # disc by disc, in a fixed order
+            out = out + scale[:, m, None] * rel[:, m]
     return out
 
 
@@ -96,7 +110,7 @@ def inside(q: np.ndarray, d: np.ndarray, box: Box) -> np.ndarray:
     if d.shape[0] == 0 or q.shape[0] == 0:
         return np.zeros(q.shape[0], dtype=bool)
     rel = _to_points(q, d, box)
-    return np.any(np.hypot(rel[..., 0], rel[..., 1]) < d[None, :, 2], axis=1)
+    return np.any(_norm(rel) < d[None, :, 2], axis=1)
 
 
 def _nearest_outside(q: np.ndarray, fallback_dir: np.ndarray, d: np.ndarray, box: Box) -> np.ndarray:
@@ -105,7 +119,7 @@ def _nearest_outside(q: np.ndarray, fallback_dir: np.ndarray, d: np.ndarray, box
     big[:, 2] += FALLBACK_MARGIN
     centres = q[:, None, :] + displacement(q[:, None, :], big[None, :, :2], box)  # nearest images (P, M, 2)
     rel = q[:, None, :] - centres
-    dist = np.hypot(rel[..., 0], rel[..., 1])
+    dist = _norm(rel)
     safe = np.where(dist > 0, dist, 1.0)
     unit = np.where((dist > 0)[..., None], rel / safe[..., None], fallback_dir[:, None, :])
     cands = [centres + big[None, :, 2, None] * unit]  # radial projections, one per disc
@@ -115,7 +129,7 @@ def _nearest_outside(q: np.ndarray, fallback_dir: np.ndarray, d: np.ndarray, box
             ca, cb = centres[:, a], centres[:, b]
             ra, rb = big[a, 2], big[b, 2]
             ab = cb - ca
-            L = np.hypot(ab[:, 0], ab[:, 1])
+            L = _norm(ab)
             ok = (L > 0) & (L < ra + rb) & (L > abs(ra - rb))
             Ls = np.where(ok, L, 1.0)
             along = (ra * ra - rb * rb + Ls * Ls) / (2 * Ls)
@@ -132,9 +146,9 @@ def _nearest_outside(q: np.ndarray, fallback_dir: np.ndarray, d: np.ndarray, box
     flat = wrap(np.nan_to_num(cand.reshape(-1, 2), nan=0.0), box)
     rel2 = displacement(d[None, :, :2], flat[:, None, :], box)
     # valid: outside every disc (with a hair of tolerance below the margin)
-    valid = np.all(np.hypot(rel2[..., 0], rel2[..., 1]) >= d[None, :, 2] + 0.5 * FALLBACK_MARGIN, axis=1)
+    valid = np.all(_norm(rel2) >= d[None, :, 2] + 0.5 * FALLBACK_MARGIN, axis=1)
     valid = valid.reshape(-1, K) & ~np.isnan(cand[..., 0])
-    cost = np.hypot(cand[..., 0] - q[:, None, 0], cand[..., 1] - q[:, None, 1])
+    cost = _norm(cand - q[:, None, :])
     cost = np.where(valid, cost, np.inf)
     best = np.argmin(cost, axis=1)
     rows = np.arange(q.shape[0])
@@ -160,14 +174,15 @@ def project_out(x: np.ndarray, theta: np.ndarray, d: np.ndarray, box: Box) -> tu
     x = x.copy()
     theta = theta.copy()
     q = x[moved]
-    u = np.stack([np.cos(theta[moved]), np.sin(theta[moved])], axis=1)
+    sin_t, cos_t = detmath.sincos(theta[moved])
+    u = np.stack([cos_t, sin_t], axis=1)
     new = _nearest_outside(q, u, d, box)
     push = displacement(q, new, box)
-    plen = np.hypot(push[:, 0], push[:, 1])
+    plen = _norm(push)
     n = push / np.where(plen > 0, plen, 1.0)[:, None]
-    un = np.einsum("pk,pk->p", u, n)
+    un = u[:, 0] * n[:, 0] + u[:, 1] * n[:, 1]
     refl = un < 0
     u[refl] -= 2.0 * un[refl, None] * n[refl]
     x[moved] = new
-    theta[moved] = np.where(refl, wrap_angle(np.arctan2(u[:, 1], u[:, 0])), theta[moved])
+    theta[moved] = np.where(refl, wrap_angle(detmath.atan2(u[:, 1], u[:, 0])), theta[moved])
     return x, theta, moved

@@ -41,17 +41,31 @@ Update order of one synchronous step (:func:`step`)
 
 Nothing here reads JavaScript or the clock; a run is a pure function of
 (parameters, sample, sequence of user actions at given steps).
+
+Exact replay everywhere
+-----------------------
+Every operation that feeds the state is IEEE-exact (correctly rounded + - * /
+and sqrt, floor, mod, comparisons): trig goes through :mod:`swarmlab.detmath`
+(``sincos``, ``atan2``), lengths are ``sqrt(dx*dx + dy*dy)`` (never ``hypot``
+or ``linalg.norm``), the noise's Box-Muller uses ``detmath.log``/``cos``, and
+sums over pairs are ``np.bincount`` in a fixed order.  So a run in CPython
+(the CLI) is bit-identical to the same run in the page's Pyodide
+(``tests/parity/test_pyodide_parity.py``: 3,600 steps, with an obstacle and a
+threat too).  The flocking dynamics are chaotic: numpy's own ``sin``/``cos``/
+``arctan2``/``hypot`` differ in the last bit between builds, and such a
+difference grew to a different world within about 40 model seconds.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Mapping
 
 import numpy as np
 
-from . import cells, metrics, noise, obstacles
+from . import cells, detmath, metrics, noise, obstacles
 from .cells import Pairs
 from .params import ParamSpec, defaults, validate_many
 from .space import Box, displacement, distance, wrap, wrap_angle
@@ -219,7 +233,7 @@ class Threat:
         tau = (step - self.start_step) * DT
         off = np.array([
             self.direction * THREAT_SPEED * tau,
-            THREAT_AMPLITUDE * math.sin(2.0 * math.pi * THREAT_PERIODS * tau / (THREAT_STEPS * DT)),
+            THREAT_AMPLITUDE * float(detmath.sin(2.0 * math.pi * THREAT_PERIODS * tau / (THREAT_STEPS * DT))),
         ])
         return wrap(np.asarray(self.origin) + off, BOX)
 
@@ -258,14 +272,36 @@ class SwarmState:
     def t(self) -> float:
         return self.step * DT
 
-    @property
+    @cached_property
     def u(self) -> np.ndarray:
-        return metrics.headings_to_u(self.theta)
+        """(N, 2) unit headings (cos, sin), IEEE-exact (:func:`unit_vectors`); read-only.
+
+        Computed once per state (``detmath.sincos`` costs a few dozen numpy calls):
+        the search, the rules, the turn and the metrics of one step all read it, and
+        :func:`step` hands the new headings' vectors to the state it returns.
+        """
+        return _frozen(unit_vectors(self.theta))
 
     def index_of(self, agent_id: int) -> int | None:
         """Array index of a stable ID, or None if that agent does not exist."""
         k = int(np.searchsorted(self.ids, agent_id))
         return k if k < self.n and int(self.ids[k]) == int(agent_id) else None
+
+
+def unit_vectors(theta: np.ndarray) -> np.ndarray:
+    """(N,) angles -> (N, 2) unit vectors (cos, sin) through ``detmath.sincos`` (same bits everywhere)."""
+    s, c = detmath.sincos(np.asarray(theta, dtype=np.float64))
+    return np.stack([c, s], axis=-1)
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False  # a cached value must never be changed in place
+    return a
+
+
+def _norm_rows(vec: np.ndarray) -> np.ndarray:
+    """|v| of each row of (N, 2) as sqrt(x*x + y*y) (IEEE-exact; never hypot)."""
+    return np.sqrt(vec[:, 0] * vec[:, 0] + vec[:, 1] * vec[:, 1])
 
 
 # --- placement -------------------------------------------------------------------------------
@@ -288,8 +324,8 @@ def _place(sample: int, ids: np.ndarray, layout: str, n_total: int, obstacle: st
             pos = np.stack([a * BOX.width, b * BOX.height], axis=1)
         elif layout == "cluster":
             rr = radius * np.sqrt(a)
-            ang = 2.0 * np.pi * b
-            pos = np.stack([CLUSTER_CENTRE[0] + rr * np.cos(ang), CLUSTER_CENTRE[1] + rr * np.sin(ang)], axis=1)
+            sin_a, cos_a = detmath.sincos(2.0 * np.pi * b)
+            pos = np.stack([CLUSTER_CENTRE[0] + rr * cos_a, CLUSTER_CENTRE[1] + rr * sin_a], axis=1)
         else:
             raise ValueError(f"start must be cluster or scattered, got {layout!r}")
         x[todo] = wrap(pos, BOX)
@@ -347,8 +383,7 @@ def find_neighbours(state: SwarmState, p: SwarmParams) -> Neighbourhood:
 # --- rules -----------------------------------------------------------------------------------
 def cap1(vec: np.ndarray) -> np.ndarray:
     """Limit each row vector's length to 1: ``v / max(1, |v|)``.  vec (N, 2)."""
-    n = np.hypot(vec[:, 0], vec[:, 1])
-    return vec / np.maximum(n, 1.0)[:, None]
+    return vec / np.maximum(_norm_rows(vec), 1.0)[:, None]
 
 
 def _sum_by_i(pairs: Pairs, vx: np.ndarray, vy: np.ndarray) -> np.ndarray:
@@ -366,7 +401,7 @@ def coincident_direction(id_a: np.ndarray, id_b: np.ndarray) -> np.ndarray:
     hi = np.maximum(id_a, id_b)
     ang = 2.0 * np.pi * noise.keyed_uniform(0, STREAM_COINCIDENT, lo, hi)
     sign = np.where(id_a < id_b, 1.0, -1.0)
-    return sign[:, None] * np.stack([np.cos(ang), np.sin(ang)], axis=1)
+    return sign[:, None] * unit_vectors(ang)
 
 
 def separation(personal: Pairs, ids: np.ndarray) -> np.ndarray:
@@ -409,7 +444,7 @@ def threat_push(x: np.ndarray, u: np.ndarray, threat_pos: np.ndarray | None) -> 
     if threat_pos is None or x.shape[0] == 0:
         return out
     rel = displacement(threat_pos[None, :], x, BOX)
-    d = np.hypot(rel[:, 0], rel[:, 1])
+    d = _norm_rows(rel)
     near = d < THREAT_RADIUS
     if not np.any(near):
         return out
@@ -456,14 +491,15 @@ def steering(state: SwarmState, p: SwarmParams, nb: Neighbourhood) -> Steering:
     )
 
 
-def turn_rate(theta: np.ndarray, g: np.ndarray) -> np.ndarray:
+def turn_rate(theta: np.ndarray, g: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
     """Deterministic turning rate (rad/s): clip(wrap(theta* - theta)/0.42, +-3.2).
 
     theta* = direction(u + g); where u + g is exactly zero, theta* = theta (rate 0).
+    ``u`` may pass ``unit_vectors(theta)`` when it is already known.
     """
-    w = metrics.headings_to_u(theta) + g
+    w = (unit_vectors(theta) if u is None else u) + g
     zero = (w[:, 0] == 0.0) & (w[:, 1] == 0.0)
-    target = np.where(zero, theta, np.arctan2(w[:, 1], w[:, 0]))
+    target = np.where(zero, theta, detmath.atan2(w[:, 1], w[:, 0]))
     return np.clip(wrap_angle(target - theta) / RESPONSE_TIME, -MAX_TURN, MAX_TURN)
 
 
@@ -484,19 +520,25 @@ def step(state: SwarmState, p: SwarmParams, nb: Neighbourhood | None = None,
         return replace(state, step=state.step + 1)
     if steer is None:
         steer = steering(state, p, nb if nb is not None else find_neighbours(state, p))
-    theta = state.theta + turn_rate(state.theta, steer.total) * DT
+    theta = state.theta + turn_rate(state.theta, steer.total, state.u) * DT
     if p.sigma > 0:
         theta = theta + math.radians(p.sigma) * math.sqrt(DT) * heading_noise(state)
     theta = wrap_angle(theta)
-    x = wrap(state.x + (p.v * DT) * metrics.headings_to_u(theta), BOX)
+    u_new = unit_vectors(theta)
+    x = wrap(state.x + (p.v * DT) * u_new, BOX)
     d = obstacles.discs(p.obstacle)
     fallbacks = state.fallbacks
+    moved = None
     if d.shape[0]:
         x, theta, moved = obstacles.project_out(x, theta, d, BOX)
         fallbacks += int(moved.size)
     new_step = state.step + 1
     threat = state.threat if state.threat is not None and state.threat.active(new_step) else None
-    return replace(state, x=x, theta=theta, step=new_step, threat=threat, fallbacks=fallbacks)
+    new = replace(state, x=x, theta=theta, step=new_step, threat=threat, fallbacks=fallbacks)
+    if moved is not None and moved.size:  # reflected headings: their vectors come from the new theta
+        u_new[moved] = unit_vectors(theta[moved])
+    new.__dict__["u"] = _frozen(u_new)  # == unit_vectors(new.theta), bit for bit
+    return new
 
 
 def advance(state: SwarmState, p: SwarmParams, n: int) -> SwarmState:
@@ -520,7 +562,7 @@ def start_threat(state: SwarmState, index: int) -> SwarmState:
     It appears THREAT_OFFSET lengths from the agent along x, on the side the agent
     is heading to, and runs head-on towards it (then on around the torus).
     """
-    s = 1.0 if math.cos(float(state.theta[index])) >= 0 else -1.0
+    s = 1.0 if float(detmath.cos(float(state.theta[index]))) >= 0 else -1.0
     origin = wrap(state.x[index] + np.array([s * THREAT_OFFSET, 0.0]), BOX)
     return replace(state, threat=Threat(start_step=state.step, origin=(float(origin[0]), float(origin[1])),
                                         direction=-s))
@@ -639,13 +681,17 @@ _RULE_WORDS = {"separation": "keeping its personal space", "alignment": "matchin
                "threat": "fleeing the threat"}
 
 
+def _length(vec) -> float:
+    return math.sqrt(vec[0] * vec[0] + vec[1] * vec[1])
+
+
 def describe(p: SwarmParams, n_social: int, n_personal: int, n_excluded: int, vectors: Mapping) -> str:
     """One sentence for the panel: what the selected agent senses and its strongest push."""
     if n_social == 0 and n_personal == 0:
         text = "Waiting for the first neighbourhood: no one is within reach of its senses"
         if n_excluded:
             text += f" ({n_excluded} nearby but out of view or range)"
-        extra = [name for name in ("obstacle", "threat") if math.hypot(*vectors[name]) > 1e-9]
+        extra = [name for name in ("obstacle", "threat") if _length(vectors[name]) > 1e-9]
         if extra:
             text += "; it is " + " and ".join(_RULE_WORDS[e] for e in extra)
         return text + "."
@@ -656,7 +702,7 @@ def describe(p: SwarmParams, n_social: int, n_personal: int, n_excluded: int, ve
         parts.append(f"{n_personal} inside its personal space")
     if n_excluded:
         parts.append(f"and ignores {n_excluded} nearby")
-    mags = {name: math.hypot(*vectors[name]) for name in Steering.NAMES}
+    mags = {name: _length(vectors[name]) for name in Steering.NAMES}
     top = max(mags, key=lambda k: mags[k])
     text = ", ".join(parts) + "."
     if mags[top] > 1e-9:

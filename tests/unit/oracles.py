@@ -34,7 +34,7 @@ def neighbour_pairs(x: np.ndarray, box: Box, cutoff: float, group: np.ndarray | 
     keep = np.flatnonzero(r <= cutoff)
     ii, jj, d, r = ii[keep], jj[keep], d[keep], r[keep]
     order = np.lexsort((jj, r, ii))
-    return Pairs(ii[order].astype(np.int64), jj[order].astype(np.int64), d[order], r[order], n)
+    return Pairs(ii[order].astype(np.intp), jj[order].astype(np.intp), d[order], r[order], n)
 
 
 def in_field_of_view(pairs: Pairs, u: np.ndarray, half_angle: float) -> Pairs:
@@ -64,14 +64,14 @@ def nearest_any(x: np.ndarray, box: Box, group: np.ndarray | None = None) -> tup
     x = np.asarray(x, dtype=np.float64).reshape(-1, 2)
     n = x.shape[0]
     if n == 0:
-        return np.zeros(0, np.int64), np.zeros(0)
+        return np.zeros(0, np.intp), np.zeros(0)
     d = displacement(x[:, None, :], x[None, :, :], box)
     r = _norm(d)
     r[np.arange(n), np.arange(n)] = np.inf
     if group is not None:
         g = np.asarray(group)
         r[g[:, None] != g[None, :]] = np.inf
-    j = np.argmin(r, axis=1).astype(np.int64)
+    j = np.argmin(r, axis=1).astype(np.intp)
     rr = r[np.arange(n), j]
     j[~np.isfinite(rr)] = -1
     return j, rr

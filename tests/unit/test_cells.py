@@ -23,7 +23,7 @@ pytestmark = pytest.mark.filterwarnings("error")
 def assert_same_pairs(got, want, bitwise=True, msg=""):
     assert isinstance(got, cells.Pairs)
     assert got.n == want.n, msg
-    assert got.i.dtype == np.int64 and got.j.dtype == np.int64, msg
+    assert got.i.dtype == np.intp and got.j.dtype == np.intp, msg  # int32 on wasm32 (Pyodide)
     assert got.d.shape == (len(want), 2) and got.r.shape == (len(want),), msg
     for f in "ijdr":
         a, b = getattr(got, f), getattr(want, f)
@@ -354,7 +354,7 @@ def test_k_nearest_with_ties_by_id():
 def check_nearest(x, box, group=None, msg=""):
     j, r = cells.nearest_any(x, box, group)
     jo, ro = oracles.nearest_any(x, box, group)
-    assert j.dtype == np.int64 and r.dtype == np.float64
+    assert j.dtype == np.intp and r.dtype == np.float64
     assert np.array_equal(j, jo), msg
     assert np.array_equal(r, ro), msg
     return j, r
@@ -450,10 +450,10 @@ def test_nearest_any_memory_chunks(monkeypatch):
 
 def check_query(x, box, query, group=None, msg=""):
     """nearest_any(query=...) against the oracle's full answer at the same agents."""
-    query = np.asarray(query, dtype=np.int64)
+    query = np.asarray(query, dtype=np.intp)
     j, r = cells.nearest_any(x, box, group, query=query)
     jo, ro = oracles.nearest_any(x, box, group)
-    assert j.dtype == np.int64 and r.dtype == np.float64, msg
+    assert j.dtype == np.intp and r.dtype == np.float64, msg
     assert j.shape == query.shape and r.shape == query.shape, msg
     assert np.array_equal(j, jo[query]), msg
     assert np.array_equal(r.view(np.int64), ro[query].view(np.int64)), msg  # bit for bit

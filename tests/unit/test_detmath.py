@@ -157,3 +157,50 @@ def test_hypot_is_plain_sqrt():
     y = np.array([4.0, 2e-3, -0.0])
     assert np.array_equal(detmath.hypot(x, y), np.sqrt(x * x + y * y))
     assert detmath.hypot(3.0, 4.0) == 5.0
+
+
+# -- log --------------------------------------------------------------------------------------
+def _ulps(a, ref):
+    a = np.asarray(a, dtype=np.float64)
+    ref = np.asarray(ref, dtype=np.float64)
+    return np.abs(a - ref) / np.spacing(np.maximum(np.abs(ref), 1e-300))
+
+
+@pytest.mark.parametrize("kind", ["unit", "near_one", "every_exponent", "box_muller_inputs"])
+def test_log_within_one_ulp_of_numpy(kind):
+    rng = np.random.default_rng(["unit", "near_one", "every_exponent", "box_muller_inputs"].index(kind))
+    m = 200_000
+    if kind == "unit":
+        x = rng.random(m) + 5e-324
+    elif kind == "near_one":
+        x = 1.0 + (rng.random(m) - 0.5) * 10.0 ** rng.integers(-16, -1, m)
+    elif kind == "every_exponent":
+        x = np.ldexp(rng.random(m) + 0.5, rng.integers(-1074, 1024, m))
+    else:  # what noise.keyed_normal feeds it: (0, 1] in steps of 2**-53
+        x = 1.0 - np.floor(rng.random(m) * 2.0**53) * 2.0**-53
+    x = x[np.isfinite(x) & (x > 0)]
+    assert np.all(_ulps(detmath.log(x), np.log(x)) <= 1.0)
+
+
+def _exact_ln(x: float) -> float:
+    return float(Decimal(x).ln())  # Decimal's ln is correctly rounded at 420 digits
+
+
+@pytest.mark.parametrize("x", [2.0**-53, 0.5, 0.7071067811865475, 0.7071067811865476, 0.9999999999999999,
+                               1.0 + 2.0**-52, 1.4142135623730951, 2.0, 10.0, 1e-300, 5e-324, 1.7976931348623157e308,
+                               0.123456789, 3.0 - 2.0**-51])
+def test_log_within_one_ulp_of_exact(x):
+    exact = _exact_ln(x)
+    assert abs(float(detmath.log(x)) - exact) <= np.spacing(abs(exact))
+
+
+def test_log_special_values_and_shapes():
+    assert float(detmath.log(1.0)) == 0.0 and not np.signbit(detmath.log(1.0))
+    assert float(detmath.log(0.0)) == -np.inf and float(detmath.log(-0.0)) == -np.inf
+    assert np.isnan(detmath.log(-1.0)) and np.isnan(detmath.log(np.nan)) and np.isnan(detmath.log(-np.inf))
+    assert float(detmath.log(np.inf)) == np.inf
+    assert detmath.log(2.0).shape == () and detmath.log(np.ones((3, 4))).shape == (3, 4)
+    assert float(detmath.log(2.0)) == math.log(2.0) and float(detmath.log(math.e)) == 1.0
+    # exact powers of two: k * ln2 with the split constant, as fdlibm
+    k = np.arange(-1074, 1024)
+    assert np.all(_ulps(detmath.log(np.ldexp(1.0, k)), k * math.log(2.0)) <= 1.0)

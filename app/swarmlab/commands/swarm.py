@@ -97,9 +97,15 @@ def run(args: argparse.Namespace) -> int:
     if args.csv == "-":
         sys.stdout.write(csv_text)
     elif args.csv:
-        with open(args.csv, "w", encoding="utf-8", newline="") as fh:
-            fh.write(csv_text)
-        where = f" -> {args.csv}"
+        try:  # the path was checked before the run (swarmlab.cli); if it fails now, keep the results
+            with open(args.csv, "w", encoding="utf-8", newline="") as fh:
+                fh.write(csv_text)
+            where = f" -> {args.csv}"
+        except OSError as exc:
+            sys.stdout.write(csv_text)
+            print(f"python -m swarmlab: error: could not write {args.csv} ({exc.strerror or exc}); "
+                  f"the CSV went to standard output instead", file=sys.stderr)
+            return 1
 
     def f(v):
         return "n/a" if v is None or not math.isfinite(v) else f"{v:.3f}"

@@ -1,0 +1,216 @@
+"""Every lab in Firefox ESR and in WebKitGTK (Safari's engine), served and from one file.
+
+Driven through the DOM only, as a student would use the page: the lab tabs and
+buttons, the sliders (value + input/change events), the readouts, the clock and the
+stage canvas's pixels.  Nothing calls the engine from the test, so these tests do not
+depend on how the page talks to Python.
+
+Per engine: each lab is booted from the server (?lab=...), the stage canvas moves,
+Pause stops the clock and the picture (and Play resumes them), a slider changes the
+session (the population readout follows), the Vicsek eight-seed table equals
+``python -m swarmlab vicsek-check --json``; and the single file of ``make offline``
+boots from file://, moves, pauses and mounts the other two labs.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+BOOT_TIMEOUT_S = 240  # WebKitGTK with its JIT on a loaded 2-core machine needs ~30 s; generous on purpose
+PLAY = {"swarm": ".swarm-play", "vicsek": ".vk-play", "boids": ".bd-play"}
+CLOCK = {"swarm": ".swarm-clock", "vicsek": ".vk-t", "boids": ".bd-t"}
+POPULATION = {  # slider -> readout that shows the session's population
+    "swarm": ("#lab-swarm .ctl[data-param=N] input[type=range]", "#lab-swarm .readout[data-key=N] .v"),
+    "boids": ("#lab-boids .ctl[data-param=population] input[type=range]", "#lab-boids .bd-N"),
+}
+SEEDS = [3, 17, 41, 73, 101, 211, 307, 499]
+
+# selenium's own deprecation notice about its internals, not about this project
+pytestmark = pytest.mark.filterwarnings("ignore:setting remote_server_addr:DeprecationWarning")
+
+
+# --- small DOM helpers ---------------------------------------------------------------------------
+def wait_for(eng, expression: str, timeout: float, what: str):
+    """Poll a JS expression until it is truthy; return its value (fail with ``what``)."""
+    end = time.monotonic() + timeout
+    while True:
+        value = eng.js(expression)
+        if value:
+            return value
+        if time.monotonic() > end:
+            raise AssertionError(f"{eng.name}: timed out waiting for {what}")
+        time.sleep(0.25)
+
+
+def boot(eng, url: str) -> None:
+    eng.goto(url)
+    state = wait_for(eng, "document.documentElement.classList.contains('lab-ready') ? 'ready' : "
+                          "(document.documentElement.classList.contains('boot-failed') ? 'failed' : '')",
+                     BOOT_TIMEOUT_S, f"the lab to boot at {url}")
+    if state == "failed":
+        raise AssertionError(f"{eng.name}: boot failed: " + str(eng.js("document.getElementById('boot-error').innerText")))
+
+
+def text(eng, selector: str) -> str:
+    return eng.js(f"(document.querySelector({json.dumps(selector)}) || {{}}).textContent || ''")
+
+
+def canvas_signature(eng, lab: str):
+    """A hash of the lab's largest canvas (the stage), drawn down to 160x100 pixels."""
+    return eng.js(f"""(() => {{
+        const cs = [...document.querySelectorAll('#lab-{lab} canvas')].filter(c => c.width * c.height > 0);
+        if (!cs.length) return null;
+        const c = cs.sort((a, b) => b.width * b.height - a.width * a.height)[0];
+        const o = document.createElement('canvas'); o.width = 160; o.height = 100;
+        const g = o.getContext('2d'); g.drawImage(c, 0, 0, 160, 100);
+        const d = g.getImageData(0, 0, 160, 100).data;
+        let h = 7, ink = 0;
+        for (let i = 0; i < d.length; i++) {{ h = (Math.imul(h, 31) + d[i]) >>> 0; }}
+        for (let i = 0; i < d.length; i += 4) {{ if (d[i] !== d[0] || d[i + 1] !== d[1] || d[i + 2] !== d[2]) ink++; }}
+        return [h, ink];
+    }})()""")
+
+
+def play_state(eng, lab: str) -> str:
+    return text(eng, f"#lab-{lab} {PLAY[lab]}").strip()
+
+
+def ensure_playing(eng, lab: str) -> None:
+    wait_for(eng, f"!!document.querySelector('#lab-{lab} {PLAY[lab]}')", 30, f"the {lab} play button")
+    if play_state(eng, lab) == "Play":
+        eng.click(f"#lab-{lab} {PLAY[lab]}")
+    assert wait_for(eng, f"document.querySelector('#lab-{lab} {PLAY[lab]}').textContent.trim() === 'Pause'", 10,
+                    "the button to read Pause")
+
+
+def check_canvas_moves(eng, lab: str) -> None:
+    end = time.monotonic() + 30
+    while True:  # the first frames may still be on their way
+        first = canvas_signature(eng, lab)
+        assert first is not None, f"{eng.name}: no stage canvas in #lab-{lab}"
+        if first[1] > 50:
+            break
+        if time.monotonic() > end:
+            raise AssertionError(f"{eng.name}: the {lab} stage stayed blank ({first[1]} drawn pixels of 16,000)")
+        time.sleep(0.3)
+    clock0 = text(eng, f"#lab-{lab} {CLOCK[lab]}")
+    end = time.monotonic() + 30
+    while canvas_signature(eng, lab) == first or text(eng, f"#lab-{lab} {CLOCK[lab]}") == clock0:
+        if time.monotonic() > end:
+            raise AssertionError(f"{eng.name}: the {lab} stage or clock did not change in 30 s (clock {clock0!r})")
+        time.sleep(0.3)
+
+
+def check_pause_and_play(eng, lab: str) -> None:
+    eng.click(f"#lab-{lab} {PLAY[lab]}")
+    wait_for(eng, f"document.querySelector('#lab-{lab} {PLAY[lab]}').textContent.trim() === 'Play'", 10,
+             "the button to read Play after Pause")
+    time.sleep(0.8)  # a move already under way may finish
+    clock = text(eng, f"#lab-{lab} {CLOCK[lab]}")
+    picture = canvas_signature(eng, lab)
+    time.sleep(1.5)
+    assert text(eng, f"#lab-{lab} {CLOCK[lab]}") == clock, f"{eng.name}: the {lab} clock ran on while paused"
+    assert canvas_signature(eng, lab) == picture, f"{eng.name}: the {lab} stage moved while paused"
+    eng.click(f"#lab-{lab} {PLAY[lab]}")  # and Play resumes
+    wait_for(eng, f"document.querySelector('#lab-{lab} {CLOCK[lab]}').textContent !== {json.dumps(clock)}", 30,
+             f"the {lab} clock to run again after Play")
+
+
+def check_population_slider(eng, lab: str, value: int) -> None:
+    slider, readout = POPULATION[lab]
+    before = text(eng, readout)
+    assert before.strip() and before.strip() != str(value), before
+    eng.js(f"""(() => {{ const i = document.querySelector({json.dumps(slider)});
+        i.value = String({value});
+        i.dispatchEvent(new Event('input', {{ bubbles: true }}));
+        i.dispatchEvent(new Event('change', {{ bubbles: true }}));
+        return i.value; }})()""")
+    wait_for(eng, f"(document.querySelector({json.dumps(readout)}).textContent || '').trim() === '{value}'", 30,
+             f"the {lab} population readout to show {value} (was {before!r})")
+
+
+def page_errors(eng) -> list:
+    return eng.errors() if hasattr(eng, "errors") else []
+
+
+# --- CPython's eight-seed table ------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def cpython_check():
+    res = subprocess.run([sys.executable, "-m", "swarmlab", "vicsek-check", "--json"], capture_output=True, text=True,
+                         timeout=600, env=_app_env())
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout)
+
+
+def _app_env():
+    import os
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    return dict(os.environ, PYTHONPATH=str(root / "app") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+
+# --- the tests -----------------------------------------------------------------------------------
+def test_swarm_lab_served(eng, app_url):
+    boot(eng, f"{app_url}/?lab=swarm")
+    ensure_playing(eng, "swarm")
+    check_canvas_moves(eng, "swarm")
+    check_population_slider(eng, "swarm", 60)
+    check_pause_and_play(eng, "swarm")
+    assert page_errors(eng) == []
+
+
+def test_vicsek_lab_served_and_eight_seed_table(eng, app_url, cpython_check):
+    boot(eng, f"{app_url}/?lab=vicsek")
+    ensure_playing(eng, "vicsek")
+    check_canvas_moves(eng, "vicsek")
+    check_pause_and_play(eng, "vicsek")
+    # The check runs between frames whether the stage plays or not; paused, a frame costs
+    # little, so in a software-drawn WebKit it finishes several times sooner.
+    eng.click(f"#lab-vicsek {PLAY['vicsek']}")
+    state = wait_for(eng, "['done', 'error'].includes(document.getElementById('lab-vicsek').dataset.check) && "
+                          "document.getElementById('lab-vicsek').dataset.check", 600, "the eight-seed check")
+    assert state == "done", text(eng, "#lab-vicsek .vk-check-error")
+    rows = eng.js("""[...document.querySelectorAll('#lab-vicsek .vk-table tbody tr')].map(tr => [
+        Number(tr.dataset.seed), tr.querySelector('[data-col=a0]').textContent, tr.querySelector('[data-col=a1]').textContent])""")
+    want = cpython_check
+    assert [r[0] for r in rows] == SEEDS == [s["seed"] for s in want["seeds"]]
+    for (seed, a0, a1), exp in zip(rows, want["seeds"]):
+        assert (a0, a1) == (f"{exp['a0']:.3f}", f"{exp['a1']:.3f}"), (eng.name, seed)
+    # the dot plot carries every value in full: bit for bit equal to CPython's
+    dots = eng.js("""[...document.querySelectorAll('#lab-vicsek .vk-dotplot .overview circle.dot')].map(c =>
+        [Number(c.dataset.seed), c.classList.contains('a0') ? 'a0' : 'a1', c.dataset.value])""")
+    assert len(dots) == 16
+    full = {(s["seed"], k): s[k] for s in want["seeds"] for k in ("a0", "a1")}
+    for seed, key, value in dots:
+        assert float(value) == full[(seed, key)], (eng.name, seed, key, value, full[(seed, key)])
+    assert page_errors(eng) == []
+
+
+def test_boids_lab_served(eng, app_url):
+    boot(eng, f"{app_url}/?lab=boids")
+    ensure_playing(eng, "boids")
+    check_canvas_moves(eng, "boids")
+    check_population_slider(eng, "boids", 40)
+    check_pause_and_play(eng, "boids")
+    assert page_errors(eng) == []
+
+
+def test_single_file_from_file_url(eng, single_file):
+    boot(eng, single_file.as_uri() + "?lab=swarm")
+    ensure_playing(eng, "swarm")
+    check_canvas_moves(eng, "swarm")
+    check_pause_and_play(eng, "swarm")
+    for lab in ("vicsek", "boids"):  # the other labs mount from the file too
+        eng.click(f"#tab-{lab}")
+        wait_for(eng, f"!document.getElementById('lab-{lab}').hidden && !!document.querySelector('#lab-{lab} {PLAY[lab]}')",
+                 120, f"the {lab} lab to mount from the file")
+        ensure_playing(eng, lab)
+        check_canvas_moves(eng, lab)
+    assert eng.js("document.documentElement.classList.contains('boot-failed')") is False
+    assert page_errors(eng) == []
