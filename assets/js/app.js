@@ -10,6 +10,7 @@
 // so a connection that drops after boot cannot leave a lab blank.
 
 import { startEngine } from "./engine.js";
+import { notify, notifyMany } from "./ui/notices.js";
 import "./embed.js";
 
 const LABS = [...document.querySelectorAll(".lab-tabs [role=tab][data-lab]")].map((t) => t.dataset.lab);
@@ -28,24 +29,6 @@ if (!LABS.includes(requested)) {
 const mounted = new Map(); // lab -> controller (or a Promise of one)
 let active = null;
 let engine = null;
-
-/** Show a small, dismissible notice under the header. */
-export function notify(message, kind = "info") {
-  const box = document.getElementById("notices");
-  if (!box) return;
-  const div = document.createElement("div");
-  div.className = `notice notice-${kind}`;
-  const text = document.createElement("span");
-  text.textContent = message;
-  const close = document.createElement("button");
-  close.type = "button";
-  close.className = "notice-close";
-  close.setAttribute("aria-label", "Dismiss this notice");
-  close.textContent = "×";
-  close.addEventListener("click", () => div.remove());
-  div.append(text, close);
-  box.append(div);
-}
 
 /** Replace query parameters in the address bar without reloading. */
 function setQuery(updates, { replace = true } = {}) {
@@ -83,7 +66,7 @@ function labModule(lab) {
 async function loadLab(lab) {
   if (mounted.has(lab)) return mounted.get(lab);
   const section = document.getElementById(`lab-${lab}`);
-  const ctx = { engine, lab, params, notify, reducedMotion, embed, setQuery };
+  const ctx = { engine, lab, params, notify, notifyMany, reducedMotion, embed, setQuery };
   const promise = (async () => {
     let mod;
     try {

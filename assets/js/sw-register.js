@@ -11,37 +11,17 @@
 // The worker is registered only once the lab is on screen, so that its downloads never
 // compete with the first visit's boot; it then takes the files from the HTTP cache.
 
+import { notify } from "./ui/notices.js";
+
 const BUILD = null;
 
 const SW_URL = new URL("../../sw.js", import.meta.url);
 const SCOPE = new URL("../../", import.meta.url);
 const status = (window.swarmlabOffline = { build: BUILD, state: "off", error: null });
 
+/** The one "new version" notice (ui/notices.js; the same id replaces an earlier one). */
 function notice(text, button) {
-  const box = document.getElementById("notices");
-  if (!box) return;
-  document.getElementById("sw-update")?.remove();
-  const div = document.createElement("div");
-  div.id = "sw-update";
-  div.className = "notice notice-info";
-  const span = document.createElement("span");
-  span.textContent = text + " ";
-  if (button) {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.id = "sw-update-reload";
-    b.textContent = button.label;
-    b.addEventListener("click", button.onClick);
-    span.append(b);
-  }
-  const close = document.createElement("button");
-  close.type = "button";
-  close.className = "notice-close";
-  close.setAttribute("aria-label", "Dismiss this notice");
-  close.textContent = "×";
-  close.addEventListener("click", () => div.remove());
-  div.append(span, close);
-  box.append(div);
+  notify(text, "info", { id: "sw-update", action: button && { ...button, id: "sw-update-reload" } });
 }
 
 let reloading = false;

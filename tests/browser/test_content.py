@@ -86,3 +86,23 @@ def test_lab1_stage_and_live_charts_are_seen_together(browser, server, size):
     page.wait_for_timeout(800)
     assert page.evaluate("() => window.swarmlab.labs.get('swarm').test.history.t.length") > 0
     context.close()
+
+
+def test_a_hostile_link_gives_one_short_summary(page, server):
+    """200 unknown keys, a 40,000-character key and repeated keys: one notice with a details
+    toggle, nothing wider than the screen, and the first value of a repeated key is used."""
+    bad = "&".join(f"junk{k}=1" for k in range(200))
+    long_key = "x" * 40_000
+    page.goto(f"{server}/?lab=vicsek&a=0.3&a=0.9&{bad}&{long_key}=1")
+    wait_ready(page)
+    notices = page.locator("#notices .notice")
+    assert notices.count() == 1
+    summary = page.inner_text("#notices .notice summary")
+    assert "notes" in summary and "details" in summary
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280 + 1
+    assert page.evaluate("() => document.querySelector('#notices').getBoundingClientRect().height") < 120
+    page.click("#notices .notice summary")
+    assert "a was given 2 times; the first value (0.3) is used" in page.inner_text("#notices .notice")
+    assert page.evaluate("() => window.swarmlab.engine.call('vicsek', 'state')")["params"]["a"] == 0.3
+    page.click("#notices .notice .notice-close")
+    assert page.locator("#notices .notice").count() == 0

@@ -270,7 +270,7 @@ export async function mount(section, ctx) {
   measure();
 
   const { values: urlValues, notices } = await readQuery(engine, LAB, ctx.params);
-  for (const text of notices) ctx.notify(`Three rules: ${text}`, "warn");
+  ctx.notifyMany("Three rules: settings in this link", notices);
   // A shared link carries its world size (?world=WxH) so the same run replays on any screen;
   // the stage then draws that world stretched to the canvas instead of reshaping it.
   const linkedWorld = await parseWorld(ctx.params.get("world"));

@@ -782,7 +782,7 @@ async function mountLab(section, ctx) {
 
   // ---------------------------------------------------------------- start
   const query = await readQuery(engine, LAB, ctx.params);
-  for (const n of query.notices || []) ctx.notify(`Link settings: ${n}`, "warn");
+  ctx.notifyMany("Swarm Lab: settings in this link", query.notices || []);
   const trialId = ctx.params.get("trial");
   let started = false;
   if (trialId) {

@@ -115,7 +115,7 @@ export async function mount(section, ctx) {
 
   // settings from the page URL (share links), read leniently by the session
   const { values: urlValues, notices } = await readQuery(engine, LAB, ctx.params);
-  for (const text of notices) ctx.notify(`Few turns: ${text}`, "warn");
+  ctx.notifyMany("Few turns: settings in this link", notices);
   let st = await engine.call(LAB, "reset", urlValues);
   const N = st.n;
 

@@ -10,14 +10,22 @@
 /** Query keys that belong to the shell (or a lab's page, like the boids world size), not to a lab's parameters. */
 export const SHELL_KEYS = new Set(["lab", "embed", "trial", "controls", "world", "engine"]);
 
-/** Settings for `lab` found in `params` (URLSearchParams): a Promise of {values, notices}. */
+/** Settings for `lab` found in `params` (URLSearchParams): a Promise of {values, notices}.
+ *  A key given twice keeps its FIRST value, as `lab` and `trial` do (URLSearchParams.get),
+ *  and a notice says so. */
 export async function readQuery(engine, lab, params) {
   const query = {};
-  for (const [k, v] of params.entries()) if (!SHELL_KEYS.has(k)) query[k] = v;
-  if (Object.keys(query).length === 0) return { values: {}, notices: [] };
+  const repeated = new Map();
+  for (const [k, v] of params.entries()) {
+    if (SHELL_KEYS.has(k)) continue;
+    if (k in query) repeated.set(k, (repeated.get(k) || 1) + 1);
+    else query[k] = v;
+  }
+  const notes = [...repeated].map(([k, n]) => `${k} was given ${n} times; the first value (${query[k]}) is used`);
+  if (Object.keys(query).length === 0) return { values: {}, notices: notes };
   const res = await engine.tryCall(lab, "parse_query", { query });
-  if (!res.ok) return { values: {}, notices: [res.error] };
-  return res.value;
+  if (!res.ok) return { values: {}, notices: [...notes, res.error] };
+  return { values: res.value.values, notices: [...notes, ...res.value.notices] };
 }
 
 function encode(spec, value) {
