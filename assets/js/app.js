@@ -11,6 +11,7 @@
 
 import { startEngine } from "./engine.js";
 import { notify, notifyMany } from "./ui/notices.js";
+import { ensureStylesheet } from "./ui/dom.js";
 import "./embed.js";
 
 const LABS = [...document.querySelectorAll(".lab-tabs [role=tab][data-lab]")].map((t) => t.dataset.lab);
@@ -162,9 +163,12 @@ function wireTabs() {
 wireTabs();
 selectTab(requested);
 active = requested;
-// Fetch every lab's code while Python boots (the requested one first), so the app keeps
-// working if the connection drops later.
-for (const lab of [requested, ...LABS.filter((l) => l !== requested)]) labModule(lab).catch(() => null);
+// Fetch every lab's code and stylesheet while Python boots (the requested one first), so the
+// app keeps working if the connection drops later.
+for (const lab of [requested, ...LABS.filter((l) => l !== requested)]) {
+  labModule(lab).catch(() => null);
+  ensureStylesheet(`assets/css/${lab}.css`);
+}
 
 startEngine().then(async (started) => {
   engine = started;

@@ -172,3 +172,27 @@ def test_a_site_policy_without_blob_workers_runs_the_engine_on_the_main_thread(b
     t0 = float(page.get_attribute("#lab-boids", "data-t"))
     page.wait_for_function(f"Number(document.querySelector('#lab-boids').dataset.t) > {t0}", timeout=20_000)
     context.close()
+
+
+def test_after_boot_the_app_works_offline_and_a_failed_lab_load_can_be_retried(browser, server):
+    """Boot online, then lose the network: every lab still opens (its code and stylesheet were
+    fetched during boot) and the running lab keeps running."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{server}/?lab=swarm")
+    wait_ready(page)
+    page.wait_for_timeout(500)
+    context.set_offline(True)
+    for lab in ("vicsek", "boids", "swarm"):
+        page.click(f"#tab-{lab}")
+        page.wait_for_function(
+            "(lab) => { const c = window.swarmlab.labs.get(lab); return c && typeof c.then !== 'function'; }",
+            arg=lab, timeout=30_000)
+        assert page.locator(f"#lab-{lab} .lab-error").count() == 0
+        assert page.locator(f"#lab-{lab} canvas").first.is_visible()
+    step0 = page.evaluate("() => window.swarmlab.labs.get('swarm').test.frame.step")
+    page.wait_for_timeout(600)
+    assert page.evaluate("() => window.swarmlab.labs.get('swarm').test.frame.step") > step0
+    # the lab's stylesheet is there although the network is gone
+    assert page.evaluate("() => getComputedStyle(document.querySelector('#lab-boids .bd-play')).display") != "inline"
+    context.close()

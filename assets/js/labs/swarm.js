@@ -19,6 +19,7 @@ import { createLoop } from "../ui/loop.js";
 import { Stepper } from "../ui/stepper.js";
 import { frameIndex } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
+import { ensureStylesheet } from "../ui/dom.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { LineChart, formatClock } from "../ui/chart.js";
 import { StageRenderer, GLYPH_LENGTH } from "./swarm/renderer.js";
@@ -86,10 +87,6 @@ function download(blob, name) {
   setTimeout(() => URL.revokeObjectURL(url), 5000);
 }
 
-function addStylesheet(href) {
-  if (document.querySelector(`link[href="${href}"]`)) return;
-  document.head.append(el("link", { rel: "stylesheet", href }));
-}
 
 /**
  * Build the lab inside `section`.  If the engine fails while building (e.g. a Python
@@ -111,7 +108,7 @@ export async function mount(section, ctx) {
 }
 
 async function mountLab(section, ctx) {
-  addStylesheet("assets/css/swarm.css");
+  ensureStylesheet("assets/css/swarm.css");
   const engine = ctx.engine;
   const specs = await engine.spec(LAB);
   const specBy = new Map(specs.map((s) => [s.name, s]));
