@@ -158,6 +158,7 @@ def _app_env():
 # --- the tests -----------------------------------------------------------------------------------
 def test_swarm_lab_served(eng, app_url):
     boot(eng, f"{app_url}/?lab=swarm")
+    assert eng.js("document.documentElement.dataset.engine") == "worker"  # the engine runs off the main thread
     ensure_playing(eng, "swarm")
     check_canvas_moves(eng, "swarm")
     check_population_slider(eng, "swarm", 60)
