@@ -106,3 +106,13 @@ def test_a_hostile_link_gives_one_short_summary(page, server):
     assert page.evaluate("() => window.swarmlab.engine.call('vicsek', 'state')")["params"]["a"] == 0.3
     page.click("#notices .notice .notice-close")
     assert page.locator("#notices .notice").count() == 0
+
+
+def test_lab3_tells_its_story(page, server):
+    page.goto(f"{server}/?lab=boids")
+    wait_ready(page)
+    text = page.inner_text("#lab-boids")
+    for must in ("emergence", "herring", "drone swarms", "single point of failure", "Remove half",
+                 "Key takeaways", "1987"):
+        assert must.lower() in text.lower(), must
+    assert page.locator("#lab-boids .bd-takeaways li").count() == 4

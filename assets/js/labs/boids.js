@@ -27,6 +27,7 @@ import { HistoryMirror } from "../ui/history.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { LineChart } from "../ui/chart.js";
 import { ensureStylesheet, plural } from "../ui/dom.js";
+import { STORY_HTML } from "./boids/story.js";
 
 const LAB = "boids";
 const WORLD_AREA = 160 * 100;       // lengths², the default 160 x 100 world
@@ -278,6 +279,7 @@ export async function mount(section, ctx) {
   let world = { ...st.world };
   const C = st.constants;
   $(".bd-explain").innerHTML = explainHtml({ ...C, radius: st.params.radius });
+  $(".bd-explain").insertAdjacentHTML("afterend", STORY_HTML);
 
   // ---- state mirrored in the page ----
   let playing = !ctx.reducedMotion;
