@@ -116,3 +116,20 @@ def test_lab3_tells_its_story(page, server):
                  "Key takeaways", "1987"):
         assert must.lower() in text.lower(), must
     assert page.locator("#lab-boids .bd-takeaways li").count() == 4
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1366, 768)])
+def test_lab3_presets_sit_by_the_stage(browser, server, size):
+    w, h = size
+    context = browser.new_context(viewport={"width": w, "height": h})
+    page = context.new_page()
+    page.goto(f"{server}/?lab=boids")
+    wait_ready(page)
+    page.click("#lab-boids .bd-preset[data-preset=cohesion]")
+    stage = page.evaluate("() => { const r = document.querySelector('#lab-boids .bd-stage').getBoundingClientRect(); return [r.top, r.bottom]; }")
+    buttons = page.evaluate("() => [...document.querySelectorAll('#lab-boids .bd-preset')].map(b => { const r = b.getBoundingClientRect(); return [r.top, r.bottom]; })")
+    visible_stage = min(stage[1], h) - max(stage[0], 0)
+    assert visible_stage > 0.8 * (stage[1] - stage[0]), (stage, h)
+    for top, bottom in buttons:
+        assert top >= 0 and bottom <= h, (top, bottom, h)
+    context.close()

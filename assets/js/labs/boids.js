@@ -280,6 +280,8 @@ export async function mount(section, ctx) {
   const C = st.constants;
   $(".bd-explain").innerHTML = explainHtml({ ...C, radius: st.params.radius });
   $(".bd-explain").insertAdjacentHTML("afterend", STORY_HTML);
+  // "Try this" first in the side column: its presets sit next to the stage they change.
+  $(".bd-side").prepend($(".bd-try"));
 
   // ---- state mirrored in the page ----
   let playing = !ctx.reducedMotion;
