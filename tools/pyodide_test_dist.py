@@ -34,7 +34,12 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-VENDOR = ROOT / "assets" / "vendor" / "pyodide"
+# The official runtime as Pyodide ships it (tools/vendor.py keeps it in assets/vendor/official):
+# pytest needs stdlib modules that the app's trimmed, py-compiled runtime leaves out.  That
+# runtime itself is tested by tests/unit/test_runtime.py (every lab runs on it).
+VENDOR = ROOT / "assets" / "vendor" / "official" / "pyodide"
+if not VENDOR.exists():
+    VENDOR = ROOT / "assets" / "vendor" / "pyodide"
 NPM_PYODIDE = ROOT / "node_modules" / "pyodide"
 OUT = ROOT / "dist" / "pyodide-test"
 
