@@ -77,10 +77,13 @@ browser: venv vendor chromium
 	@$(VPY) tools/pyfiles.py
 	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest tests/browser -q $(PYTEST_ARGS)
 
+# tests/pyodide runs in its own pytest: pytest-pyodide drives Playwright from its own event
+# loop, which cannot share a session with the browser tests' sync Playwright.
 test: venv vendor chromium node-dev pyodide-test-dist
 	@$(VPY) tools/pyfiles.py
 	node --test tests/js
-	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest -q $(PYTEST_ARGS)
+	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest -q --ignore=tests/pyodide $(PYTEST_ARGS)
+	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest -q tests/pyodide $(PYTEST_ARGS)
 
 bench: venv vendor chromium dist offline
 	@mkdir -p dist/bench

@@ -87,8 +87,27 @@ async function loadLab(lab) {
   })();
   mounted.set(lab, promise);
   const controller = await promise;
+  if (controller) foldLead(section);
   if (controller) mounted.set(lab, controller); else mounted.delete(lab); // a failed lab can be retried
   return controller;
+}
+
+/** On a phone the lab's lead shows its first lines, with "Read more", so that the stage
+ *  and Play are on the first screen; the whole text is always in the page for readers. */
+function foldLead(section) {
+  const lead = section.querySelector(".lab-lead");
+  if (!lead || lead.nextElementSibling?.classList.contains("lab-lead-more")) return;
+  const more = document.createElement("button");
+  more.type = "button";
+  more.className = "btn-link lab-lead-more";
+  more.textContent = "Read more";
+  more.setAttribute("aria-expanded", "false");
+  more.addEventListener("click", () => {
+    const open = lead.classList.toggle("open");
+    more.setAttribute("aria-expanded", String(open));
+    more.textContent = open ? "Show less" : "Read more";
+  });
+  lead.after(more);
 }
 
 /** A lab that fails to load or build shows what failed in its own section, with a retry;

@@ -628,6 +628,7 @@ def test_url_settings_and_copy_link(page, server):
 def test_trial_link_with_bad_values_minimal_controls(page, server):
     page.goto(f"{server}/?lab=swarm&trial=rules-matter&controls=minimal&k=999&speed=abc&R=wide")
     wait_ready(page)
+    page.click("#notices summary")  # the link's notes are one summary; open its details
     text = page.locator("#notices").inner_text()
     assert "k" in text and "speed" in text and "R" in text, text
     p = engine_call(page, LAB, "state")["params"]

@@ -270,8 +270,8 @@ async function mountLab(section, ctx) {
   const liveSpace = el("canvas", { class: "swarm-live-chart swarm-live-space" });
   const liveStrip = el("section", { class: "swarm-live", "aria-label": "Live charts: agreement and spacing (the full charts and readouts are under the stage)" },
     liveAgree, liveSpace, el("a", { class: "swarm-live-more", href: "#swarm-charts-title", text: "Readouts and full charts ↓" }));
-  const miniAgree = new LineChart(liveAgree, { ...AGREE, compact: true, series: AGREE.series.map((x) => ({ ...x, label: x.key === "P" ? "agreement P" : "local" })) });
-  const miniSpace = new LineChart(liveSpace, { ...SPACE, compact: true, series: SPACE.series.map((x) => ({ ...x, label: x.key === "spacing" ? "spacing" : "share < 1.2" })) });
+  const miniAgree = new LineChart(liveAgree, { ...AGREE, compact: true, series: AGREE.series.map((x) => ({ ...x, label: x.key === "P" ? "P" : "local" })) });
+  const miniSpace = new LineChart(liveSpace, { ...SPACE, compact: true, series: SPACE.series.map((x) => ({ ...x, label: x.key === "spacing" ? "spacing" : "< 1.2" })) });
   const narrow = window.matchMedia ? window.matchMedia("(max-width: 900px)") : { matches: false, addEventListener() {} };
   const placeStrip = () => {
     if (narrow.matches) stage.after(liveStrip); else side.prepend(liveStrip);
