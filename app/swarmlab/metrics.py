@@ -24,6 +24,17 @@ Order parameters (u_i = unit heading of agent i, N agents)
   of neighbour pairs, e.g. boids within the radius of one another), from a
   step's pairs (:func:`group_labels`).  :func:`count_flocks` counts the groups
   of at least ``min_size`` agents that also agree on a heading.
+* group tracking: :func:`match_groups` follows the groups of one moment into
+  the groups of a later one by membership (where did the members of each group
+  go?); :func:`group_splits` and :func:`group_turns` read splits and sudden
+  turns of whole groups from it; :func:`grouped_share` is the share of agents in
+  groups of at least a given size.
+* hexatic (six-fold bond) order: for agent i with bonds j (neighbours within
+  ``scale`` times the mean nearest spacing), ``psi6_i = (1/n_i) sum_j exp(6 i theta_ij)``
+  with theta_ij the bond angle; :func:`hexatic_order` is the mean of ``|psi6_i|``
+  over agents with at least ``min_bonds`` bonds.  About 1 on a triangular lattice,
+  about 0.2-0.4 in a liquid or a random gas; computed from the bond vectors with
+  complex multiplication (no trigonometric function).
 
 History
 -------
@@ -46,7 +57,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from . import cells
+from . import cells, detmath
 from .space import Box, displacement
 
 
@@ -200,6 +211,135 @@ def rotation_order(x: np.ndarray, u: np.ndarray, box: Box) -> float:
     cross = (rel[:, 0] * u[:, 1] - rel[:, 1] * u[:, 0]) / safe
     cross[r == 0] = 0.0
     return float(abs(cross.mean()))
+
+
+# ----------------------------------------------------------------------------------------------
+# Groups over time: follow each group's members from one moment to a later one.
+
+
+def group_sizes(labels: np.ndarray) -> np.ndarray:
+    """(N,) number of agents carrying each label (0 for labels nobody carries)."""
+    labels = np.asarray(labels, dtype=np.intp)
+    return np.bincount(labels, minlength=labels.shape[0])
+
+
+def grouped_share(labels: np.ndarray, min_size: int) -> float:
+    """Share of agents whose group (:func:`group_labels`) has at least ``min_size`` agents; NaN for none."""
+    labels = np.asarray(labels, dtype=np.intp)
+    n = labels.shape[0]
+    if n == 0:
+        return math.nan
+    return float(np.count_nonzero(group_sizes(labels)[labels] >= min_size) / n)
+
+
+def match_groups(before: np.ndarray, after: np.ndarray, min_size: int = 1) -> dict[int, list[tuple[int, int]]]:
+    """Where the members of each earlier group are later: membership tracking.
+
+    before, after : (N,) group labels of the same N agents (same order, e.g. stable
+                    ids) at an earlier and a later moment (:func:`group_labels`).
+    Returns ``{g: [(h, k), ...]}`` for every earlier group ``g`` of at least
+    ``min_size`` agents: ``k`` of its members are in the later group ``h``; the
+    list is sorted by ``k`` (largest first; ties by smaller ``h``) and its ``k``
+    add up to the size of ``g``.  The first entry is the group's continuation.
+    """
+    before = np.asarray(before, dtype=np.intp)
+    after = np.asarray(after, dtype=np.intp)
+    if before.shape != after.shape:
+        raise ValueError(f"labels of {before.shape[0]} and {after.shape[0]} agents: the same agents are needed")
+    n = before.shape[0]
+    out: dict[int, list[tuple[int, int]]] = {}
+    if n == 0:
+        return out
+    keep = group_sizes(before)[before] >= min_size
+    code = before[keep].astype(np.int64) * n + after[keep]
+    codes, counts = np.unique(code, return_counts=True)
+    for c, k in zip(codes.tolist(), counts.tolist()):
+        out.setdefault(c // n, []).append((c % n, k))
+    for parts in out.values():
+        parts.sort(key=lambda hk: (-hk[1], hk[0]))
+    return out
+
+
+def group_splits(before: np.ndarray, after: np.ndarray, min_size: int = 6, min_part: int = 3) -> list[int]:
+    """Earlier groups of at least ``min_size`` agents whose members are later in two or
+    more groups holding at least ``min_part`` of them each (a split).  Labels as in
+    :func:`match_groups`; returns the earlier labels, ascending."""
+    matches = match_groups(before, after, min_size)
+    return sorted(g for g, parts in matches.items() if sum(k >= min_part for _, k in parts) >= 2)
+
+
+def group_turns(labels: np.ndarray, u_before: np.ndarray, u_after: np.ndarray, min_size: int = 6,
+                min_turn: float = math.radians(20.0), min_agreement: float = 0.5) -> list[tuple[int, float]]:
+    """Groups that turn as a whole: ``[(label, angle), ...]`` for every group of at
+    least ``min_size`` agents (``labels`` at the earlier moment) that flies one way
+    (the length of its members' mean unit heading, the group's own P, is at least
+    ``min_agreement`` at both moments) and whose mean heading turns by more than
+    ``min_turn`` radians between the two moments.
+
+    u_before, u_after : (N, 2) unit headings of the same agents at both moments.
+    The angle between the two mean headings m0, m1 is ``atan2(|m0 x m1|, m0 . m1)``
+    (deterministic :func:`detmath.atan2`).  A swirl whose headings cancel has no
+    heading to turn and is skipped.  Over one second, ``min_turn`` = 20 degrees is
+    a turn faster than 20 degrees per second.
+    """
+    labels = np.asarray(labels, dtype=np.intp)
+    n = labels.shape[0]
+    if n == 0:
+        return []
+    size = group_sizes(labels)
+    big = np.flatnonzero(size >= min_size)
+    if big.size == 0:
+        return []
+    sums = [np.bincount(labels, weights=np.ascontiguousarray(u[:, k]), minlength=n)[big]
+            for u in (u_before, u_after) for k in (0, 1)]
+    ax, ay, bx, by = sums
+    dot = ax * bx + ay * by
+    cross = np.abs(ax * by - ay * bx)
+    m = size[big] * max(min_agreement, 1e-9)  # |sum of unit headings| >= P_min * size
+    ok = (ax * ax + ay * ay >= m * m) & (bx * bx + by * by >= m * m)
+    angle = detmath.atan2(cross, dot)
+    hit = ok & (angle > min_turn)
+    return [(int(g), float(a)) for g, a in zip(big[hit], angle[hit])]
+
+
+def hexatic_order(x: np.ndarray, box: Box, scale: float = 1.5, min_bonds: int = 3,
+                  spacing: float | None = None) -> tuple[float, int]:
+    """Mean local six-fold order ``|psi6|`` and how many agents it averages over.
+
+    Bonds of agent i: the other agents within ``scale * spacing`` of it, where
+    ``spacing`` is the mean nearest-neighbour distance (:func:`nearest_spacing`)
+    unless given.  For an agent with at least ``min_bonds`` bonds
+    ``psi6_i = (1/n_i) sum_j (d_ij / |d_ij|)^6`` (the bond vector as a complex
+    number, raised to the sixth power by multiplication = exp(6 i theta_ij)).
+    Returns ``(mean_i |psi6_i|, count)``; ``(nan, 0)`` when no agent has enough bonds.
+    Coincident agents (|d| = 0) form no bond.
+    """
+    x = np.asarray(x, dtype=np.float64).reshape(-1, 2)
+    n = x.shape[0]
+    if n < 2:
+        return math.nan, 0
+    if spacing is None:
+        spacing, _ = nearest_spacing(x, box)
+    if not (math.isfinite(spacing) and spacing > 0):
+        return math.nan, 0
+    pairs = cells.neighbour_pairs(x, box, scale * spacing, sort=False)
+    pairs = pairs.take(np.flatnonzero(pairs.r > 0))
+    if len(pairs) == 0:
+        return math.nan, 0
+    c = pairs.d[:, 0] / pairs.r
+    s = pairs.d[:, 1] / pairs.r
+    c2, s2 = c * c - s * s, 2.0 * c * s            # z^2
+    c3, s3 = c2 * c - s2 * s, c2 * s + s2 * c      # z^3
+    c6, s6 = c3 * c3 - s3 * s3, 2.0 * c3 * s3      # z^6
+    i = pairs.i.astype(np.intp, copy=False)
+    cnt = np.bincount(i, minlength=n)
+    re = np.bincount(i, weights=c6, minlength=n)
+    im = np.bincount(i, weights=s6, minlength=n)
+    has = cnt >= min_bonds
+    if not np.any(has):
+        return math.nan, 0
+    psi = np.sqrt(re[has] * re[has] + im[has] * im[has]) / cnt[has]
+    return float(psi.mean()), int(np.count_nonzero(has))
 
 
 # ----------------------------------------------------------------------------------------------

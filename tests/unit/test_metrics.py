@@ -302,3 +302,126 @@ def test_group_labels_long_chain_and_edge_cases():
     assert metrics.count_flocks(np.zeros(300, np.intp), u, 5, 0.8) == 1  # one chain flying one way
     u[::2] = [-1.0, 0.0]
     assert metrics.count_flocks(np.zeros(300, np.intp), u, 5, 0.8) == 0  # half each way: no flock
+
+
+# ----------------------------------------------------------------------------------------
+# groups over time (membership tracking), splits, turns, grouped share, hexatic order
+
+
+def _match_oracle(before, after, min_size):
+    """Direct loops: for each earlier group of min_size+, count its members per later group."""
+    out = {}
+    for g in sorted(set(before.tolist())):
+        members = [k for k in range(len(before)) if before[k] == g]
+        if len(members) < min_size:
+            continue
+        counts = {}
+        for k in members:
+            counts[int(after[k])] = counts.get(int(after[k]), 0) + 1
+        out[g] = sorted(counts.items(), key=lambda hk: (-hk[1], hk[0]))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_match_groups_and_splits_against_direct_loops(seed):
+    rng = np.random.default_rng(40 + seed)
+    n = int(rng.integers(1, 150))
+    before = rng.integers(0, max(1, n // 8), n)
+    after = rng.integers(0, max(1, n // 5), n)
+    for min_size in (1, 6):
+        want = _match_oracle(before, after, min_size)
+        got = metrics.match_groups(before, after, min_size)
+        assert got == want
+        assert all(sum(k for _, k in parts) == np.count_nonzero(before == g) for g, parts in got.items())
+        splits = [g for g, parts in want.items() if len([k for _, k in parts if k >= 3]) >= 2]
+        assert metrics.group_splits(before, after, min_size, 3) == splits
+
+
+def test_splits_need_two_parts_of_min_part_members():
+    before = np.zeros(12, np.intp)
+    # 12 boids -> 9 + 3: a split; 10 + 2: a group losing two stragglers is not
+    assert metrics.group_splits(before, np.array([0] * 9 + [9] * 3)) == [0]
+    assert metrics.group_splits(before, np.array([0] * 10 + [10] * 2)) == []
+    # the parts are counted by members of the earlier group, whoever else joined them later
+    after = np.array([0] * 10 + [10] * 2 + [10] * 5)
+    assert metrics.group_splits(np.array([0] * 12 + list(range(12, 17))), after) == []
+    # groups below min_size are not followed; labels of different lengths are refused
+    assert metrics.group_splits(np.zeros(5, np.intp), np.array([0, 0, 0, 3, 3])) == []
+    assert metrics.group_splits(np.zeros(5, np.intp), np.array([0, 0, 0, 3, 3]), min_size=5, min_part=2) == [0]
+    with pytest.raises(ValueError, match="same agents"):
+        metrics.match_groups(np.zeros(3, np.intp), np.zeros(4, np.intp))
+    assert metrics.match_groups(np.zeros(0, np.intp), np.zeros(0, np.intp)) == {}
+
+
+def test_group_turns_measure_the_turn_of_the_members_mean_heading():
+    labels = np.array([0] * 8 + [8] * 8 + [16] * 3)
+    u0 = metrics.headings_to_u(np.zeros(19))
+    turn = np.concatenate([np.full(8, math.radians(35.0)), np.full(8, math.radians(10.0)), np.full(3, 2.0)])
+    u1 = metrics.headings_to_u(turn)
+    got = metrics.group_turns(labels, u0, u1, min_size=6)
+    assert [g for g, _ in got] == [0]  # 10 degrees is too slow, the 3-boid group too small
+    assert got[0][1] == pytest.approx(math.radians(35.0), abs=1e-12)
+    # the mean heading of a spread group, and either turning sense
+    th = np.linspace(-0.5, 0.5, 8)
+    u0 = metrics.headings_to_u(np.concatenate([th, th, [0, 0, 0]]))
+    u1 = metrics.headings_to_u(np.concatenate([th - 1.0, th + 0.2, [0, 0, 0]]))
+    got = dict(metrics.group_turns(labels, u0, u1, min_size=6))
+    assert set(got) == {0} and got[0] == pytest.approx(1.0, abs=1e-12)
+    # a group whose headings (nearly) cancel has no mean heading to turn: only groups
+    # flying one way (own P >= min_agreement at both moments) count
+    u0 = metrics.headings_to_u(np.array([0.0, math.pi] * 4 + [0.0] * 11))
+    assert 0 not in dict(metrics.group_turns(labels, u0, u1, min_size=6))
+    u0 = metrics.headings_to_u(np.array([0.0] * 6 + [2.0] * 2 + [0.0] * 11))
+    own = metrics.polarization(u0[:8])  # 0.685
+    assert 0 in dict(metrics.group_turns(labels, u0, u1, min_size=6, min_agreement=own - 1e-9))
+    assert 0 not in dict(metrics.group_turns(labels, u0, u1, min_size=6, min_agreement=own + 1e-9))
+    assert metrics.group_turns(np.zeros(0, np.intp), np.zeros((0, 2)), np.zeros((0, 2))) == []
+
+
+def test_grouped_share():
+    assert metrics.grouped_share(np.array([0] * 6 + [6] * 5 + [11]), 6) == pytest.approx(0.5)
+    assert metrics.grouped_share(np.array([0] * 6 + [6] * 5 + [11]), 5) == pytest.approx(11 / 12)
+    assert math.isnan(metrics.grouped_share(np.zeros(0, np.intp), 6))
+
+
+def _lattice(a, nx, ny, box_w, box_h, jitter=0.0, seed=0):
+    rng = np.random.default_rng(seed)
+    pts = [((k + 0.5 * (r % 2)) * a, r * a * math.sqrt(3) / 2) for r in range(ny) for k in range(nx)]
+    return (np.array(pts) + [5.0, 5.0] + jitter * rng.normal(size=(len(pts), 2))) % [box_w, box_h]
+
+
+def test_hexatic_order_lattice_liquid_and_direct_formula():
+    box = Box(200.0, 150.0)
+    x = _lattice(4.0, 10, 10, box.width, box.height)
+    order, count = metrics.hexatic_order(x, box)
+    # a perfect triangular patch: 1 for every agent with 3+ bonds (the edge agents too, since
+    # each bond angle is a multiple of 60 degrees); two corners have only 2 bonds
+    assert order == pytest.approx(1.0, abs=1e-12) and count == 98
+    # rotated lattices are just as ordered
+    th = 0.37
+    rot = np.array([[math.cos(th), -math.sin(th)], [math.sin(th), math.cos(th)]])
+    assert metrics.hexatic_order((x - 60.0) @ rot.T + 80.0, box)[0] == pytest.approx(1.0, abs=1e-9)
+    # a random gas of the same density is far from it
+    rng = np.random.default_rng(7)
+    gas = rng.random((100, 2)) * [40.0, 35.0] + 20.0
+    assert metrics.hexatic_order(gas, box)[0] < 0.6
+    # the direct formula (complex exponentials, 9 periodic images) on a jittered patch
+    xj = _lattice(4.0, 8, 8, box.width, box.height, jitter=0.8, seed=3)
+    nearest = [min(_periodic_dist(xj[i], xj[j], box) for j in range(len(xj)) if j != i) for i in range(len(xj))]
+    cut = 1.5 * np.mean(nearest)
+    vals = []
+    for i in range(len(xj)):
+        z = []
+        for j in range(len(xj)):
+            d = xj[j] - xj[i]
+            d = d - box.size * np.floor(d / box.size + 0.5)
+            if j != i and math.hypot(*d) <= cut:
+                z.append(complex(math.cos(6 * math.atan2(d[1], d[0])), math.sin(6 * math.atan2(d[1], d[0]))))
+        if len(z) >= 3:
+            vals.append(abs(sum(z) / len(z)))
+    order, count = metrics.hexatic_order(xj, box)
+    assert count == len(vals) and order == pytest.approx(np.mean(vals), abs=1e-12)
+    assert 0.3 < order < 0.99
+    # too few agents or bonds
+    assert math.isnan(metrics.hexatic_order(np.zeros((1, 2)), box)[0])
+    assert metrics.hexatic_order(np.array([[1.0, 1.0], [3.0, 1.0], [5.0, 1.0]]), box)[1] == 0
