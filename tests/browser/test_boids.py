@@ -434,12 +434,12 @@ def test_touch_treat_on_a_phone(phone_page, open_lab):
     # a finger does not leave a focus frame and the keyboard cursor behind on the sky
     assert page.evaluate("document.activeElement !== document.querySelector('#lab-boids canvas.bd-canvas')")
     assert page.rec.page_errors == [] and page.rec.console_errors == []
-    # one column on a phone: stage, controls, "Try this", then the chart
-    stage, controls, tries, chart = (page.locator(f"#lab-boids {sel}").bounding_box()
-                                     for sel in (".bd-stage", ".bd-controls", ".bd-try", ".bd-chart-fig"))
-    assert controls["y"] >= stage["y"] + stage["height"] and controls["width"] <= 390
-    assert tries["y"] >= controls["y"] + controls["height"]
-    assert chart["y"] >= tries["y"] + tries["height"]
+    # one column on a phone: stage, "Try this" (the presets by the stage), controls, then the chart
+    stage, tries, controls, chart = (page.locator(f"#lab-boids {sel}").bounding_box()
+                                     for sel in (".bd-stage", ".bd-try", ".bd-controls", ".bd-chart-fig"))
+    assert tries["y"] >= stage["y"] + stage["height"] and controls["width"] <= 390
+    assert controls["y"] >= tries["y"] + tries["height"]
+    assert chart["y"] >= controls["y"] + controls["height"]
     # no formula is cut off at phone width
     clipped = page.eval_on_selector_all("#lab-boids .bd-explain .formula",
                                         "els => els.filter(e => e.scrollWidth > e.clientWidth + 1).length")
