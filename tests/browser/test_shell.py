@@ -154,7 +154,7 @@ def test_the_page_responds_while_python_starts(browser, server):
           f"{tbt['main']:.0f} ms on the main thread; worst stall {max(worker):.0f} / {max(main):.0f} ms")
     assert len(worker) > 20  # Python took a while to start, and the page kept running meanwhile
     assert sorted(worker)[len(worker) // 2] < 25  # the typical timer is on time
-    assert tbt["main"] > 300  # the comparison is real: the main-thread engine blocks
+    assert tbt["main"] > 150  # the comparison is real: the main-thread engine blocks
     assert tbt["worker"] < 0.25 * tbt["main"]
 
 
