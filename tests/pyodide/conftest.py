@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "tools"))
 
 import pyodide_test_dist  # noqa: E402
@@ -51,6 +52,16 @@ def pytest_configure(config):
     (dist / SRC_ZIP).write_bytes(_source_zip())
     config.option.dist_dir = dist
     pytest.pyodide_dist_dir = dist
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    """Run these tests first.  Playwright's sync API cannot start while another sync
+    Playwright is alive (tests/browser keeps one for the whole session), and the one
+    here is module-scoped, so it must be done before tests/browser begins."""
+    here = [it for it in items if Path(str(it.fspath)).parent == HERE]
+    if here:
+        items[:] = here + [it for it in items if Path(str(it.fspath)).parent != HERE]
 
 
 @pytest.fixture(scope="module")
