@@ -237,6 +237,23 @@ def packed_toml(toml_text: str) -> str:
             f'[files]\n"./{ENGINE_ARCHIVE}" = "./*"\n')
 
 
+PRELOAD = re.compile(r'^([ \t]*)<link rel="preload" href="[^"]+" as="fetch" crossorigin="anonymous">\n', re.M)
+
+
+def preload_engine(page: str) -> str:
+    """index.html with one more preload tag, for the engine archive, after the runtime's.
+
+    The worker asks for the archive only once Python is up; preloaded, it downloads from
+    t = 0 beside the runtime, and the worker's request finds it in the HTTP cache."""
+    tags = list(PRELOAD.finditer(page))
+    if not tags:
+        raise BuildError('index.html has no <link rel="preload" ... as="fetch" crossorigin="anonymous"> tags '
+                         "to add the engine archive to")
+    last = tags[-1]
+    tag = f'{last.group(1)}<link rel="preload" href="{ENGINE_ARCHIVE}" as="fetch" crossorigin="anonymous">\n'
+    return page[:last.end()] + tag + page[last.end():]
+
+
 def write_engine(root: Path, dest: Path) -> dict:
     """The engine archive of pyscript.toml's [files] table, written to ``dest``."""
     import engine_archive  # noqa: PLC0415 (tools/ is this script's folder)
@@ -264,6 +281,7 @@ def build(root: Path = ROOT, out: Path = OUT) -> tuple[int, int]:
         print("build_dist: note: no Python 3.12 build venv (tools/vendor.py), so the engine archive holds "
               "sources only and the browser compiles them at start", file=sys.stderr)
     (out / "pyscript.toml").write_text(packed_toml((root / "pyscript.toml").read_text()))
+    (out / "index.html").write_text(preload_engine((root / "index.html").read_text(encoding="utf-8")), encoding="utf-8")
     write_service_worker(out, root)
     written = [p for p in out.rglob("*") if p.is_file()]
     (out / ".nojekyll").write_bytes(b"")

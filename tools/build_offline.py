@@ -448,6 +448,8 @@ class Builder:
             f"  <script>{script_safe(shim)}</script>\n"
             f"  <script>{script_safe(boot)}</script>"
         )
+        # Preload tags name files of the served runtime; this file carries them inside.
+        page = re.sub(r'[ \t]*<link\s+rel="preload"[^>]*>\n?', "", page)
         page = once(r'<script\s+src="assets/js/boot\.js"\s*>\s*</script>', lambda m: head_extra, page, "boot.js")
         page = once(r'<link\s+rel="stylesheet"\s+href="assets/css/app\.css"\s*/?>',
                     lambda m: f"<style>{inline_css(root, 'assets/css/app.css')}</style>", page, "app.css")

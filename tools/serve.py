@@ -9,12 +9,19 @@
   accept it, as static hosts (GitHub Pages) do, so that benchmarks see the bytes a
   student's browser downloads.  Zip archives and wheels go as they are (already
   compressed; hosts do not compress them either).
+* Optional ``--throttle MBPS[:RTT_MS]`` (e.g. ``10:40``) limits the server to that
+  bandwidth, shared by all connections, and adds one round trip of latency before each
+  response.  It slows everything this server sends, whoever asks: the page, its Web
+  Workers and its service worker alike (DevTools' network emulation on the page's target
+  does not reach a dedicated worker's own requests).  The deploy benchmark uses it.
 * Binds 127.0.0.1 by default and prints the URL.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import email.utils
 import functools
 import gzip
 import http.server
@@ -22,6 +29,7 @@ import io
 import os
 import threading
 import socketserver
+import time
 import sys
 from pathlib import Path
 
@@ -63,13 +71,82 @@ def gzipped(path: str) -> bytes:
     return hit
 
 
+class Throttle:
+    """A shared link: ``mbps`` megabits per second for all connections together, and
+    ``rtt_ms`` of latency before each response's first byte.
+
+    Bytes leave in chunks of ``CHUNK``; each chunk is given the next free slot on the link
+    (first come, first served), so parallel downloads share the bandwidth as on one
+    network connection, and the total time for B bytes is at least B * 8 / bandwidth.
+    """
+
+    CHUNK = 16 * 1024
+
+    def __init__(self, mbps: float, rtt_ms: float = 0.0):
+        if not mbps > 0:
+            raise ValueError("throttle: the bandwidth must be > 0 Mbps")
+        self.bytes_per_s = mbps * 1e6 / 8
+        self.rtt_s = max(0.0, rtt_ms) / 1000
+        self._free_at = 0.0  # time.monotonic() when the link is next idle
+        self._lock = threading.Lock()
+
+    @classmethod
+    def parse(cls, text: str) -> "Throttle":
+        """``"10"`` or ``"10:40"`` (Mbps[:RTT ms])."""
+        mbps, _, rtt = str(text).partition(":")
+        return cls(float(mbps), float(rtt or 0))
+
+    def send(self, n: int) -> None:
+        """Block until ``n`` bytes have had their turn on the link."""
+        with self._lock:
+            start = max(time.monotonic(), self._free_at)
+            self._free_at = start + n / self.bytes_per_s
+            done = self._free_at
+        delay = done - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+
+    def wait_rtt(self) -> None:
+        if self.rtt_s:
+            time.sleep(self.rtt_s)
+
+
+class _ThrottledWriter:
+    """The socket's write side, paced by a Throttle."""
+
+    def __init__(self, raw, throttle: Throttle):
+        self._raw, self._throttle = raw, throttle
+
+    def write(self, data):
+        view = memoryview(data)
+        for i in range(0, len(view), Throttle.CHUNK):
+            chunk = view[i:i + Throttle.CHUNK]
+            self._throttle.send(len(chunk))
+            self._raw.write(chunk)
+        return len(view)
+
+    def __getattr__(self, name):
+        return getattr(self._raw, name)
+
+
 class Handler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME}
     csp: str | None = None
     quiet = False
     gzip = False
+    throttle: Throttle | None = None
+
+    def setup(self):
+        super().setup()
+        if self.throttle is not None:
+            self.wfile = _ThrottledWriter(self.wfile, self.throttle)
 
     def send_head(self):
+        if self.throttle is not None:
+            self.throttle.wait_rtt()
+        return self._send_head()
+
+    def _send_head(self):
         if not self.gzip or "gzip" not in self.headers.get("Accept-Encoding", ""):
             return super().send_head()
         path = self.translate_path(self.path)
@@ -81,14 +158,35 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         ctype = self.guess_type(path)
         if not os.path.isfile(path) or not ctype.startswith(COMPRESSIBLE):
             return super().send_head()
+        mtime = os.stat(path).st_mtime
+        if self._not_modified_since(mtime):
+            # A revalidation (Cache-Control: no-cache) costs one round trip, not the file again.
+            self.send_response(304)
+            self.send_header("Last-Modified", self.date_time_string(mtime))
+            self.end_headers()
+            return None
         body = gzipped(path)
         self.send_response(200)
         self.send_header("Content-Type", ctype)
+        self.send_header("Last-Modified", self.date_time_string(mtime))
         self.send_header("Content-Encoding", "gzip")
         self.send_header("Vary", "Accept-Encoding")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         return io.BytesIO(body)
+
+    def _not_modified_since(self, mtime: float) -> bool:
+        """The stdlib's If-Modified-Since rule (seconds resolution), for the gzip path."""
+        ims = self.headers.get("If-Modified-Since")
+        if not ims or "If-None-Match" in self.headers:
+            return False
+        try:
+            when = email.utils.parsedate_to_datetime(ims)
+        except (TypeError, IndexError, OverflowError, ValueError):
+            return False
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=datetime.timezone.utc)
+        return int(mtime) <= when.timestamp()
 
     def end_headers(self):
         self.send_header("Cache-Control", "no-cache")
@@ -107,8 +205,10 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 
 
 def make_server(root: Path, host: str = "127.0.0.1", port: int = 8000, csp: str | None = None, quiet: bool = False,
-                gzip: bool = False):
-    handler = type("SwarmHandler", (Handler,), {"csp": csp, "quiet": quiet, "gzip": gzip})
+                gzip: bool = False, throttle: Throttle | str | None = None):
+    if isinstance(throttle, str):
+        throttle = Throttle.parse(throttle)
+    handler = type("SwarmHandler", (Handler,), {"csp": csp, "quiet": quiet, "gzip": gzip, "throttle": throttle})
     return Server((host, port), functools.partial(handler, directory=str(root)))
 
 
@@ -120,9 +220,15 @@ def main(argv=None) -> int:
     ap.add_argument("--csp", default=None, help="send this Content-Security-Policy header")
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--gzip", action="store_true", help="gzip text, JS, JSON and wasm as static hosts do")
+    ap.add_argument("--throttle", default=None, metavar="MBPS[:RTT_MS]",
+                    help="limit the bandwidth (shared by all connections) and add latency, e.g. 10:40")
     args = ap.parse_args(argv)
     try:
-        httpd = make_server(Path(args.root), args.host, args.port, args.csp, args.quiet, args.gzip)
+        httpd = make_server(Path(args.root), args.host, args.port, args.csp, args.quiet, args.gzip,
+                            throttle=args.throttle)
+    except ValueError as exc:
+        print(f"serve: bad --throttle {args.throttle!r}: {exc}. Use MBPS or MBPS:RTT_MS, e.g. 10:40.", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"serve: cannot listen on {args.host}:{args.port}: {exc}. Try `make run PORT=8001`.", file=sys.stderr)
         return 1

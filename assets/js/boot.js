@@ -18,6 +18,7 @@
     "pyodide.asm.wasm": { stage: "runtime", size: 10105545 },
     "python_stdlib.zip": { stage: "runtime", size: 2245333 },
     "pyodide-lock.json": { stage: "runtime", size: 446 },
+    "pyodide.asm.js": { stage: "runtime", size: 1255688 },
     "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl": { stage: "numpy", size: 2573156 },
   };
   const STAGES = [
@@ -25,12 +26,35 @@
     { id: "numpy", label: "numpy" },
     { id: "engine", label: "Swarm Lab engine" },
   ];
-  const STALL_MS = 45000; // no progress for this long: say so, with what to try
+  // Timings in ms, as data.  A page (a slow kiosk, a test) may set window.SWARMLAB_BOOT_TIMING
+  // = {stall, quiet} before this script runs; only positive numbers are taken.
+  //   stall  a download that brings no bytes for this long is reported, with what to try;
+  //   quiet  once everything has arrived and Python has said nothing for this long, the
+  //          message becomes "Still starting Python… (N s)" (never a failure).
+  const TIMING = { stall: 45000, quiet: 8000 };
+  const given = window.SWARMLAB_BOOT_TIMING;
+  if (given && typeof given === "object") {
+    for (const k of Object.keys(TIMING)) if (Number(given[k]) > 0) TIMING[k] = Number(given[k]);
+  }
+  const STALL_MS = TIMING.stall;
+  // What the status line says at each stage: plain words, never the runtime's internal step
+  // names ("Loaded Storage", "Loading packages").
+  const SAY = {
+    numpy: "Downloading numpy…",
+    start: "Starting Python…",
+    unpackEngine: "Unpacking the Swarm Lab engine…",
+    setupNumpy: "Setting up numpy…",
+    engine: "Starting the Swarm Lab engine…",
+  };
+  // A file of the app that arrived but is not what it should be (cut short, altered): no
+  // network problem, so the hint is to fetch a fresh copy of the app.
+  const DAMAGED = /CompileError|WebAssembly\.(?:instantiate|compile|Module)|wasm validation|section (?:was )?(?:shorter|longer)|fell off|unexpected end|invalid magic|sha256|integrity|checksum|BadZipFile|not a zip file/i;
 
   const state = {
     stage: "runtime",
     loaded: {},
     total: {},
+    finished: {}, // runtime files whose last byte has arrived
     failed: false,
     done: false,
     errors: [],
@@ -110,8 +134,15 @@
       if (state.done) console.error("[swarmlab]", what, detail);
       return;
     }
+    if (!soft && !/damaged|incomplete/.test(what) && DAMAGED.test(`${detail || ""}\n${state.errors.join("\n")}`)) {
+      what = `this copy of Swarm Lab is damaged (${what})`;
+      hint = "A file of the app arrived cut short or altered, so it cannot run. Download the app again " +
+        "(reload with Ctrl+Shift+R, or fetch a fresh swarm-lab.html); if you host it, re-deploy the whole folder " +
+        "(`make dist`). Your connection is not the problem.";
+    }
     state.failed = true;
     state.soft = soft;
+    state.failedWhat = what;
     const overlay = $("boot-overlay");
     if (overlay) overlay.hidden = true;
     const panel = $("boot-error");
@@ -169,30 +200,45 @@
     window.fetch = async function (input, init) {
       const url = typeof input === "string" ? input : (input && input.url) || String(input);
       const key = fileKey(url);
+      // A runtime download counts as pending from its request on (a connection that never
+      // answers is a stall too) until its last byte or its failure.
+      const counting = Boolean(key) && !state.done;
+      if (counting) state.pending++;
+      let settled = false;
+      const settle = () => { if (counting && !settled) { settled = true; state.pending--; } };
       let response;
       try {
         response = await realFetch(input, init);
       } catch (err) {
+        settle();
         if (!state.done && (key || sameOrigin(url))) {
           fail(`could not download ${shortName(url)}`, String(err && err.message || err),
             "Check your connection to the site that serves Swarm Lab and reload.");
         }
         throw err;
       }
-      if (!response.ok && !state.done && (key || sameOrigin(url)) && !/\.py$/.test(url.split("?")[0]) ) {
+      if (!response.ok) settle();
+      const ours = !state.done && (key || sameOrigin(url));
+      const missing = response.status === 404 || response.status === 410;
+      if (!response.ok && ours && missing) {
+        // The server answered, so the connection is fine: the file is not on the site.
+        const engineFile = /\.py$|engine\.zip$/.test(url.split("?")[0]);
+        fail(`this copy of Swarm Lab is incomplete: ${shortName(url)} is missing (HTTP ${response.status})`,
+          `${url} answered ${response.status} ${response.statusText}`,
+          (engineFile ? "The Swarm Lab engine files are missing on this site. " : "A file of the app is missing on this site. ") +
+          "If you host Swarm Lab, copy the whole built folder again (`make dist`, or `make run` locally); otherwise tell your teacher.");
+        return response;
+      }
+      if (!response.ok && ours) {
         fail(`could not download ${shortName(url)} (HTTP ${response.status})`,
           `${url} answered ${response.status} ${response.statusText}`,
-          "The copy of Swarm Lab on this site is incomplete. If you host it, run `make dist` (or `make run` locally) again; otherwise tell your teacher.");
+          "The site that serves Swarm Lab answered with an error. Reload in a minute; if it repeats, tell whoever hosts it.");
         return response;
       }
-      if (!response.ok && !state.done && /\.py$/.test(url.split("?")[0])) {
-        fail(`could not load the engine file ${shortName(url)} (HTTP ${response.status})`, url,
-          "The Swarm Lab engine files are missing on this site; re-deploy the whole folder.");
-        return response;
-      }
-      if (!key || !response.body || state.done) return response;
-      state.pending++;
-      const len = Number(response.headers.get("Content-Length")) || FILES[key].size;
+      if (!key || !response.body || state.done) { settle(); return response; }
+      // Content-Length counts compressed bytes when the host gzips; the stream yields them unpacked.
+      const packed = (response.headers.get("Content-Encoding") || "identity") !== "identity";
+      const len = (!packed && Number(response.headers.get("Content-Length"))) || FILES[key].size;
       state.total[key] = len;
       state.loaded[key] = 0;
       const reader = response.body.getReader();
@@ -202,21 +248,34 @@
           try {
             chunk = await reader.read();
           } catch (err) {
-            state.pending--;
+            settle();
             throw err;
           }
           const { done, value } = chunk;
-          if (done) { state.pending--; controller.close(); return; }
+          if (done) {
+            settle();
+            state.finished[key] = true;
+            controller.close();
+            downloaded();
+            return;
+          }
           state.loaded[key] += value.byteLength;
           state.lastProgress = Date.now();
           render();
           controller.enqueue(value);
         },
-        cancel(reason) { state.pending--; return reader.cancel(reason); },
+        cancel(reason) { settle(); return reader.cancel(reason); },
       });
-      if (FILES[key].stage === "numpy") stage("numpy", "Downloading numpy…");
       return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
     };
+  }
+
+  // After each finished download: say what the wait is now for.
+  function downloaded() {
+    if (state.failed || state.done || state.stage === "engine") return;
+    const left = (id) => Object.keys(FILES).some((n) => FILES[n].stage === id && !state.finished[n]);
+    if (state.pending === 0 && !left("runtime") && !left("numpy")) stage("numpy", SAY.start);
+    else if (!left("runtime")) stage("numpy", SAY.numpy);
   }
 
   function shortName(url) {
@@ -233,7 +292,9 @@
     record(ev.message || (ev.error && ev.error.stack));
     // A module or script element that failed to load fires a non-bubbling error; catch it here.
     const t = ev.target;
-    if (t && t !== window && (t.src || t.href)) {
+    // (A preloaded file that fails is reported by the fetch wrapper, with the HTTP status.)
+    const preload = t && t.tagName === "LINK" && /\bpreload\b/i.test(t.rel || "");
+    if (t && t !== window && (t.src || t.href) && !preload) {
       fail(`could not load ${shortName(t.src || t.href)}`, t.src || t.href,
         "A file of the app is missing or blocked. Reload; if you host Swarm Lab, re-deploy the whole folder.");
     }
@@ -245,14 +306,29 @@
     fail("the Python runtime did not start", (r && r.message) || String(r));
   });
   // A Content-Security-Policy that forbids what the runtime needs: say so at once.
+  const CSP_WHAT = "this site's Content-Security-Policy blocks the Python runtime";
   document.addEventListener("securitypolicyviolation", (ev) => {
-    if (state.done || state.failed) return;
     const d = ev.effectiveDirective || ev.violatedDirective || "";
+    // Trusted Types also refuse Function(), so the engine's CSP check may already have
+    // reported "needs 'unsafe-eval'", which is the wrong advice: this names the real cause.
+    if (/^(require-trusted-types-for|trusted-types)/.test(d) && !state.done && state.failedWhat === CSP_WHAT) {
+      state.failed = false;
+    }
+    if (state.done || state.failed) return;
+    if (/^(require-trusted-types-for|trusted-types)/.test(d)) {
+      fail("this site's Content-Security-Policy (Trusted Types) blocks the Python runtime",
+        `${d} blocked ${ev.blockedURI || "a script sink"}${ev.sample ? ": " + String(ev.sample).slice(0, 120) : ""}` +
+        `${ev.sourceFile ? " in " + ev.sourceFile : ""}`,
+        "The site hosting Swarm Lab sends a Trusted Types policy (require-trusted-types-for 'script'), which the " +
+        "Python runtime (PyScript) does not support. Ask its administrator to leave that directive out for Swarm Lab's " +
+        "pages (see the README, Content-Security-Policy), or use the single-file version.");
+      return;
+    }
     if (!/^(script-src|default-src|connect-src)/.test(d)) return;
     if (/^blob/.test(ev.blockedURI || "")) return; // a blocked worker: the engine falls back to the main thread
     const what = ev.blockedURI === "wasm-eval" ? "WebAssembly (needs 'wasm-unsafe-eval')"
       : ev.blockedURI === "eval" ? "Function()/eval (PyScript needs 'unsafe-eval')" : ev.blockedURI;
-    fail("this site's Content-Security-Policy blocks the Python runtime",
+    fail(CSP_WHAT,
       `${d} blocked ${what}${ev.sourceFile ? " in " + ev.sourceFile : ""}`,
       "The site hosting Swarm Lab must allow 'wasm-unsafe-eval' and 'unsafe-eval' in script-src (see the README, Content-Security-Policy). Tell its administrator, or use the single-file version.");
   });
@@ -268,13 +344,16 @@
     }
     realError(...args);
   };
+  // PyScript's progress events name its internal steps ("Loading Pyodide", "Loaded Storage",
+  // "Loading packages"); the page turns them into the stage a reader understands.
   window.addEventListener("py:progress", (ev) => {
     const d = String(ev.detail || "");
     state.lastProgress = Date.now();
-    if (/numpy/i.test(d)) stage("numpy", d.replace(/^Load/, "Load") + "…");
-    else if (/Loaded Pyodide/.test(d)) stage("engine", "Starting the engine…");
-    const msg = $("boot-message");
-    if (msg && d && !state.failed) msg.textContent = d;
+    if (/numpy|packages/i.test(d)) stage("numpy", SAY.setupNumpy);
+    else if (/^Loading Pyodide/i.test(d)) stage(state.stage, state.pending > 0 ? null : SAY.start);
+    else if (/Loaded Pyodide/i.test(d)) stage("engine", SAY.engine);
+    else if (/^Loading files/i.test(d)) stage(state.stage, SAY.unpackEngine);
+    // ("Storage" is PyScript opening its own storage: nothing a reader waits for.)
   });
 
   // --- watchdog: a stalled download says so instead of spinning forever ---
@@ -288,20 +367,65 @@
       fail("loading stalled", `No data arrived for ${Math.round(STALL_MS / 1000)} s while downloading the ${state.stage}.`,
         "Your connection may be slow or interrupted. Reload; if this repeats, try another network or browser.",
         { soft: true });
-    } else if (state.pending === 0 && quiet > 8000) {
+    } else if (state.pending === 0 && quiet > TIMING.quiet) {
       const msg = $("boot-message");
       const s = Math.round(((typeof performance !== "undefined" ? performance.now() : 0) - state.started) / 1000);
       if (msg) msg.textContent = `Still starting Python… (${s} s so far; a slow device can take a minute or more)`;
     }
-  }, 2000);
+  }, Math.min(2000, Math.max(250, TIMING.quiet / 2)));
 
-  // --- prefetch: start every runtime download at once, in parallel, through the wrapper ---
-  // The engine runs in a worker, whose own fetches this page cannot see; fetching the same
-  // files here first shows real progress and fills the HTTP cache the worker then reads.
+  // --- prefetch: every big download at once, in parallel, through the wrapper ---
+  // The engine runs in a worker, whose own fetches this page cannot see.  index.html's
+  // <link rel="preload" as="fetch"> tags start the runtime files (and, in the built site, the
+  // engine archive) while the page is still being read; fetching the same URLs here takes
+  // those responses over (no second download), shows real progress, and leaves them in the
+  // HTTP cache that the worker reads.  Files of FILES that no tag names are fetched too.
   function prefetch(interpreterURL) {
-    const base = String(interpreterURL).replace(/[^/]*$/, "");
-    for (const name in FILES) {
-      window.fetch(base + name).then((r) => (r.ok ? r.arrayBuffer() : null)).catch(() => null);
+    const base = new URL(String(interpreterURL).replace(/[^/]*$/, ""), document.baseURI).href;
+    const urls = new Set();
+    for (const link of document.querySelectorAll('link[rel="preload"][as="fetch"]')) urls.add(link.href);
+    for (const name in FILES) urls.add(new URL(name, base).href);
+    const bodies = {};
+    for (const url of urls) {
+      const got = window.fetch(url).then((r) => (r.ok ? r.arrayBuffer() : null)).catch(() => null);
+      const key = fileKey(url);
+      if (key) bodies[key] = got;
+    }
+    verify(base, bodies).catch((err) => console.warn("[swarmlab] could not check the runtime files:", err));
+  }
+
+  // --- integrity: each runtime file against the manifest that vendoring wrote ---
+  // (assets/vendor/VENDORED.json: "pyodide/<name>" -> sha256).  A file cut short or altered
+  // would make Python fail inside the engine's worker, where the page cannot see the error;
+  // checked here, the reader learns at once that this copy is damaged.  The digests run off
+  // the page's main thread (WebCrypto) while the worker starts, so they delay nothing.
+  // Without a manifest (an unusual host layout) nothing is checked.
+  async function verify(base, bodies) {
+    if (!realFetch || !(window.crypto && crypto.subtle)) return;
+    const folder = base.replace(/\/$/, "").split("/").pop(); // "pyodide"
+    let manifest;
+    try {
+      const r = await realFetch(new URL("../VENDORED.json", base).href);
+      manifest = r.ok ? await r.json() : null;
+    } catch (e) {
+      manifest = null;
+    }
+    const want = manifest && manifest.files;
+    if (!want) return;
+    for (const name of Object.keys(bodies)) {
+      const expected = want[`${folder}/${name}`];
+      const body = await bodies[name];
+      if (!expected || !body || state.done || state.failed) continue;
+      const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", body));
+      const got = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+      if (got !== expected) {
+        fail(`this copy of Swarm Lab is damaged: ${name} is not the file it should be`,
+          `${name}: ${body.byteLength} bytes with sha256 ${got}; assets/vendor/VENDORED.json expects ${expected}.`,
+          "A file of the app arrived cut short or altered, so Python cannot start. Download the app again " +
+          "(reload with Ctrl+Shift+R); if you host Swarm Lab, copy the whole built folder again (`make dist`). " +
+          "Your connection is not the problem.");
+        return;
+      }
     }
   }
 

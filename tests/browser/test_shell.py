@@ -44,8 +44,10 @@ def test_missing_numpy_wheel_shows_error_panel(page, server):
     page.goto(f"{server}/?lab=swarm")
     page.wait_for_selector("#boot-error:not([hidden])", timeout=60_000)
     text = page.inner_text("#boot-error")
-    assert "could not download numpy-2.0.2" in text
-    assert "What to try" in text
+    # The server answered: the copy is incomplete, which is not the reader's connection.
+    assert "this copy of Swarm Lab is incomplete: numpy-2.0.2" in page.inner_text("#boot-error-what")
+    assert "HTTP 404" in text and "What to try" in text
+    assert "connection" not in page.inner_text("#boot-error-hint")
     assert page.is_hidden("#boot-overlay")
     screenshot(page, "boot-error-desktop")
 

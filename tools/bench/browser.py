@@ -1240,6 +1240,9 @@ def parse_args(argv=None):
     ap.add_argument("--deploy-loads", type=int, default=5, help="cold loads per page in the deploy part (default 5)")
     ap.add_argument("--offline-loads", type=int, default=3, help="offline second visits in the deploy part (default 3)")
     ap.add_argument("--throttled-loads", type=int, default=2, help="10 Mbps loads in the deploy part (default 2)")
+    ap.add_argument("--throttle-via", choices=("server", "cdp"), default="server",
+                    help="how the deploy part emulates 10 Mbps: the server's shared link (default; slows workers "
+                         "too) or DevTools on the page's target (does not reach the engine worker)")
     ap.add_argument("--json", default=str(ROOT / "dist" / "bench" / "browser.json"))
     ap.add_argument("--frame-budget-ms", type=float, default=1200.0, help="Pyodide time budget per engine row")
     ap.add_argument("--max-frames", type=int, default=300)
