@@ -2,7 +2,8 @@
 """A small static server for Swarm Lab (standard library only).
 
 * Correct MIME types for .wasm, .mjs, .whl, .toml and .py.
-* ``Cache-Control: no-cache`` so edits show up on reload.
+* ``Cache-Control: no-cache`` so edits show up on reload (``--cache max-age=600`` sends what
+  GitHub Pages sends instead; the deploy benchmark uses that).
 * Optional ``--csp "..."`` adds a Content-Security-Policy header (tests use it to
   prove the app boots under the policy the README documents).
 * Optional ``--gzip`` compresses text, JavaScript, JSON and WebAssembly for clients that
@@ -135,6 +136,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     quiet = False
     gzip = False
     throttle: Throttle | None = None
+    cache_control = "no-cache"
 
     def setup(self):
         super().setup()
@@ -189,7 +191,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         return int(mtime) <= when.timestamp()
 
     def end_headers(self):
-        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Cache-Control", self.cache_control)
         if self.csp:
             self.send_header("Content-Security-Policy", self.csp)
         super().end_headers()
@@ -205,10 +207,11 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 
 
 def make_server(root: Path, host: str = "127.0.0.1", port: int = 8000, csp: str | None = None, quiet: bool = False,
-                gzip: bool = False, throttle: Throttle | str | None = None):
+                gzip: bool = False, throttle: Throttle | str | None = None, cache: str = "no-cache"):
     if isinstance(throttle, str):
         throttle = Throttle.parse(throttle)
-    handler = type("SwarmHandler", (Handler,), {"csp": csp, "quiet": quiet, "gzip": gzip, "throttle": throttle})
+    handler = type("SwarmHandler", (Handler,), {"csp": csp, "quiet": quiet, "gzip": gzip, "throttle": throttle,
+                                                "cache_control": cache})
     return Server((host, port), functools.partial(handler, directory=str(root)))
 
 
@@ -222,10 +225,12 @@ def main(argv=None) -> int:
     ap.add_argument("--gzip", action="store_true", help="gzip text, JS, JSON and wasm as static hosts do")
     ap.add_argument("--throttle", default=None, metavar="MBPS[:RTT_MS]",
                     help="limit the bandwidth (shared by all connections) and add latency, e.g. 10:40")
+    ap.add_argument("--cache", default="no-cache", metavar="CACHE_CONTROL",
+                    help="the Cache-Control header (default no-cache; GitHub Pages sends max-age=600)")
     args = ap.parse_args(argv)
     try:
         httpd = make_server(Path(args.root), args.host, args.port, args.csp, args.quiet, args.gzip,
-                            throttle=args.throttle)
+                            throttle=args.throttle, cache=args.cache)
     except ValueError as exc:
         print(f"serve: bad --throttle {args.throttle!r}: {exc}. Use MBPS or MBPS:RTT_MS, e.g. 10:40.", file=sys.stderr)
         return 2

@@ -89,8 +89,8 @@ def fake_repo(tmp_path):
     write(r, f"{v}/pyodide/pyodide.asm.js", "var _createPyodideModule = 1;\n")
     write(r, f"{v}/pyodide/pyodide.asm.wasm", b"\0asm\1\0\0\0" + bytes(range(256)) * 4)
     write(r, f"{v}/pyodide/python_stdlib.zip", b"PK\3\4 stdlib")
-    write(r, f"{v}/pyodide/numpy-9.9-wasm32.whl", b"PK\3\4 numpy")
-    write(r, f"{v}/pyodide/pyodide-lock.json", json.dumps({"packages": {"numpy": {"file_name": "numpy-9.9-wasm32.whl"}}}))
+    write(r, f"{v}/pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", b"PK\3\4 numpy")
+    write(r, f"{v}/pyodide/pyodide-lock.json", json.dumps({"packages": {"numpy": {"file_name": "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"}}}))
     write(r, "node_modules/x/index.js", "x")
     write(r, "tests/unit/test_x.py", "x")
     write(r, "tools/t.py", "x")
@@ -119,7 +119,7 @@ def test_excluded_rules():
 
 
 ENGINE = {"app/swarmlab/__init__.py", "app/swarmlab/sessions/__init__.py"}
-GENERATED = {"pyscript.toml", "sw.js", "assets/js/sw-register.js", "app/engine.zip"}
+GENERATED = {"pyscript.toml", "sw.js", "assets/js/sw-register.js", "app/engine.zip", "index.html"}  # index: + a preload
 
 
 def test_dist_build_copies_bytes_and_adds_nojekyll(fake_repo, tmp_path):
@@ -319,11 +319,11 @@ def test_fake_single_file_is_self_contained_and_deterministic(fake_repo, tmp_pat
     assert page["config"]["packages_cache"] == "passthrough"
     served = {"app/main.py", "app/engine.zip",
               "pyodide/pyodide.asm.wasm", "pyodide/python_stdlib.zip", "pyodide/pyodide-lock.json",
-              "pyodide/numpy-9.9-wasm32.whl", "pyodide/pyodide.asm.js"}
+              "pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", "pyodide/pyodide.asm.js"}
     assert set(page["files"]) == served == set(page["blobs"])
     sources = {"app/main.py": "app/main.py"}
     sources.update({f"pyodide/{n}": f"assets/vendor/pyodide/{n}" for n in
-                    ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json", "numpy-9.9-wasm32.whl", "pyodide.asm.js")})
+                    ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json", "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", "pyodide.asm.js")})
     for name, rel in sources.items():
         raw = (fake_repo / rel).read_bytes()
         assert gzip.decompress(base64.b64decode(page["blobs"][name])) == raw, name
@@ -399,3 +399,101 @@ def test_toml_fallback_reads_pyscript_toml_like_tomllib():
         assert build_dist.toml_loads(text, force_fallback=True) == tomllib.loads(text)
     with pytest.raises(SystemExit, match="Python 3.11"):
         build_dist.toml_loads("a = 'single quoted'\n", force_fallback=True)
+
+
+# --- no request waterfall: the big files are preloaded (issue 19) --------------------------
+PRELOAD = re.compile(r'<link rel="preload" href="([^"]+)" as="fetch" crossorigin="anonymous">')
+
+
+def test_index_preloads_every_big_runtime_file_that_exists():
+    """index.html starts the runtime's big downloads at t = 0; each preload names a vendored
+    file, the numpy wheel is the lock's, and boot.js measures (and checks) every one of them."""
+    if not (ROOT / "assets/vendor/VENDORED.json").exists():
+        pytest.fail("assets/vendor is missing: run `make vendor` (or `make test`)")
+    hrefs = PRELOAD.findall((ROOT / "index.html").read_text())
+    runtime = ROOT / "assets/vendor/pyodide"
+    lock = json.loads((runtime / "pyodide-lock.json").read_text())
+    want = {"pyodide.asm.wasm", "pyodide.asm.js", "python_stdlib.zip", "pyodide-lock.json",
+            lock["packages"]["numpy"]["file_name"]}
+    assert {h.removeprefix("assets/vendor/pyodide/") for h in hrefs} == want
+    for h in hrefs:
+        assert (ROOT / h).is_file(), h
+    boot = (ROOT / "assets/js/boot.js").read_text()
+    for name in want:
+        assert f'"{name}": {{ stage:' in boot, f"boot.js FILES lacks {name}"
+
+
+def test_dist_preloads_the_engine_archive_and_the_single_file_preloads_nothing(fake_repo, tmp_path):
+    out = tmp_path / "site"
+    build_dist.build(fake_repo, out)
+    site_page = (out / "index.html").read_text()
+    hrefs = PRELOAD.findall(site_page)
+    assert hrefs[-1] == "app/engine.zip" and hrefs.count("app/engine.zip") == 1
+    assert hrefs[:-1] == PRELOAD.findall((fake_repo / "index.html").read_text())
+    for h in hrefs:
+        assert (out / h).is_file(), h
+    # The rest of the page is the repository's, byte for byte.
+    assert re.sub(r'\s*<link rel="preload" href="app/engine.zip"[^>]*>', "", site_page) == \
+        re.sub(r"\r\n", "\n", (fake_repo / "index.html").read_text())
+    single = tmp_path / "one.html"
+    build_offline.build(fake_repo, single, level=1)
+    markup = re.sub(r"<script\b.*?</script>", "", single.read_text(), flags=re.S)
+    assert not re.search(r'<link\s+rel="preload"', markup)
+
+
+# --- tools/serve.py: the gzip host and the emulated link of the deploy benchmark ----------
+def test_throttle_is_one_link_shared_by_every_connection(monkeypatch):
+    """--throttle 8:40 is 1 MB/s for all connections together (a fake clock: no wall time)."""
+    import serve
+
+    now = [100.0]
+
+    def sleep(d):
+        now[0] += d
+
+    monkeypatch.setattr(serve.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(serve.time, "sleep", sleep)
+    link = serve.Throttle.parse("8:40")
+    assert link.bytes_per_s == 1e6 and link.rtt_s == pytest.approx(0.04)
+    link.send(500_000)
+    assert now[0] == pytest.approx(100.5)
+    # Two connections that send at the same moment: the second waits for the first.
+    now[0] = 200.0
+    link.send(250_000)
+    assert now[0] == pytest.approx(200.25)
+    now[0] = 200.0
+    link.send(250_000)
+    assert now[0] == pytest.approx(200.5)
+    # An idle link does not bank credit.
+    now[0] = 300.0
+    link.send(100_000)
+    assert now[0] == pytest.approx(300.1)
+    with pytest.raises(ValueError):
+        serve.Throttle.parse("0")
+
+
+def test_gzip_server_compresses_and_answers_revalidation_with_304(tmp_path):
+    """A Web Worker revalidates what the page preloaded (Cache-Control: no-cache): the gzip
+    host must answer 304, not send the file again."""
+    import threading
+    import urllib.error
+    import urllib.request
+
+    import serve
+
+    write(tmp_path, "big.wasm", b"\0asm" + bytes(50_000))
+    httpd = serve.make_server(tmp_path, "127.0.0.1", 0, quiet=True, gzip=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{httpd.server_address[1]}/big.wasm"
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers={"Accept-Encoding": "gzip"})) as r:
+            assert r.headers["Content-Encoding"] == "gzip"
+            assert gzip.decompress(r.read()) == (tmp_path / "big.wasm").read_bytes()
+            stamp = r.headers["Last-Modified"]
+        again = urllib.request.Request(url, headers={"Accept-Encoding": "gzip", "If-Modified-Since": stamp})
+        with pytest.raises(urllib.error.HTTPError) as not_modified:
+            urllib.request.urlopen(again)
+        assert not_modified.value.code == 304
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

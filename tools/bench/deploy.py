@@ -6,7 +6,8 @@ Run::
     .venv/bin/python -m tools.bench deploy --loads 3  # fewer loads per page
 
 ``make bench`` runs it as the "deploy" part of tools/bench/browser.py.  Everything is served
-by ``tools/serve.py`` with ``--gzip`` (as static hosts compress text, JS, JSON and wasm),
+by ``tools/serve.py`` with ``--gzip --cache max-age=600`` (as GitHub Pages compresses text,
+JS, JSON and wasm and lets browsers reuse a file for ten minutes),
 and the server counts the bytes it sends, so "bytes on the wire" includes what workers
 fetch.  Each row is a median of cold loads interleaved with the floors in the same run.  A
 cold load is a new browser context: its HTTP cache starts empty, as on a first visit, and
@@ -52,6 +53,7 @@ from tools.bench import browser as B  # noqa: E402
 SITE = ROOT / "dist" / "site"
 OFFLINE = ROOT / "dist" / "swarm-lab.html"
 MBPS, RTT_MS = 10.0, 40.0
+CACHE_CONTROL = "max-age=600"  # what GitHub Pages sends
 
 
 def _serve_module():
@@ -103,7 +105,9 @@ class GzipServer:
     def __init__(self, root: Path, throttle: str | None = None):
         serve = _serve_module()
         self.tally = Tally()
-        self.httpd = serve.make_server(root, "127.0.0.1", 0, quiet=True, gzip=True, throttle=throttle)
+        # gzip and Cache-Control: max-age=600, as GitHub Pages serves the site.
+        self.httpd = serve.make_server(root, "127.0.0.1", 0, quiet=True, gzip=True, throttle=throttle,
+                                       cache=CACHE_CONTROL)
         # Compress the big files now, so that no load pays for the server's first gzip.
         for folder in ("assets/vendor", "app"):
             for f in sorted((root / folder).rglob("*")) if (root / folder).is_dir() else []:
