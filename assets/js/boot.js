@@ -365,7 +365,8 @@
     const quiet = Date.now() - state.lastProgress;
     if (state.pending > 0 && quiet > STALL_MS) {
       fail("loading stalled", `No data arrived for ${Math.round(STALL_MS / 1000)} s while downloading the ${state.stage}.`,
-        "Your connection may be slow or interrupted. Reload; if this repeats, try another network or browser.",
+        "Your connection may be slow or interrupted. The page keeps waiting: if the download resumes, the lab " +
+        "appears by itself. Otherwise reload; if this repeats, try another network or browser.",
         { soft: true });
     } else if (state.pending === 0 && quiet > TIMING.quiet) {
       const msg = $("boot-message");

@@ -184,7 +184,6 @@ class DeployBench:
         if throttle and not self.slow_site:
             cdp = ctx.new_cdp_session(page)
             cdp.send("Network.enable")
-            cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
             cdp.send("Network.emulateNetworkConditions", {
                 "offline": False, "latency": RTT_MS,
                 "downloadThroughput": MBPS * 1e6 / 8, "uploadThroughput": MBPS * 1e6 / 8,
@@ -268,8 +267,18 @@ class DeployBench:
 
         app_bytes, official_bytes, compiled_bytes = wire(runs["app"]), wire(runs["official"]), wire(runs["compiled"])
         sec = B.stats([r.get("ms") for r in second if not r.get("error")])
+        # Each second visit against its own first visit, a moment earlier in the same context
+        # (a paired ratio: on a shared machine the load changes between the parts of a run).
+        paired = B.stats([B.ratio(r.get("ms"), r.get("first_ms")) for r in second if not r.get("error")])
         thr = B.stats([r.get("ms") for r in throttled if not r.get("error")])
         thr_bytes = wire(throttled)
+        # After the last big byte: what is left is the browser's and Python's start-up work.
+        tails, last_bytes = [], []
+        for r in throttled:
+            if not r.get("error") and r.get("waterfall") and r.get("ms") is not None:
+                last_bytes.append(max(w["end"] for w in r["waterfall"]))
+                tails.append(r["ms"] - last_bytes[-1])
+        tail, last_byte = B.stats(tails), B.stats(last_bytes)
         floor_ms = None if thr_bytes is None else thr_bytes * 8 / (MBPS * 1e6) * 1000
         a = med["app"]["median"]
         ratios = {
@@ -278,6 +287,7 @@ class DeployBench:
             "file/bare_official": B.ratio(med["offline"]["median"], med["official"]["median"]) if "offline" in kinds else None,
             "compiled/official floor": B.ratio(med["compiled"]["median"], med["official"]["median"]),
             "offline_second/cold": B.ratio(sec["median"], a),
+            "offline_second/own_first_visit": paired["median"],
             "throttled/transfer_floor": B.ratio(thr["median"], floor_ms),
         }
         boots = sum(1 for r in second if not r.get("error") and r.get("ms") is not None)
@@ -297,11 +307,15 @@ class DeployBench:
             rows.append(["dist/swarm-lab.html from file://", "not built", "", "run `make offline`"])
         rows.append([f"second visit, network off (service worker): {boots}/{len(second)} booted", B.fmt(sec["median"], 0),
                      f"{B.fx(ratios['offline_second/cold'])} cold", "0 (offline)"])
+        rows.append(["  the same, against its own first visit (paired)", "", f"{B.fx(paired['median'])} first", ""])
         rows.append([f"{MBPS:g} Mbps / {RTT_MS:g} ms RTT, cold, first frame", B.fmt(thr["median"], 0),
                      f"{B.fx(ratios['throttled/transfer_floor'])} floor", B.fmt(thr_bytes and thr_bytes / 1e6, 2)])
         notes = [f"transfer floor at {MBPS:g} Mbps = wire bytes / bandwidth = {B.fmt(floor_ms, 0)} ms; the link is "
                  + ("emulated by the server (tools/serve.py --throttle), so the engine worker's requests are slowed too"
                     if self.slow_site else "DevTools emulation on the page's target (the worker's own requests are NOT slowed)"),
+                 f"{MBPS:g} Mbps: the last big byte arrived {B.fmt(last_byte['median'], 0)} ms "
+                 f"after navigation (median); the first frame followed {B.fmt(tail['median'], 0)} ms later (start-up work: "
+                 f"compare the cold unthrottled first frame, {B.fmt(a, 0)} ms)",
                  f"app runtime: {res['runtime']} (assets/vendor/VENDORED.json); the floors load the same wasm",
                  "wire bytes = what the gzip server sent for the load (headers included), also what workers fetch"]
         self.b.tab(f"7. Deploy: cold loads (new context: empty HTTP cache), ms, {self.loads} interleaved loads each",
@@ -323,6 +337,7 @@ class DeployBench:
                        [[w["name"][:60], B.fmt(w["start"], 0), B.fmt(w["end"], 0), B.fmt(w["bytes"] / 1e3, 0)] for w in wf],
                        ["a file requested late cannot use the bandwidth from t = 0 (preload / modulepreload would start it early)"])
         res.update(median=med, ratios=ratios, runs=runs, second_visit=second, throttled=throttled,
+                   throttled_tail_ms=tail, throttled_last_byte_ms=last_byte, offline_paired=paired,
                    wire={"app": app_bytes, "official_floor": official_bytes, "compiled_floor": compiled_bytes,
                          "throttled": thr_bytes}, transfer_floor_ms=floor_ms)
         return res
