@@ -54,6 +54,7 @@
     stage: "runtime",
     loaded: {},
     total: {},
+    requested: {}, // runtime files asked for (by the preloads' takeover, or by the runtime itself)
     finished: {}, // runtime files whose last byte has arrived
     failed: false,
     done: false,
@@ -203,7 +204,7 @@
       // A runtime download counts as pending from its request on (a connection that never
       // answers is a stall too) until its last byte or its failure.
       const counting = Boolean(key) && !state.done;
-      if (counting) state.pending++;
+      if (counting) { state.pending++; state.requested[key] = true; }
       let settled = false;
       const settle = () => { if (counting && !settled) { settled = true; state.pending--; } };
       let response;
@@ -273,7 +274,8 @@
   // After each finished download: say what the wait is now for.
   function downloaded() {
     if (state.failed || state.done || state.stage === "engine") return;
-    const left = (id) => Object.keys(FILES).some((n) => FILES[n].stage === id && !state.finished[n]);
+    // (only files that were asked for: the single file loads pyodide.asm.js without fetch)
+    const left = (id) => Object.keys(FILES).some((n) => FILES[n].stage === id && state.requested[n] && !state.finished[n]);
     if (state.pending === 0 && !left("runtime") && !left("numpy")) stage("numpy", SAY.start);
     else if (!left("runtime")) stage("numpy", SAY.numpy);
   }

@@ -243,6 +243,11 @@ export async function startEngine({ forceMainThread = false } = {}) {
     engine = new Engine(new WorkerTransport(worker));
   }
   if (!useWorker) {
+    // Served with ?engine=main (or after a CSP that forbids workers): the same preloads and
+    // checks.  The single file carries its runtime inside and fetches nothing.
+    if (!window.SWARMLAB_SINGLE_FILE) {
+      window.SwarmBoot.prefetch(new URL(script.dataset.interpreter, document.baseURI).href);
+    }
     await new Promise((resolve) => {
       window.swarmlabBridgeReady = resolve;
       document.body.append(script.cloneNode(true)); // PyScript runs a py script added to the page
