@@ -62,6 +62,11 @@ async function register() {
     if (status.state !== "update-ready") status.state = "installing";
     watch(reg.installing);
   });
+}
+
+// Listened for from the start, not only once this page has registered: another tab may
+// switch to a new build while this one is still booting, and that must not go unnoticed.
+function listenForTakeover() {
   navigator.serviceWorker.addEventListener("controllerchange", () => {
     if (reloading) location.reload();
     else notice("Swarm Lab was updated in another tab. Reload this page to use the new version.",
@@ -91,6 +96,7 @@ async function forgetDeployedWorker() {
 if ("serviceWorker" in navigator && window.isSecureContext && !window.SWARMLAB_SINGLE_FILE
     && /^https?:$/.test(location.protocol)) {
   if (BUILD) {
+    listenForTakeover();
     whenLabShown(() => register().catch((err) => {
       status.state = "unavailable";
       status.error = String((err && err.message) || err);
