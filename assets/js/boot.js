@@ -402,7 +402,8 @@
   // would make Python fail inside the engine's worker, where the page cannot see the error;
   // checked here, the reader learns at once that this copy is damaged.  The digests run off
   // the page's main thread (WebCrypto) while the worker starts, so they delay nothing.
-  // Without a manifest (an unusual host layout) nothing is checked.
+  // Without a manifest (an unusual host layout) nothing is checked.  Only the binary files are
+  // checked: a host that minifies JavaScript or JSON on the fly changes their bytes harmlessly.
   async function verify(base, bodies) {
     if (!realFetch || !(window.crypto && crypto.subtle)) return;
     const folder = base.replace(/\/$/, "").split("/").pop(); // "pyodide"
@@ -415,7 +416,7 @@
     }
     const want = manifest && manifest.files;
     if (!want) return;
-    for (const name of Object.keys(bodies)) {
+    for (const name of Object.keys(bodies).filter((n) => /\.(wasm|zip|whl)$/.test(n))) {
       const expected = want[`${folder}/${name}`];
       const body = await bodies[name];
       if (!expected || !body || state.done || state.failed) continue;

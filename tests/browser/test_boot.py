@@ -183,7 +183,6 @@ def test_the_status_line_speaks_plainly(browser, server):
             assert messages, query
             bad = [m for m in messages if internal.search(m)]
             assert bad == [], f"{query}: the status line said {bad} (all: {messages})"
-            print(query, messages)
             assert any("Python" in m for m in messages), messages
         finally:
             context.close()
