@@ -333,7 +333,7 @@ def test_passage_displaces_agents_and_nobody_ever_enters_it(lab):
     }""", [list(d) for d in PASSAGE])
     assert worst >= -1e-4, worst
     marker = engine_call(page, LAB, "history")["markers"][0]["label"]
-    assert marker.startswith("obstacle: passage")
+    assert marker.startswith("obstacle: a narrow passage")
     control(page, "obstacle").locator("select").select_option("none")
     control(page, "start").locator("select").select_option("cluster")
 
