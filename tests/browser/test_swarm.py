@@ -456,6 +456,86 @@ def test_click_selects_an_agent_and_panel_matches_neighbour_query(lab):
     assert frame(page)["sel"] == (best + 1) % g["n"]
 
 
+def test_restart_inside_a_trial_agrees_with_banner_session_and_link(lab):
+    """Plain Restart begins again with the settings on screen.  Inside a trial it stays the
+    trial's run while the trial's own settings hold (banner, button and link keep the trial);
+    once they do not, it leaves the trial: no banner, no "Restart this trial", and a link
+    without the trial, so a link never names a trial its settings contradict."""
+    page = lab
+    paused_restart(page, "passage")
+    banner, again = page.locator(".swarm-trial-now"), page.locator(".swarm-restart-trial")
+    restart = page.get_by_role("button", name="Restart", exact=True)
+    assert banner.is_visible() and again.is_visible()
+    # a change the trial allows: Restart keeps the trial
+    control(page, "sigma").locator("input").fill("40")
+    settle(page, LAB)
+    restart.click()
+    settle(page, LAB)
+    st = engine_call(page, LAB, "state")
+    assert st["trial"] == "passage" and st["params"]["sigma"] == 40 and st["step"] == 0
+    assert banner.is_visible() and "Narrow passage" in banner.inner_text() and again.is_visible()
+    url = ctl(page, "t.linkUrl()")
+    assert "trial=passage" in url and "sigma=40" in url
+    # removing the wall: the run on screen is still the trial's, but a link would not be
+    control(page, "obstacle").locator("select").select_option("none")
+    settle(page, LAB)
+    assert banner.is_visible()
+    url = ctl(page, "t.linkUrl()")
+    assert "trial=" not in url and "obstacle=" not in url and "sigma=40" in url
+    # Restart now leaves the trial, and everything on the page says so
+    restart.click()
+    settle(page, LAB)
+    st = engine_call(page, LAB, "state")
+    assert st["trial"] is None and st["params"]["obstacle"] == "none" and st["step"] == 0
+    assert not banner.is_visible() and not again.is_visible()
+    assert page.locator(".swarm-trial.active").count() == 0
+    assert "no longer that trial" in page.locator("#notices").inner_text()
+    assert "trial=" not in ctl(page, "t.linkUrl()")
+    control(page, "sigma").locator("input").fill("15")  # back to the default for the next tests
+    settle(page, LAB)
+    assert page.rec.page_errors == []
+
+
+def test_a_link_whose_settings_contradict_its_trial_starts_the_trial(page, server):
+    """Old links could carry trial=passage&obstacle=none: the named trial wins, with a notice."""
+    page.goto(f"{server}/?lab=swarm&trial=passage&obstacle=none&sigma=20")
+    wait_ready(page)
+    st = engine_call(page, LAB, "state")
+    assert st["trial"] == "passage" and st["params"]["obstacle"] == "passage" and st["params"]["sigma"] == 20
+    assert page.locator(".swarm-trial-now").is_visible()
+    assert "obstacle=none" in page.locator("#notices").inner_text()
+    url = ctl(page, "t.linkUrl()")
+    assert "trial=passage" in url and "obstacle=passage" in url and "obstacle=none" not in url
+
+
+def test_sensing_arrows_have_their_own_colours_and_the_legend_agrees(lab):
+    """The alignment arrow is not the selected animal's yellow (nor any other arrow's colour),
+    and the legend's keys are painted in the colours the panel draws with."""
+    page = lab
+    got = page.evaluate("""async () => {
+        const p = await import('./assets/js/labs/swarm/palette.js');
+        const css = (el) => getComputedStyle(el).backgroundColor;
+        const probe = document.createElement('span'); document.body.append(probe);
+        const rgb = (c) => { probe.style.background = c; return getComputedStyle(probe).backgroundColor; };
+        const keys = [...document.querySelectorAll('#lab-swarm .sense-arrows tbody tr')].map((tr) =>
+            [tr.querySelector('th').textContent.trim(), css(tr.querySelector('.arrow-key'))]);
+        const sw = Object.fromEntries(['selected', 'social', 'personal', 'excluded'].map((k) =>
+            [k, css(document.querySelector('#lab-swarm .sense-legend .sw-' + k))]));
+        const out = {keys, sw, selected: rgb(p.SELECTED), arrows: Object.fromEntries(Object.entries(p.ARROWS).map(([k, c]) => [k, rgb(c)])),
+                     neighbours: Object.fromEntries(Object.entries(p.NEIGHBOURS).map(([k, c]) => [k, rgb(c)]))};
+        probe.remove();
+        return out;
+    }""")
+    arrows = got["arrows"]
+    assert arrows["alignment"] != got["selected"]
+    assert len(set(arrows.values())) == len(arrows)  # every urge its own colour
+    assert got["selected"] not in arrows.values()
+    assert dict(got["keys"]) == {"space": arrows["separation"], "alignment": arrows["alignment"],
+                                 "cohesion": arrows["cohesion"], "obstacle": arrows["obstacle"],
+                                 "threat": arrows["threat"]}
+    assert got["sw"] == {"selected": got["selected"], **got["neighbours"]}
+
+
 def test_hidden_page_freezes_model_time(lab):
     page = lab
     paused_restart(page)

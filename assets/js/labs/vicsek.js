@@ -182,7 +182,6 @@ export async function mount(section, ctx) {
   const knob = buildControls($(".vk-knob"), specs, {
     only: ["a"],
     values: { a: st.params.a },
-    labels: { a: "Alignment a" },
     apply: (name, v) => stepper.track(applyKnob(name, v)),
     onError: (msg) => ctx.notify(msg, "error"),
   });
