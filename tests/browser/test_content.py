@@ -133,3 +133,72 @@ def test_lab3_presets_sit_by_the_stage(browser, server, size):
     for top, bottom in buttons:
         assert top >= 0 and bottom <= h, (top, bottom, h)
     context.close()
+
+
+# ------------------------------------------------------------------ the page follows the engine
+def _tree_with_edits(dest, edits):
+    """A copy of the served tree made of symlinks, except the files in ``edits``
+    ({relative path: [(old, new), ...]}), which are written with each ``old`` replaced."""
+    from browserlib import ROOT
+
+    for entry in ROOT.iterdir():
+        if entry.name in (".git", ".venv", "node_modules", "tests", "app"):
+            continue
+        (dest / entry.name).symlink_to(entry)
+    for src in (ROOT / "app").rglob("*"):
+        if "__pycache__" in src.parts or src.is_dir():
+            continue
+        rel = src.relative_to(ROOT)
+        out = dest / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if str(rel) in edits:
+            text = src.read_text(encoding="utf-8")
+            for old, new in edits[str(rel)]:
+                assert text.count(old) == 1, (rel, old)
+                text = text.replace(old, new)
+            out.write_text(text, encoding="utf-8")
+        else:
+            out.symlink_to(src)
+
+
+def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, serve_root, tmp_path):
+    """Each constant and label the page shows comes from the engine: serve the app with a few
+    of them changed in Python only, and the pages of Labs 1 and 2 show the new ones."""
+    _tree_with_edits(tmp_path, {
+        "app/swarmlab/swarm.py": [
+            ("VERY_CLOSE = 1.2  #", "VERY_CLOSE = 1.5  #"),                       # a constant
+            ('"Range R", min=1.0', '"Sensing range R", min=1.0'),                  # a control's label
+            ('"a circle", "a narrow passage"', '"a circle", "a gap between two rocks"'),  # a choice label
+        ],
+        "app/swarmlab/sessions/swarm.py": [
+            ('Group("rules", "Social rules")', 'Group("rules", "The three social rules")'),  # a group title
+            ('Readout("milling", "rotation (milling)")', 'Readout("milling", "milling (rotation)")'),
+        ],
+        "app/swarmlab/vicsek.py": [("    radius: float = 0.12\n", "    radius: float = 0.15\n")],
+        "app/swarmlab/sessions/vicsek.py": [('Readout("t", "Update", decimals=0)', 'Readout("t", "Updates so far", decimals=0)')],
+    })
+    url = serve_root(tmp_path).url
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        page.goto(f"{url}/?lab=swarm")
+        wait_ready(page)
+        lab = page.locator("#lab-swarm")
+        assert lab.locator(".readout[data-key=very_close] .k").inner_text() == "share under 1.5 lengths"
+        assert lab.locator(".readout[data-key=milling] .k").inner_text() == "milling (rotation)"
+        assert lab.locator(".ctl[data-param=R] label").inner_text() == "Sensing range R"
+        assert "a gap between two rocks" in lab.locator(".ctl[data-param=obstacle] select").inner_text()
+        assert lab.locator(".swarm-group-rules summary").inner_text() == "The three social rules"
+        series = page.evaluate("() => window.swarmlab.labs.get('swarm').test.charts[1].opts.series.map((s) => s.label)")
+        assert "share under 1.5 lengths" in series
+        # a live change writes its chart marker with the new words
+        lab.locator(".ctl[data-param=obstacle] select").select_option("passage")
+        page.wait_for_function("() => [...document.querySelectorAll('#lab-swarm .swarm-marker')].some((b) => b.textContent.includes('a gap between two rocks'))")
+        page.goto(f"{url}/?lab=vicsek")
+        wait_ready(page)
+        vk = page.locator("#lab-vicsek")
+        assert "R = 0.15" in vk.locator(".vk-legend").inner_text()
+        assert vk.locator(".readout[data-key=t] .k").inner_text() == "Updates so far"
+        assert page.evaluate("() => window.swarmlab.labs.get('vicsek').stage.radius") == 0.15
+    finally:
+        context.close()
