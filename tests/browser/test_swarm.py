@@ -210,7 +210,11 @@ def test_frame_budget_slows_playback_but_not_the_trajectory(lab):
     assert ctl(page, "t.msPerStep") > 0
     assert steps == [1] * 40, steps
     assert "slowed to" in page.locator(".swarm-clock").inner_text()
+    status = page.locator(".swarm-status").inner_text()  # the status line under the stage says it too
+    assert "Running, slowed to" in status and "cannot keep up with 4.0×" in status
+    assert "keeps the model time and Play/Pause" in status
     ctl(page, "t.setPlaying(false)")
+    assert page.locator(".swarm-status-now").inner_text() == "Paused."
     a = frame(page)
     ctl(page, "t.restart()")
     step(page, a["step"])
@@ -219,6 +223,10 @@ def test_frame_budget_slows_playback_but_not_the_trajectory(lab):
     assert "slowed" not in page.locator(".swarm-clock").inner_text()  # paused: no pace note
     ctl(page, "t.setFrameBudget(30)")
     ctl(page, "t.setSpeed(1)")
+    ctl(page, "t.setPlaying(true)")
+    ctl(page, "t.tick(0.05)")
+    assert page.locator(".swarm-status-now").inner_text() == "Running at 1.0×."
+    ctl(page, "t.setPlaying(false)")
 
 
 def test_turn_one_changes_exactly_one_heading_by_60_degrees(lab):
@@ -536,6 +544,55 @@ def test_sensing_arrows_have_their_own_colours_and_the_legend_agrees(lab):
     assert got["sw"] == {"selected": got["selected"], **got["neighbours"]}
 
 
+def test_a_change_while_paused_updates_readouts_and_panel_at_once(lab):
+    """SPEC: a setting change can change the local statistics at once, before anything moves.
+    Paused, a smaller range R changes the readouts and the sensing panel with no step taken."""
+    page = lab
+    paused_restart(page)
+    step(page, 120)
+    settle(page, LAB)
+
+    def shown():
+        return {"local": page.locator(".swarm-readouts .readout[data-key=local] .v").inner_text(),
+                "social": page.get_attribute(".swarm-sense", "data-social"),
+                "step": ctl(page, "t.frame.step")}
+
+    before = shown()
+    control(page, "R").locator("input").fill("3")
+    settle(page, LAB)
+    after = shown()
+    now = engine_call(page, LAB, "metrics")
+    sel = engine_call(page, LAB, "selected")
+    assert after["step"] == before["step"] == 120  # nothing moved
+    assert after["local"] == f"{now['local']:.3f}" != before["local"]
+    assert after["social"] == ",".join(map(str, sel["social"])) != before["social"]
+    control(page, "R").locator("input").fill("10")
+    settle(page, LAB)
+
+
+def test_the_two_charts_share_one_time_axis(lab):
+    """Marker lines of the agreement and spacing charts line up: the same time is at the same
+    page x in both (full charts and the live strip's pair)."""
+    page = lab
+    paused_restart(page)
+    step(page, 60)
+    control(page, "alignment").locator("input").uncheck()
+    step(page, 120)
+    settle(page, LAB)
+    xs = page.evaluate("""() => {
+        const t = window.swarmlab.labs.get('swarm').test;
+        const canv = ['.swarm-chart-agree', '.swarm-chart-space'].map((s) => document.querySelector(s));
+        const mt = t.history.markers[0].t;
+        return t.charts.map((c, k) => ({x: canv[k].getBoundingClientRect().left + c.xOf(mt),
+                                         w: c.plot.w, left: canv[k].getBoundingClientRect().left + c.plot.x}));
+    }""")
+    assert len(xs) == 2
+    assert abs(xs[0]["x"] - xs[1]["x"]) < 1.0, xs
+    assert abs(xs[0]["w"] - xs[1]["w"]) < 1.0 and abs(xs[0]["left"] - xs[1]["left"]) < 1.0, xs
+    control(page, "alignment").locator("input").check()
+    settle(page, LAB)
+
+
 def test_hidden_page_freezes_model_time(lab):
     page = lab
     paused_restart(page)
@@ -579,6 +636,7 @@ def test_five_minutes_pauses_and_continue_keeps_everything(lab):
     assert not ctl(page, "t.playing")
     assert page.locator(".swarm-limit").is_visible()
     assert page.locator(".swarm-clock").inner_text().startswith("5:00")
+    assert page.locator(".swarm-status-now").inner_text().startswith("Paused at five model minutes")
     hist = engine_call(page, LAB, "history")
     page.get_by_role("button", name="Continue").click()
     settle(page, LAB)

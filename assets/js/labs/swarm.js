@@ -195,7 +195,12 @@ async function mountLab(section, ctx) {
     readoutBox, readoutAt, agreeCanvas, spaceCanvas, markerNote, markerList);
   const senseBox = el("section", { class: "panel swarm-sense", "aria-labelledby": "swarm-sense-title" });
 
-  const mainCol = el("div", { class: "swarm-main" }, stage, transport, caption,
+  // the status line under the stage: what the run is doing, and what a setting change keeps
+  const statusEl = el("p", { class: "swarm-status", "aria-live": "off" },
+    el("span", { class: "swarm-status-now" }),
+    el("span", { class: "swarm-status-keep", text: " A setting change keeps the model time and Play/Pause; only Restart and the trials begin again." }));
+  const statusNow = statusEl.firstChild;
+  const mainCol = el("div", { class: "swarm-main" }, stage, statusEl, transport, caption,
     el("div", { class: "swarm-analysis" }, charts, senseBox));
 
   // side column: trials, controls, share
@@ -587,6 +592,17 @@ async function mountLab(section, ctx) {
       lastClockText = text;
       section.dataset.step = String(frame.step);
     }
+    setText(statusNow, statusText());
+  }
+
+  /** The status line: running (and at what speed), slowed, paused, or paused at five minutes. */
+  function statusText() {
+    if (atLimit) return "Paused at five model minutes: Continue keeps everything.";
+    if (!playing) return ctx.reducedMotion && frame.step === 0 ? "Paused, because your system asks for reduced motion." : "Paused.";
+    if (stepper.pace.ratio < 0.9) {
+      return `Running, slowed to ${fmtSpeed(speed * stepper.pace.ratio)}: this device cannot keep up with ${fmtSpeed(speed)}. Results are the same at any speed.`;
+    }
+    return `Running at ${fmtSpeed(speed)}.`;
   }
 
   function applyHistory(h) {
