@@ -270,3 +270,20 @@ def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, s
         assert page.evaluate("() => window.swarmlab.labs.get('vicsek').stage.radius") == 0.15
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1366, 768)])
+def test_lab2_stage_and_legend_are_in_view_together(browser, server, size):
+    """The followed arrow's circle and wedge are explained by the legend under the stage: at
+    1280x800 and 1366x768 the whole square stage and its legend are on the first screen."""
+    w, h = size
+    context = browser.new_context(viewport={"width": w, "height": h})
+    page = context.new_page()
+    page.goto(f"{server}/?lab=vicsek")
+    wait_ready(page)
+    boxes = page.evaluate("""() => ['.vk-stage', '.vk-legend'].map((s) => {
+        const r = document.querySelector(s).getBoundingClientRect(); return [r.top, r.bottom, r.width, r.height]; })""")
+    (st, sb, sw, sh), (lt, lb, lw, lh) = boxes
+    assert sw > 400 and abs(sw - sh) < 2, boxes  # a square, not a thumbnail
+    assert st >= 0 and sb <= h and lb <= h, (boxes, h)
+    context.close()
