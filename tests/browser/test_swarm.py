@@ -211,7 +211,7 @@ def test_frame_budget_slows_playback_but_not_the_trajectory(lab):
     assert steps == [1] * 40, steps
     assert "slowed to" in page.locator(".swarm-clock").inner_text()
     status = page.locator(".swarm-status").inner_text()  # the status line under the stage says it too
-    assert "Running, slowed to" in status and "cannot keep up with 4.0×" in status
+    assert "Running, slowed to" in status and "cannot keep up with 4.0×; results are the same" in status
     assert "keeps the model time and Play/Pause" in status
     ctl(page, "t.setPlaying(false)")
     assert page.locator(".swarm-status-now").inner_text() == "Paused."
@@ -368,13 +368,13 @@ def test_population_add_and_remove_most_recent(lab):
     assert d["n"] == n0 - 10 and d["x"] == a["x"][:n0 - 10]
     # three presses at one instant are one population change: one marker with the final value
     markers = engine_call(page, LAB, "history")["markers"]
-    assert [m["label"] for m in markers] == [f"population {n0 - 10}"]
+    assert [m["label"] for m in markers] == [f"population {n0 - 10} agents"]
     assert markers[0]["t"] == pytest.approx(20 * DT)
     step(page, 60)
     page.get_by_role("button", name="Add 10 animals").click()
     settle(page, LAB)
     labels = [m["label"] for m in engine_call(page, LAB, "history")["markers"]]
-    assert labels == [f"population {n0 - 10}", f"population {n0}"]
+    assert labels == [f"population {n0 - 10} agents", f"population {n0} agents"]
 
 
 def test_keyboard_slider_drag_is_one_marker_and_a_click_after_a_slider_lands(lab):

@@ -600,7 +600,7 @@ async function mountLab(section, ctx) {
     if (atLimit) return "Paused at five model minutes: Continue keeps everything.";
     if (!playing) return ctx.reducedMotion && frame.step === 0 ? "Paused, because your system asks for reduced motion." : "Paused.";
     if (stepper.pace.ratio < 0.9) {
-      return `Running, slowed to ${fmtSpeed(speed * stepper.pace.ratio)}: this device cannot keep up with ${fmtSpeed(speed)}. Results are the same at any speed.`;
+      return `Running, slowed to ${fmtSpeed(speed * stepper.pace.ratio)}: the device cannot keep up with ${fmtSpeed(speed)}; results are the same.`;
     }
     return `Running at ${fmtSpeed(speed)}.`;
   }
