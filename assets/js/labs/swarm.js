@@ -14,7 +14,7 @@
 // frame rate, and the page never waits for Python.  While the tab is hidden the loop does
 // not tick (createLoop), and nothing else here steps the engine.
 
-import { buildControls, groupSpecs, formatValue } from "../ui/controls.js";
+import { buildControls, groupSpecs, formatValue, formatReadout } from "../ui/controls.js";
 import { createLoop } from "../ui/loop.js";
 import { Stepper } from "../ui/stepper.js";
 import { frameIndex } from "../ui/frame.js";
@@ -40,13 +40,6 @@ const SERIES_STYLE = {
   spacing: { color: "#c2570c", axis: "left" },
   very_close: { color: "#7b3fb8", dash: [6, 4], axis: "right" },
 };
-
-/** A readout's text, written as the session's Readout spec says ({unit, decimals, scale}). */
-export function formatReadout(r, v) {
-  if (v === null || v === undefined || !Number.isFinite(v)) return "–";
-  const text = (v * (r.scale ?? 1)).toFixed(r.decimals ?? 3);
-  return r.unit ? `${text} ${r.unit}` : text;
-}
 
 /** A playback rate for the clock, e.g. "0.35×". */
 function fmtSpeed(v) {

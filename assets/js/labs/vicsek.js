@@ -18,7 +18,7 @@ import { createLoop } from "../ui/loop.js";
 import { Stepper } from "../ui/stepper.js";
 import { frameIndex } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
-import { buildControls } from "../ui/controls.js";
+import { buildControls, formatReadout } from "../ui/controls.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { Stage } from "./vicsek/stage.js";
 import { PPlot, WINDOW } from "./vicsek/pplot.js";
@@ -178,7 +178,7 @@ export async function mount(section, ctx) {
   const readoutEls = readouts.map((r) => [r, $(`.vk-${r.key}`)]);
   function showReadouts() {
     const now = { P, t };
-    for (const [r, node] of readoutEls) setText(node, (now[r.key] * (r.scale ?? 1)).toFixed(r.decimals ?? 3));
+    for (const [r, node] of readoutEls) setText(node, formatReadout(r, now[r.key]));
     section.dataset.t = String(t);
   }
 

@@ -27,6 +27,13 @@ export function choiceLabel(spec, value) {
   return Object.prototype.hasOwnProperty.call(labels, value) ? labels[value] : String(value);
 }
 
+/** A readout's text as the session's Readout spec says ({unit, decimals, scale}); "–" if none. */
+export function formatReadout(r, v) {
+  if (v === null || v === undefined || !Number.isFinite(v)) return "–";
+  const text = (v * (r.scale ?? 1)).toFixed(r.decimals ?? 3);
+  return r.unit ? `${text} ${r.unit}` : text;
+}
+
 /** Spec names grouped as the engine's groups say ({id, title, advanced} in display order):
  *  [{group, names}], each group's names in spec order; groups with no spec are left out. */
 export function groupSpecs(specs, groups) {
