@@ -268,6 +268,7 @@ def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, s
         assert "R = 0.15" in vk.locator(".vk-legend").inner_text()
         assert vk.locator(".readout[data-key=t] .k").inner_text() == "Updates so far"
         assert page.evaluate("() => window.swarmlab.labs.get('vicsek').stage.radius") == 0.15
+        assert "R = 0.15 of arrow" in vk.locator(".vk-rule").inner_text()  # the rule's words too
     finally:
         context.close()
 

@@ -23,7 +23,7 @@ import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { Stage } from "./vicsek/stage.js";
 import { PPlot, WINDOW } from "./vicsek/pplot.js";
 import { CheckRunner, renderTable, renderDotPlot, fmt3 } from "./vicsek/check.js";
-import { STEPS, RULE_HTML, CHECK_INTRO_HTML, NOTES_HTML, HEADER_HTML } from "./vicsek/text.js";
+import { steps, ruleHtml, checkIntroHtml, NOTES_HTML, HEADER_HTML } from "./vicsek/text.js";
 import { ensureStylesheet, plural } from "../ui/dom.js";
 
 const LAB = "vicsek";
@@ -59,7 +59,7 @@ const layoutHtml = (c, readouts) => `${HEADER_HTML}
         <div class="btn-row vk-transport">
           <button type="button" class="btn primary vk-play"></button>
           <button type="button" class="btn vk-step">Step</button>
-          <button type="button" class="btn vk-restart" title="Replay seed 3 from its start, with the same random nudges">Restart</button>
+          <button type="button" class="btn vk-restart" title="Replay seed ${c.seed} from its start, with the same random nudges">Restart</button>
         </div>
         <div class="ctl ctl-float vk-rate">
           <label for="vk-rate">Updates per second</label>
@@ -126,8 +126,8 @@ export async function mount(section, ctx) {
   section.innerHTML = layoutHtml(consts, readouts);
   section.classList.add("vk");
   const $ = (sel) => section.querySelector(sel);
-  $(".vk-check-intro").innerHTML = CHECK_INTRO_HTML;
-  $(".vk-rule").innerHTML = RULE_HTML;
+  $(".vk-check-intro").innerHTML = checkIntroHtml(consts);
+  $(".vk-rule").innerHTML = ruleHtml(consts);
   $(".vk-notes").innerHTML = NOTES_HTML;
   if (minimal) $(".vk-rate").hidden = true;
 
@@ -307,6 +307,7 @@ export async function mount(section, ctx) {
   });
 
   // ---- the three steps ----
+  const STEPS = steps(consts);
   const tabs = $(".vk-steptabs"), panels = $(".vk-steppanels");
   const tabButtons = [];
   const stepPanels = [];
@@ -481,7 +482,7 @@ export async function mount(section, ctx) {
   showPlaying();
   $(".vk-caption").textContent = ctx.reducedMotion
     ? "Paused at the start because your device asks for reduced motion. Press Play to run, or Step to take one update at a time."
-    : "Seed 3, 64 arrows. The dashed border is where the edges wrap. Between two updates each arrow is drawn sliding along the straight step the model moved it.";
+    : `Seed ${consts.seed}, ${N} arrows. The dashed border is where the edges wrap. Between two updates each arrow is drawn sliding along the straight step the model moved it.`;
 
   return {
     activate() {
