@@ -114,6 +114,10 @@ def test_each_lab_tells_what_spec_asks(page, server, lab):
         assert "is obstacle avoidance" in formulas and "is the threat's push" in formulas
         assert section.locator(".ctl[data-param=appearance] .help").is_visible()
         assert section.locator(".swarm-status").is_visible()  # the status line under the stage
+        # the model clock sits on its own opaque backdrop, not straight on the agents
+        bg = page.evaluate("() => getComputedStyle(document.querySelector('.swarm-clock')).backgroundColor")
+        alpha = float(bg.split(",")[3].strip(" )")) if bg.startswith("rgba") else 1.0
+        assert alpha >= 0.85 and bg != "rgba(0, 0, 0, 0)", bg
     if lab == "boids":
         assert section.locator(".bd-takeaways li").count() == 4
 

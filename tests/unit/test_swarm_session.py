@@ -301,7 +301,7 @@ def test_plain_restart_keeps_a_trial_only_while_its_settings_hold():
     s.op_set("sigma", 40)
     assert s.op_state()["trial_on_restart"] == "passage"
     assert s.op_reset()["trial"] == "passage"  # a raised uncertainty is still the passage trial
-    s.op_set("obstacle", "none")
+    assert s.op_set("obstacle", "none")["trial_on_restart"] is None  # the reply says so at once
     st = s.op_state()
     assert st["trial"] == "passage" and st["trial_on_restart"] is None  # the run on screen is still the trial's
     st = s.op_reset()

@@ -233,7 +233,19 @@ class SwarmSession(Session):
     def op_set(self, name: str, value: Any) -> dict:
         """One live change.  Never moves an agent, except that a new obstacle displaces
         agents inside it and population changes add or remove agents.  Adds a chart marker.
+        The reply says which trial a restart (or a share link) would now keep.
         """
+        out = self._set(name, value)
+        out["trial_on_restart"] = self._trial_on_restart()
+        return out
+
+    def _trial_on_restart(self) -> str | None:
+        """The trial a plain restart would keep: the running one while its settings still hold."""
+        if self.trial and _trial_holds(swarm.TRIALS_BY_ID[self.trial], self.values):
+            return self.trial
+        return None
+
+    def _set(self, name: str, value: Any) -> dict:
         v = validate(self.SPECS, name, value)
         out = {"name": name, "value": v, "changed": v != self.values[name]}
         if not out["changed"]:
@@ -378,8 +390,7 @@ class SwarmSession(Session):
             "trial": self.trial,
             # the trial a plain restart (and a share link) would keep: the running trial
             # while the current settings still include its own
-            "trial_on_restart": self.trial if self.trial and _trial_holds(swarm.TRIALS_BY_ID[self.trial],
-                                                                          self.values) else None,
+            "trial_on_restart": self._trial_on_restart(),
             "fallbacks": s.fallbacks,
             "constants": self.constants(),
         }

@@ -345,6 +345,7 @@ async function mountLab(section, ctx) {
   let frameCount = 0;
   let runSample = state.sample;
   let currentTrial = null;
+  let trialOnRestart = null; // the trial a Restart (and a link) would keep: the session's word
   let atLimit = false;
   let lastClockText = "";
   const hist = new HistoryMirror();
@@ -395,6 +396,7 @@ async function mountLab(section, ctx) {
       return res;
     }
     currentValues[name] = value;
+    if (res.value && "trial_on_restart" in res.value) trialOnRestart = res.value.trial_on_restart;
     applyDrawing({ [name]: value });
     if (res.value && res.value.notice) ctx.notify(res.value.notice, "info");
     if (res.value && res.value.applies === "restart") {
@@ -436,6 +438,7 @@ async function mountLab(section, ctx) {
     if (state.selected_index === null && state.N > 0) await engine.tryCall(LAB, "select", { index: 0 });
     syncControls(state.params);
     markTrial(state.trial); // the banner shows the session's trial, never the page's guess
+    trialOnRestart = state.trial_on_restart || null;
     touch();
   }
 
@@ -720,21 +723,21 @@ async function mountLab(section, ctx) {
     if (ev.key === "ArrowRight") { ev.preventDefault(); stepper.track(selectRelative(1)); }
     if (ev.key === "ArrowLeft") { ev.preventDefault(); stepper.track(selectRelative(-1)); }
   });
-  copyBtn.addEventListener("click", () => stepper.track(linkUrl().then((url) => copyLink(url, ctx.notify))));
+  copyBtn.addEventListener("click", () => copyLink(linkUrl(), ctx.notify)); // synchronous: keeps the click's permission to copy
   csvBtn.addEventListener("click", downloadCsv);
   pngBtn.addEventListener("click", saveImage);
   if (typeof ResizeObserver !== "undefined") {
     new ResizeObserver(() => { renderer.resize(); redraw(); }).observe(stage);
   }
 
-  /** The share link: the session's current settings with the sample of the run on screen,
-   *  so it replays this run from its start.  It names a trial only when the settings still
-   *  include the trial's own (the trial a Restart would keep), so it never carries settings
-   *  that contradict its trial. */
-  async function linkUrl() {
-    const st = await engine.call(LAB, "state");
-    const values = { ...st.params, N: st.N, sample: st.sample };
-    return shareUrl(LAB, values, specs, { trial: st.trial_on_restart || null });
+  /** The share link: the current settings with the sample of the run on screen, so it
+   *  replays this run from its start.  It names a trial only when the settings still include
+   *  the trial's own (the trial a Restart would keep, as the session last said), so it never
+   *  carries settings that contradict its trial. */
+  function linkUrl() {
+    const values = allValues();
+    values.sample = runSample;
+    return shareUrl(LAB, values, specs, { trial: trialOnRestart });
   }
 
   function fileStem() {
