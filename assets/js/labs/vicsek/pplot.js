@@ -9,6 +9,7 @@ export const WINDOW = 600;     // updates shown
 const FONT = '11px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif';
 const DASH = [4, 3];
 const NO_DASH = [];
+const LABEL_BG = "rgba(255, 255, 255, 0.85)";
 
 export class PPlot {
   /** @param {object} opts {baseline}: E|P| of independent random headings (session constants) */
@@ -87,7 +88,7 @@ export class PPlot {
     g.textAlign = "right";
     g.textBaseline = "bottom";
     g.fillText(`random ≈ ${this.baseline.toFixed(2)}`, L + pw - 2, Y(this.baseline) - 2);
-    // markers (the session's labels)
+    // marker lines (their labels, the session's words, are drawn last)
     g.strokeStyle = "rgba(20, 32, 43, 0.35)";
     g.fillStyle = "#14202b";
     g.textAlign = "left";
@@ -98,7 +99,6 @@ export class PPlot {
       g.beginPath();
       g.moveTo(x, T); g.lineTo(x, T + ph);
       g.stroke();
-      g.fillText(m.label, x + 2, T + 1);
     }
     // P line: the samples inside the window
     if (count > 0) {
@@ -117,6 +117,17 @@ export class PPlot {
       g.beginPath();
       g.arc(X(ts[count - 1]), Y(ps[count - 1]), 2.5, 0, 2 * Math.PI);
       g.fill();
+    }
+    // marker labels last, on a light backdrop, so the P line never hides them
+    g.textAlign = "left";
+    g.textBaseline = "top";
+    for (const m of this.hist ? this.hist.markers : []) {
+      if (m.t < t0 || m.t > t1) continue;
+      const x = Math.round(X(m.t)) + 0.5;
+      g.fillStyle = LABEL_BG;
+      g.fillRect(x + 1, T, g.measureText(m.label).width + 4, 13);
+      g.fillStyle = "#14202b";
+      g.fillText(m.label, x + 3, T + 1);
     }
   }
 }
