@@ -2,7 +2,8 @@
 //
 // A spec row is {name, default, label, kind, min, max, step, unit, help, choices,
 // choice_labels, group, advanced} (app/swarmlab/params.py): every word a control shows
-// (label, unit, help, the text of each choice) comes from the engine's spec.  Every control gets a visible <label>, an accessible
+// (label, unit, help, the text of each choice) comes from the engine's spec.
+// Every control gets a visible <label>, an accessible
 // name, and an <output> that shows the value with its unit.  Changes go through
 // `apply(name, value)`, which returns (or resolves to) {ok: true} or {ok: false, error};
 // on an error the control snaps back to its last good value and shows the message, so
@@ -49,6 +50,8 @@ export function groupSpecs(specs, groups) {
  *   values: {name: value}          initial values (defaults otherwise)
  *   apply(name, value)             -> {ok, error?}
  *   only: [names]                  build only these (in this order)
+ *   labels: {name: text}           Lab 3 only, until its labels move into its specs (#12):
+ *                                  override spec labels. Labs 1 and 2 show the spec's label.
  *   onError(message)               optional extra reporting
  */
 export function buildControls(container, specs, opts = {}) {
@@ -66,7 +69,7 @@ export function buildControls(container, specs, opts = {}) {
     row.dataset.param = name;
     const label = document.createElement("label");
     label.htmlFor = id;
-    label.textContent = spec.label;
+    label.textContent = (opts.labels && opts.labels[name]) || spec.label;
     let input;
     const output = document.createElement("output");
     output.htmlFor = id;
