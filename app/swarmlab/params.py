@@ -21,10 +21,11 @@ class ParamSpec:
     """One parameter of a model.
 
     kind : "float" | "int" | "bool" | "choice"
-    For "choice", ``choices`` lists the allowed string values and min/max/step are unused.
-    ``unit`` is shown next to the value ("" for dimensionless); ``display_scale``
-    lets the page show e.g. radians as degrees (shown = value * display_scale) —
-    by default values are shown as stored.
+    For "choice", ``choices`` lists the allowed string values and min/max/step are unused;
+    ``choice_labels`` (same order, optional) is what the page shows for each value.
+    ``unit`` is shown next to the value ("" for dimensionless).  ``group`` names the
+    :class:`Group` of controls the page puts it in; ``advanced`` controls are hidden in the
+    page's minimal mode.  Everything the page shows about a parameter comes from here.
     """
 
     name: str
@@ -37,13 +38,65 @@ class ParamSpec:
     unit: str = ""
     help: str = ""
     choices: tuple[str, ...] = field(default_factory=tuple)
+    choice_labels: tuple[str, ...] = field(default_factory=tuple)
     group: str = ""
     advanced: bool = False
+
+    def __post_init__(self) -> None:
+        if self.choice_labels and len(self.choice_labels) != len(self.choices):
+            raise ValueError(f"{self.name}: choice_labels must match choices one to one")
+
+    def choice_label(self, value: Any) -> str:
+        """What the page shows for a choice value (the value itself when it has no label)."""
+        labels = dict(zip(self.choices, self.choice_labels))
+        return labels.get(value, str(value))
+
+    def shown(self, value: Any) -> str:
+        """The value as the page writes it: "on"/"off", a choice's label, or a number and its unit."""
+        if self.kind == "bool":
+            return "on" if value else "off"
+        if self.kind == "choice":
+            return self.choice_label(value)
+        text = str(int(value)) if self.kind == "int" else f"{float(value):g}"
+        return f"{text} {self.unit}" if self.unit else text
 
     def to_json(self) -> dict:
         d = asdict(self)
         d["choices"] = list(self.choices)
+        d["choice_labels"] = {c: self.choice_label(c) for c in self.choices}
         return d
+
+
+@dataclass(frozen=True)
+class Group:
+    """A titled group of controls on the page; a spec joins it through ``ParamSpec.group``.
+
+    ``advanced`` groups are hidden in the page's minimal mode.
+    """
+
+    id: str
+    title: str
+    advanced: bool = False
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Readout:
+    """A live number the page shows: the metric ``key``, its ``label`` and how to write it.
+
+    shown = ``value * scale`` with ``decimals`` decimals, then the ``unit`` ("" for none).
+    """
+
+    key: str
+    label: str
+    unit: str = ""
+    decimals: int = 3
+    scale: float = 1.0
+
+    def to_json(self) -> dict:
+        return asdict(self)
 
 
 def validate(specs: Iterable[ParamSpec], name: str, value: Any) -> Any:

@@ -210,7 +210,11 @@ def test_frame_budget_slows_playback_but_not_the_trajectory(lab):
     assert ctl(page, "t.msPerStep") > 0
     assert steps == [1] * 40, steps
     assert "slowed to" in page.locator(".swarm-clock").inner_text()
+    status = page.locator(".swarm-status").inner_text()  # the status line under the stage says it too
+    assert "Running, slowed to" in status and "cannot keep up with 4.0×; results are the same" in status
+    assert "keeps the model time and Play/Pause" in status
     ctl(page, "t.setPlaying(false)")
+    assert page.locator(".swarm-status-now").inner_text() == "Paused."
     a = frame(page)
     ctl(page, "t.restart()")
     step(page, a["step"])
@@ -219,6 +223,10 @@ def test_frame_budget_slows_playback_but_not_the_trajectory(lab):
     assert "slowed" not in page.locator(".swarm-clock").inner_text()  # paused: no pace note
     ctl(page, "t.setFrameBudget(30)")
     ctl(page, "t.setSpeed(1)")
+    ctl(page, "t.setPlaying(true)")
+    ctl(page, "t.tick(0.05)")
+    assert page.locator(".swarm-status-now").inner_text() == "Running at 1.0×."
+    ctl(page, "t.setPlaying(false)")
 
 
 def test_turn_one_changes_exactly_one_heading_by_60_degrees(lab):
@@ -333,7 +341,7 @@ def test_passage_displaces_agents_and_nobody_ever_enters_it(lab):
     }""", [list(d) for d in PASSAGE])
     assert worst >= -1e-4, worst
     marker = engine_call(page, LAB, "history")["markers"][0]["label"]
-    assert marker.startswith("obstacle: passage")
+    assert marker.startswith("obstacle: a narrow passage")
     control(page, "obstacle").locator("select").select_option("none")
     control(page, "start").locator("select").select_option("cluster")
 
@@ -360,13 +368,13 @@ def test_population_add_and_remove_most_recent(lab):
     assert d["n"] == n0 - 10 and d["x"] == a["x"][:n0 - 10]
     # three presses at one instant are one population change: one marker with the final value
     markers = engine_call(page, LAB, "history")["markers"]
-    assert [m["label"] for m in markers] == [f"population {n0 - 10}"]
+    assert [m["label"] for m in markers] == [f"population {n0 - 10} agents"]
     assert markers[0]["t"] == pytest.approx(20 * DT)
     step(page, 60)
     page.get_by_role("button", name="Add 10 animals").click()
     settle(page, LAB)
     labels = [m["label"] for m in engine_call(page, LAB, "history")["markers"]]
-    assert labels == [f"population {n0 - 10}", f"population {n0}"]
+    assert labels == [f"population {n0 - 10} agents", f"population {n0} agents"]
 
 
 def test_keyboard_slider_drag_is_one_marker_and_a_click_after_a_slider_lands(lab):
@@ -456,6 +464,135 @@ def test_click_selects_an_agent_and_panel_matches_neighbour_query(lab):
     assert frame(page)["sel"] == (best + 1) % g["n"]
 
 
+def test_restart_inside_a_trial_agrees_with_banner_session_and_link(lab):
+    """Plain Restart begins again with the settings on screen.  Inside a trial it stays the
+    trial's run while the trial's own settings hold (banner, button and link keep the trial);
+    once they do not, it leaves the trial: no banner, no "Restart this trial", and a link
+    without the trial, so a link never names a trial its settings contradict."""
+    page = lab
+    paused_restart(page, "passage")
+    banner, again = page.locator(".swarm-trial-now"), page.locator(".swarm-restart-trial")
+    restart = page.get_by_role("button", name="Restart", exact=True)
+    assert banner.is_visible() and again.is_visible()
+    # a change the trial allows: Restart keeps the trial
+    control(page, "sigma").locator("input").fill("40")
+    settle(page, LAB)
+    restart.click()
+    settle(page, LAB)
+    st = engine_call(page, LAB, "state")
+    assert st["trial"] == "passage" and st["params"]["sigma"] == 40 and st["step"] == 0
+    assert banner.is_visible() and "Narrow passage" in banner.inner_text() and again.is_visible()
+    url = ctl(page, "t.linkUrl()")
+    assert "trial=passage" in url and "sigma=40" in url
+    # removing the wall: the run on screen is still the trial's, but a link would not be
+    control(page, "obstacle").locator("select").select_option("none")
+    settle(page, LAB)
+    assert banner.is_visible()
+    url = ctl(page, "t.linkUrl()")
+    assert "trial=" not in url and "obstacle=" not in url and "sigma=40" in url
+    # Restart now leaves the trial, and everything on the page says so
+    restart.click()
+    settle(page, LAB)
+    st = engine_call(page, LAB, "state")
+    assert st["trial"] is None and st["params"]["obstacle"] == "none" and st["step"] == 0
+    assert not banner.is_visible() and not again.is_visible()
+    assert page.locator(".swarm-trial.active").count() == 0
+    assert "no longer that trial" in page.locator("#notices").inner_text()
+    assert "trial=" not in ctl(page, "t.linkUrl()")
+    control(page, "sigma").locator("input").fill("15")  # back to the default for the next tests
+    settle(page, LAB)
+    assert page.rec.page_errors == []
+
+
+def test_a_link_whose_settings_contradict_its_trial_starts_the_trial(page, server):
+    """Old links could carry trial=passage&obstacle=none: the named trial wins, with a notice."""
+    page.goto(f"{server}/?lab=swarm&trial=passage&obstacle=none&sigma=20")
+    wait_ready(page)
+    st = engine_call(page, LAB, "state")
+    assert st["trial"] == "passage" and st["params"]["obstacle"] == "passage" and st["params"]["sigma"] == 20
+    assert page.locator(".swarm-trial-now").is_visible()
+    assert "obstacle=none" in page.locator("#notices").inner_text()
+    url = ctl(page, "t.linkUrl()")
+    assert "trial=passage" in url and "obstacle=passage" in url and "obstacle=none" not in url
+
+
+def test_sensing_arrows_have_their_own_colours_and_the_legend_agrees(lab):
+    """The alignment arrow is not the selected animal's yellow (nor any other arrow's colour),
+    and the legend's keys are painted in the colours the panel draws with."""
+    page = lab
+    got = page.evaluate("""async () => {
+        const p = await import('./assets/js/labs/swarm/palette.js');
+        const css = (el) => getComputedStyle(el).backgroundColor;
+        const probe = document.createElement('span'); document.body.append(probe);
+        const rgb = (c) => { probe.style.background = c; return getComputedStyle(probe).backgroundColor; };
+        const keys = [...document.querySelectorAll('#lab-swarm .sense-arrows tbody tr')].map((tr) =>
+            [tr.querySelector('th').textContent.trim(), css(tr.querySelector('.arrow-key'))]);
+        const sw = Object.fromEntries(['selected', 'social', 'personal', 'excluded'].map((k) =>
+            [k, css(document.querySelector('#lab-swarm .sense-legend .sw-' + k))]));
+        const out = {keys, sw, selected: rgb(p.SELECTED), arrows: Object.fromEntries(Object.entries(p.ARROWS).map(([k, c]) => [k, rgb(c)])),
+                     neighbours: Object.fromEntries(Object.entries(p.NEIGHBOURS).map(([k, c]) => [k, rgb(c)]))};
+        probe.remove();
+        return out;
+    }""")
+    arrows = got["arrows"]
+    assert arrows["alignment"] != got["selected"]
+    assert len(set(arrows.values())) == len(arrows)  # every urge its own colour
+    assert got["selected"] not in arrows.values()
+    assert dict(got["keys"]) == {"space": arrows["separation"], "alignment": arrows["alignment"],
+                                 "cohesion": arrows["cohesion"], "obstacle": arrows["obstacle"],
+                                 "threat": arrows["threat"]}
+    assert got["sw"] == {"selected": got["selected"], **got["neighbours"]}
+
+
+def test_a_change_while_paused_updates_readouts_and_panel_at_once(lab):
+    """SPEC: a setting change can change the local statistics at once, before anything moves.
+    Paused, a smaller range R changes the readouts and the sensing panel with no step taken."""
+    page = lab
+    paused_restart(page)
+    step(page, 120)
+    settle(page, LAB)
+
+    def shown():
+        return {"local": page.locator(".swarm-readouts .readout[data-key=local] .v").inner_text(),
+                "social": page.get_attribute(".swarm-sense", "data-social"),
+                "step": ctl(page, "t.frame.step")}
+
+    before = shown()
+    control(page, "R").locator("input").fill("3")
+    settle(page, LAB)
+    after = shown()
+    now = engine_call(page, LAB, "metrics")
+    sel = engine_call(page, LAB, "selected")
+    assert after["step"] == before["step"] == 120  # nothing moved
+    assert after["local"] == f"{now['local']:.3f}" != before["local"]
+    assert after["social"] == ",".join(map(str, sel["social"])) != before["social"]
+    control(page, "R").locator("input").fill("10")
+    settle(page, LAB)
+
+
+def test_the_two_charts_share_one_time_axis(lab):
+    """Marker lines of the agreement and spacing charts line up: the same time is at the same
+    page x in both (full charts and the live strip's pair)."""
+    page = lab
+    paused_restart(page)
+    step(page, 60)
+    control(page, "alignment").locator("input").uncheck()
+    step(page, 120)
+    settle(page, LAB)
+    xs = page.evaluate("""() => {
+        const t = window.swarmlab.labs.get('swarm').test;
+        const canv = ['.swarm-chart-agree', '.swarm-chart-space'].map((s) => document.querySelector(s));
+        const mt = t.history.markers[0].t;
+        return t.charts.map((c, k) => ({x: canv[k].getBoundingClientRect().left + c.xOf(mt),
+                                         w: c.plot.w, left: canv[k].getBoundingClientRect().left + c.plot.x}));
+    }""")
+    assert len(xs) == 2
+    assert abs(xs[0]["x"] - xs[1]["x"]) < 1.0, xs
+    assert abs(xs[0]["w"] - xs[1]["w"]) < 1.0 and abs(xs[0]["left"] - xs[1]["left"]) < 1.0, xs
+    control(page, "alignment").locator("input").check()
+    settle(page, LAB)
+
+
 def test_hidden_page_freezes_model_time(lab):
     page = lab
     paused_restart(page)
@@ -499,6 +636,7 @@ def test_five_minutes_pauses_and_continue_keeps_everything(lab):
     assert not ctl(page, "t.playing")
     assert page.locator(".swarm-limit").is_visible()
     assert page.locator(".swarm-clock").inner_text().startswith("5:00")
+    assert page.locator(".swarm-status-now").inner_text().startswith("Paused at five model minutes")
     hist = engine_call(page, LAB, "history")
     page.get_by_role("button", name="Continue").click()
     settle(page, LAB)

@@ -212,6 +212,28 @@ def test_knob_zero_stays_near_baseline_and_one_orders(vpage):
     assert means[1.0] > means[0.0] + 0.4, means
 
 
+def test_the_p_chart_draws_the_sessions_history(vpage):
+    """One history: the P chart is the session's metrics.History (ui/history.js mirror), with
+    the session's markers; a restart starts it over."""
+    page = vpage
+    ctl(page, "(c.pause(), c.restart())")
+    ctl(page, "c.run(40)")
+    set_slider(page, "a", 0.4)  # through the page's own control: one marker
+    ctl(page, "c.settle()")
+    ctl(page, "c.run(20)")
+    ctl(page, "c.settle()")
+    mine = ctl(page, "({t: c.history.t, P: c.history.series.P, markers: c.history.markers})")
+    theirs = engine_call(page, LAB, "history")
+    assert mine["t"] == theirs["t"] == list(range(61))
+    assert mine["P"] == theirs["series"]["P"]
+    assert mine["markers"] == theirs["markers"] == [{"t": 40, "label": "alignment a 0.4"}]
+    ctl(page, "(c.pause(), c.restart())")
+    ctl(page, "c.settle()")
+    assert ctl(page, "c.history.t") == [0] and ctl(page, "c.history.markers") == []
+    set_slider(page, "a", 1.0)
+    ctl(page, "c.settle()")
+
+
 def _pick_isolated(f, margin=0.16, clear=0.06):
     n = len(f) // 6
     pts = [(f[3 * i], f[3 * i + 1]) for i in range(n)]

@@ -7,6 +7,7 @@ import { FrameBudget, Stepper } from "../../assets/js/ui/stepper.js";
 import { frameIndex, frameCount, frameStep } from "../../assets/js/ui/frame.js";
 import { HistoryMirror } from "../../assets/js/ui/history.js";
 import { fmt3 } from "../../assets/js/labs/vicsek/check.js";
+import { choiceLabel, groupSpecs, formatReadout, formatValue } from "../../assets/js/ui/controls.js";
 
 test("StepClock gives whole steps and carries the rest, whatever the frame rate", () => {
   const dt = 1 / 60;
@@ -109,4 +110,26 @@ test("fmt3 rounds like Python's .3f (ties to even)", () => {
   assert.equal(fmt3(0.1234), "0.123");
   assert.equal(fmt3(0.0625), "0.062");
   assert.equal(fmt3(0.1875), "0.188");
+});
+
+
+test("the words of controls and readouts come from the engine's specs", () => {
+  const obstacle = { name: "obstacle", kind: "choice", choices: ["none", "passage"], group: "world",
+    choice_labels: { none: "none", passage: "a narrow passage" } };
+  assert.equal(choiceLabel(obstacle, "passage"), "a narrow passage");
+  assert.equal(formatValue(obstacle, "passage"), "a narrow passage");
+  assert.equal(choiceLabel({ kind: "choice", choices: ["x"] }, "x"), "x"); // no labels: the value
+  assert.equal(formatValue({ kind: "float", step: 0.5, unit: "lengths" }, 10), "10.0 lengths");
+  const specs = [
+    { name: "a", group: "rules" }, { name: "N", group: "world" }, obstacle, { name: "b", group: "rules" },
+    { name: "lonely", group: "nowhere" },
+  ];
+  const groups = [{ id: "rules", title: "Social rules" }, { id: "empty", title: "E" }, { id: "world", title: "W" }];
+  assert.deepEqual(groupSpecs(specs, groups).map((g) => [g.group.id, g.names]),
+    [["rules", ["a", "b"]], ["world", ["N", "obstacle"]]]);
+  assert.equal(formatReadout({ unit: "%", decimals: 1, scale: 100 }, 0.1874), "18.7 %");
+  assert.equal(formatReadout({ decimals: 0 }, 150), "150");
+  assert.equal(formatReadout({}, 0.12345), "0.123");
+  assert.equal(formatReadout({}, NaN), "–");
+  assert.equal(formatReadout({}, null), "–");
 });

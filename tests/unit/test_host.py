@@ -85,7 +85,7 @@ def test_the_lab_list_is_the_pages_tabs():
 
 def test_history_is_one_protocol_for_every_lab_that_keeps_one():
     h = Host()
-    for lab in ("swarm", "boids"):
+    for lab in ("swarm", "boids", "vicsek"):
         reply, _ = ask(h, lab, ["step", {"n": 40}], ["history", {}])
         full = reply["results"][1]["value"]
         assert full["full"] is True and len(full["t"]) >= 2

@@ -86,3 +86,31 @@ def test_parse_query_clamps_and_reports():
     out = s.op_parse_query({"speed": "100", "k": "3", "mode": "bogus", "colour": "red"})
     assert out["values"] == {"speed": 30, "k": 3}
     assert len(out["notices"]) == 3
+
+
+def test_specs_carry_what_the_page_shows():
+    """Choice labels, groups and readouts are data the page reads (no JS copy)."""
+    from swarmlab import swarm
+    from swarmlab.params import Group, Readout
+    from swarmlab.sessions.swarm import SwarmSession
+
+    obstacle = swarm.SPEC_BY_NAME["obstacle"].to_json()
+    assert obstacle["choice_labels"] == {"none": "none", "circle": "a circle", "passage": "a narrow passage"}
+    assert swarm.SPEC_BY_NAME["obstacle"].shown("passage") == "a narrow passage"
+    assert swarm.SPEC_BY_NAME["R"].shown(12.0) == "12 lengths"
+    assert swarm.SPEC_BY_NAME["alignment"].shown(False) == "off"
+    # a choice without labels shows its value; labels must match the choices one to one
+    plain = ParamSpec("m", "a", "M", kind="choice", choices=("a", "b"))
+    assert plain.to_json()["choice_labels"] == {"a": "a", "b": "b"}
+    with pytest.raises(ValueError, match="one to one"):
+        ParamSpec("m", "a", "M", kind="choice", choices=("a", "b"), choice_labels=("A",))
+    display = SwarmSession().op_layout()["display"]
+    groups = [g["id"] for g in display["groups"]]
+    # every spec is in a published group, and the groups are read in the specs' order
+    assert {s.group for s in swarm.SPECS} <= set(groups)
+    assert Group("x", "X").to_json() == {"id": "x", "title": "X", "advanced": False}
+    assert Readout("P", "p").to_json()["decimals"] == 3
+    keys = [r["key"] for r in display["readouts"]]
+    assert set(keys) <= set(swarm.measure(SwarmSession().state, SwarmSession()._neighbourhood()))
+    # labels that quote a constant are written from it
+    assert f"{swarm.VERY_CLOSE:g} lengths" in display["readouts"][keys.index("very_close")]["label"]

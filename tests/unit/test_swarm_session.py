@@ -199,7 +199,7 @@ def test_slider_drag_leaves_one_marker_but_switches_each_leave_one():
     s.op_population(80)
     labels = [(round(m["t"] * 60), m["label"]) for m in s.op_history()["markers"]]
     assert labels == [(30, "separation weight 2.5"), (40, "alignment off"), (40, "alignment on"),
-                      (80, "separation weight 1"), (80, "population 80")]
+                      (80, "separation weight 1"), (80, "population 80 agents")]
 
 
 def test_population_ops_and_selection():
@@ -209,7 +209,7 @@ def test_population_ops_and_selection():
     assert out["added"] == 10 and s.state.n == 40 and s.selected_id == 29
     s.op_population(25)
     assert s.state.ids.tolist() == list(range(25)) and s.selected_id is None
-    assert s.history.markers[-1][1] == "population 25"
+    assert s.history.markers[-1][1] == "population 25 agents"
     assert s.frame()[0] == 25
 
 
@@ -220,7 +220,7 @@ def test_obstacle_set_displaces_and_marks():
     out = s.op_set("obstacle", "passage")
     assert sorted(out["moved"]) == np.flatnonzero(was_inside).tolist() and out["moved"]
     assert not np.any(obstacles.inside(s.state.x, d, swarm.BOX))
-    assert s.history.markers[-1][1].startswith("obstacle: passage")
+    assert s.history.markers[-1][1].startswith("obstacle: a narrow passage")
     assert s.frame()[6] == 2
 
 
@@ -263,12 +263,12 @@ def test_history_and_csv():
     s.op_step(45)
     h = s.op_history()
     assert h["t"] == pytest.approx([0, 0.25, 0.5, 0.75, 1.0, 1.25])
-    assert h["markers"] == [{"t": pytest.approx(0.5), "label": "uncertainty 30°/√s"}]
+    assert h["markers"] == [{"t": pytest.approx(0.5), "label": "uncertainty 30 °/√s"}]
     inc = s.op_history(since=1.0, version=h["version"])
     assert inc["t"] == pytest.approx([1.25]) and not inc["full"]
     rows = list(csv.reader(io.StringIO(s.op_csv())))
     assert rows[0][0] == "time (s)" and "mean nearest spacing (lengths)" in rows[0]
-    assert any(r[-1] == "uncertainty 30°/√s" for r in rows[1:])
+    assert any(r[-1] == "uncertainty 30 °/√s" for r in rows[1:])
     json.loads(s.call("history"))
 
 
@@ -291,3 +291,38 @@ def test_cli_bad_values_exit_2(argv, capsys):
         cli.main(argv)
     assert exc.value.code == 2
     assert "error" in capsys.readouterr().err
+
+
+def test_plain_restart_keeps_a_trial_only_while_its_settings_hold():
+    """Restart begins again with the settings on screen: inside a trial it stays the trial's
+    run while the trial's own settings hold, and leaves the trial once they do not."""
+    s = small()
+    s.op_restart_trial("passage")
+    s.op_set("sigma", 40)
+    assert s.op_state()["trial_on_restart"] == "passage"
+    assert s.op_reset()["trial"] == "passage"  # a raised uncertainty is still the passage trial
+    assert s.op_set("obstacle", "none")["trial_on_restart"] is None  # the reply says so at once
+    st = s.op_state()
+    assert st["trial"] == "passage" and st["trial_on_restart"] is None  # the run on screen is still the trial's
+    st = s.op_reset()
+    assert st["trial"] is None and st["trial_on_restart"] is None and st["params"]["obstacle"] == "none"
+    s.op_set("obstacle", "passage")
+    assert s.op_reset()["trial"] is None  # leaving a trial is final: its card starts it again
+    # a trial with no settings of its own is kept by any restart
+    s.op_restart_trial("take-one-away")
+    s.op_set("alignment", False)
+    assert s.op_reset()["trial"] == "take-one-away"
+
+
+def test_reset_naming_a_trial_applies_it_and_refuses_a_contradiction():
+    s = small()
+    st = s.op_reset(trial="rules-matter", sigma=5)
+    assert st["trial"] == "rules-matter" and st["params"]["sigma"] == 5
+    assert (st["params"]["separation"], st["params"]["alignment"], st["params"]["cohesion"]) == (False,) * 3
+    s.op_step(10)
+    before = s.op_state()
+    for bad in ({"trial": "rules-matter", "alignment": True}, {"trial": "nope"}, {"trial": 3}):
+        with pytest.raises(ValueError):
+            s.op_reset(**bad)
+    assert s.op_state() == before  # nothing changed
+    assert "contradicts" in json.loads(s.call("reset", json.dumps({"trial": "passage", "obstacle": "circle"})))["error"]

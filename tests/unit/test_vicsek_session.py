@@ -62,7 +62,7 @@ def test_stepping_once_600_equals_600_single_steps(s):
 
 def test_set_is_live_and_keeps_the_kick_stream(s):
     call(s, "step", n=100)
-    assert call(s, "set", name="a", value=0.25) == {"name": "a", "value": 0.25}
+    assert call(s, "set", name="a", value=0.25) == {"name": "a", "value": 0.25, "changed": True}
     assert call(s, "state")["t"] == 100  # no restart
     call(s, "step", n=50)
     ens = vicsek.Ensemble([(3, 1.0)])
@@ -91,12 +91,31 @@ def test_step_validates(s):
 
 def test_metrics_and_history(s):
     m = call(s, "metrics")
-    assert m["t"] == 0 and len(m["history"]) == 1
+    assert m["t"] == 0 and len(call(s, "history")["t"]) == 1
     r = call(s, "step", n=400)
     m = call(s, "metrics")
     assert m["t"] == 400 and r["t"] == 400 and m["P"] == r["P"]
-    assert len(m["history"]) == vs.HISTORY and m["history"][-1] == m["P"]
+    h = call(s, "history")
+    assert h["t"] == list(range(401)) and h["series"]["P"][-1] == m["P"]  # one sample per update
     assert m["P"] == pytest.approx(vicsek.order_parameter(s.ens.state.theta[0]), abs=1e-15)
+
+
+def test_history_marks_knob_changes_once_per_drag_and_restart_clears_it(s):
+    call(s, "step", n=10)
+    for a in (0.9, 0.7, 0.5):  # a drag: three values at once
+        call(s, "set", name="a", value=a)
+    call(s, "set", name="a", value=0.5)  # no change, no marker
+    call(s, "step", n=20)
+    call(s, "set", name="a", value=1)
+    assert call(s, "history")["markers"] == [{"t": 10, "label": "alignment a 0.5"},
+                                             {"t": 30, "label": "alignment a 1"}]
+    full = call(s, "history")
+    call(s, "step", n=3)
+    more = call(s, "history", since=full["t"][-1], version=full["version"])
+    assert more["full"] is False and more["t"] == [31, 32, 33]
+    call(s, "reset")
+    h = call(s, "history")
+    assert h["t"] == [0] and h["markers"] == []
 
 
 def _blocks(s):

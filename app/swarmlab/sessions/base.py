@@ -12,7 +12,7 @@ exception is a bug and propagates.
 
 Every session provides ``op_reset``, ``op_set``, ``op_step``, ``op_metrics`` and
 ``op_state``, plus from this base ``op_spec`` (its parameter specs), ``op_layout`` (its
-frame layout and the constants the page shows), ``op_parse_query`` (lenient share-link
+frame layout, the constants the page shows and its ``display`` words), ``op_parse_query`` (lenient share-link
 reading) and, when it keeps a ``metrics.History``, ``op_history`` and ``op_csv``.  It
 runs identically under CPython, which is how the tests drive it.
 """
@@ -98,10 +98,14 @@ class Session:
         """The frame layout and the constants the page shows (``FrameLayout.to_json``)."""
         if self.FRAME is None:
             raise ValueError(f"{self.lab}: this session publishes no frame")
-        return {"frame": self.FRAME.to_json(), "constants": self.constants()}
+        return {"frame": self.FRAME.to_json(), "constants": self.constants(), "display": self.display()}
 
     def constants(self) -> dict:
         """Model constants the page needs for drawing and text (dt, radii, ...)."""
+        return {}
+
+    def display(self) -> dict:
+        """Words the page shows beside the specs: control groups, readouts, chart series."""
         return {}
 
     # --- the one history (metrics.History), for every lab that keeps one ----------------

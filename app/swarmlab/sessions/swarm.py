@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from .. import swarm, obstacles
-from ..params import ParamSpec, as_int, defaults, shown, validate, validate_many
+from ..params import Group, ParamSpec, Readout, as_int, defaults, shown, validate, validate_many
 from ..space import distance
 from .base import FrameLayout, Session
 
@@ -66,27 +66,49 @@ def _clock(t: float) -> str:
     return f"{s // 60}:{s % 60:02d}"
 
 
+# --- what the page shows beside the specs (published by op_layout()["display"]) ------------
+GROUPS = (
+    Group("rules", "Social rules"),
+    Group("perception", "Neighbours", advanced=True),
+    Group("motion", "Motion", advanced=True),
+    Group("world", "Population and world"),
+    Group("display", "Appearance"),
+    Group("run", "Run, sample and sharing"),
+)
+READOUTS = (
+    Readout("P", "whole-group agreement P"),
+    Readout("local", "local agreement"),
+    Readout("spacing", "mean nearest spacing", unit="lengths", decimals=2),
+    Readout("very_close", f"share under {swarm.VERY_CLOSE:g} lengths", unit="%", decimals=1, scale=100.0),
+    Readout("milling", "rotation (milling)"),
+    Readout("N", "population", decimals=0),
+)
+# The two charts (agreement, spacing): titles, axis labels and series labels ("short" in the
+# compact live strip beside the stage).  Colours and dashes are drawing, chosen by the page.
+CHARTS = (
+    {"id": "agree", "title": "Agreement", "x_label": "model time (s)",
+     "axes": {"left": "agreement (0–1)"},
+     "series": [{"key": "P", "label": "whole group (solid)", "short": "P"},
+                {"key": "local", "label": "local (dashed)", "short": "local"}]},
+    {"id": "space", "title": "Spacing", "x_label": "model time (s)",
+     "axes": {"left": "lengths", "right": "share of animals"},
+     "series": [{"key": "spacing", "label": "mean nearest spacing (lengths)", "short": "spacing"},
+                {"key": "very_close", "label": f"share under {swarm.VERY_CLOSE:g} lengths",
+                 "short": f"< {swarm.VERY_CLOSE:g}"}]},
+)
+
+
 def _marker_label(name: str, value: Any) -> str:
-    if name in ("separation", "alignment", "cohesion"):
-        return f"{name} {'on' if value else 'off'}"
-    if name in ("w_s", "w_a", "w_c"):
-        rule = {"w_s": "separation", "w_a": "alignment", "w_c": "cohesion"}[name]
-        return f"{rule} weight {value:g}"
-    if name == "mode":
-        return "neighbours: " + ("nearest few" if value == "nearest" else "range")
-    if name == "R":
-        return f"range R {value:g} lengths"
-    if name == "k":
-        return f"nearest few k = {value}"
-    if name == "v":
-        return f"speed {value:g} lengths/s"
-    if name == "sigma":
-        return f"uncertainty {value:g}°/√s"
-    if name == "obstacle":
-        return f"obstacle: {value}"
-    if name == "N":
-        return f"population {value}"
-    return f"{name} {value}"
+    """A chart marker's text for a setting change, written from the parameter's spec
+    ("alignment off", "range R 12 lengths", "obstacle: a narrow passage")."""
+    spec = swarm.SPEC_BY_NAME[name]
+    label = spec.label[:1].lower() + spec.label[1:]
+    return f"{label}: {spec.shown(value)}" if spec.kind == "choice" else f"{label} {spec.shown(value)}"
+
+
+def _trial_holds(trial: swarm.Trial, values: dict) -> bool:
+    """True if ``values`` include every one of the trial's own settings."""
+    return all(values.get(k) == v for k, v in validate_many(swarm.SPECS, trial.settings).items())
 
 
 class SwarmSession(Session):
@@ -144,11 +166,35 @@ class SwarmSession(Session):
         self.history.mark(self.state.step, label, key=key if merge else None, merge_ticks=merge)
 
     # --- ops ----------------------------------------------------------------------------------
-    def op_reset(self, **params: Any) -> dict:
-        """Restart with the current values updated by ``params`` (all validated first)."""
+    def op_reset(self, trial: str | None = None, **params: Any) -> dict:
+        """Restart with the current values updated by ``params`` (all validated first).
+
+        The new run is a trial's run when its values include all of that trial's own
+        settings: the trial named by ``trial`` (whose settings are applied under
+        ``params``), or else the trial running now.  So a plain restart inside a trial keeps
+        the trial only while its settings still hold; after e.g. the passage was removed it
+        is no trial's run (``state.trial`` is None), and the page's banner and link follow.
+        Naming a trial whose settings ``params`` contradict is an error.
+        """
+        named = None
+        if trial is not None:
+            if not isinstance(trial, str):
+                raise ValueError(f"trial must be a trial's name, got {shown(trial)}")
+            named = swarm.trial(trial)
+        given = validate_many(self.SPECS, params)
         new = dict(self.values)
-        new.update(validate_many(self.SPECS, params))
+        if named is not None:
+            own = validate_many(self.SPECS, named.settings)
+            clash = [f"{k}={shown(given[k])}" for k, v in own.items() if k in given and given[k] != v]
+            if clash:
+                raise ValueError(f"the trial {named.id!r} sets {', '.join(f'{k}={shown(v)}' for k, v in own.items())}; "
+                                 f"{', '.join(clash)} contradicts it")
+            new.update(own)
+        new.update(given)
+        keep = named or (swarm.TRIALS_BY_ID.get(self.trial) if self.trial else None)
         self._restart(new)
+        if keep is not None and _trial_holds(keep, new):
+            self.trial = keep.id
         return self.op_state()
 
     def _restart(self, values: dict) -> None:
@@ -187,7 +233,19 @@ class SwarmSession(Session):
     def op_set(self, name: str, value: Any) -> dict:
         """One live change.  Never moves an agent, except that a new obstacle displaces
         agents inside it and population changes add or remove agents.  Adds a chart marker.
+        The reply says which trial a restart (or a share link) would now keep.
         """
+        out = self._set(name, value)
+        out["trial_on_restart"] = self._trial_on_restart()
+        return out
+
+    def _trial_on_restart(self) -> str | None:
+        """The trial a plain restart would keep: the running one while its settings still hold."""
+        if self.trial and _trial_holds(swarm.TRIALS_BY_ID[self.trial], self.values):
+            return self.trial
+        return None
+
+    def _set(self, name: str, value: Any) -> dict:
         v = validate(self.SPECS, name, value)
         out = {"name": name, "value": v, "changed": v != self.values[name]}
         if not out["changed"]:
@@ -330,6 +388,9 @@ class SwarmSession(Session):
             "paused_at_limit": self.at_limit,
             "continued": self.continued,
             "trial": self.trial,
+            # the trial a plain restart (and a share link) would keep: the running trial
+            # while the current settings still include its own
+            "trial_on_restart": self._trial_on_restart(),
             "fallbacks": s.fallbacks,
             "constants": self.constants(),
         }
@@ -344,6 +405,11 @@ class SwarmSession(Session):
             "obstacles": {name: [list(c) for c in discs] for name, discs in obstacles.OBSTACLES.items()},
             "obstacle_codes": dict(swarm.OBSTACLE_CODES),
         }
+
+    def display(self) -> dict:
+        return {"groups": [g.to_json() for g in GROUPS],
+                "readouts": [r.to_json() for r in READOUTS],
+                "charts": [dict(c) for c in CHARTS]}
 
     # --- frame --------------------------------------------------------------------------------
     def frame(self) -> np.ndarray:

@@ -26,7 +26,8 @@ Ops (JSON in/out through ``Session.call``)
 reset(a=None)            restart seed 3 from the start (a kept unless given)
 set(name, value)         live change of a parameter ("a"), no restart
 step(n=1)                n updates -> {"t", "P"}
-metrics()                {"t", "P", "history": [P of the last <= 300 updates, oldest first]}
+metrics()                {"t", "P"}
+history(since, version)  P on the update clock and the knob's markers (metrics.History, base op)
 state()                  constants and current values (see op_state)
 select(x, y)             nearest arrow (periodic distance) to a model point -> {"index", "distance"}
                          (select(index=i) picks directly; select() with no args clears)
@@ -40,18 +41,24 @@ check_result()           the CLI --json shape: {"seeds": [...8], "mean": {...}, 
 from __future__ import annotations
 
 import math
-from collections import deque
 from typing import Any
 
 import numpy as np
 
-from .. import cells, detmath, vicsek
-from ..params import ParamSpec, validate
+from .. import cells, detmath, metrics, vicsek
+from ..params import ParamSpec, Readout, validate
 from ..space import displacement, distance, wrap, wrap_angle
 from .base import FrameLayout, Session
 
 LIVE_SEED = 3
-HISTORY = 300
+HISTORY_CAPACITY = 2400  # samples of P (one per update; halved in density when full)
+# A knob dragged through many values within this many updates (about one second at the
+# default 6 updates/s) is one change: one marker, labelled with the final value.
+MERGE_MARKER_UPDATES = 6
+READOUTS = (
+    Readout("P", "P (shared heading)"),
+    Readout("t", "Update", decimals=0),
+)
 
 _STEP_SPEC = (ParamSpec("n", 1, "Updates", kind="int", min=0, max=10000, step=1),)
 _CHECK_SPECS = (
@@ -93,26 +100,38 @@ class VicsekSession(Session):
         self.values = new
         self.ens = vicsek.Ensemble([(LIVE_SEED, self.values["a"])], self.params)
         self.prev = self.ens.state
-        self.history: deque[float] = deque([float(self.ens.order[0])], maxlen=HISTORY)
+        self.history = metrics.History((metrics.Series("P", "order parameter P", "0 to 1"),),
+                                       tick_seconds=1.0, interval=1, capacity=HISTORY_CAPACITY,
+                                       time_label="update")
+        self.history.record(self.ens.t, {"P": float(self.ens.order[0])})
         return self.op_state()
 
     def op_set(self, name: str, value: Any) -> dict:
+        """A live change (no restart); a change of value leaves a marker on the P chart."""
         v = validate(self.SPECS, name, value)
+        changed = v != self.values[name]
         self.values[name] = v
         if name == "a":
             self.ens.align[:] = v
-        return {"name": name, "value": v}
+        if changed:
+            spec = next(s for s in self.SPECS if s.name == name)
+            label = spec.label[:1].lower() + spec.label[1:]
+            self.history.mark(self.ens.t, f"{label} {spec.shown(v)}", key=name, merge_ticks=MERGE_MARKER_UPDATES)
+        return {"name": name, "value": v, "changed": changed}
 
     def op_step(self, n: int = 1) -> dict:
         n = validate(_STEP_SPEC, "n", n)
         for _ in range(n):
             self.prev = self.ens.state
             p = self.ens.step()
-            self.history.append(float(p[0]))
+            self.history.record(self.ens.t, {"P": float(p[0])})
         return {"t": self.ens.t, "P": float(self.ens.order[0])}
 
     def op_metrics(self) -> dict:
-        return {"t": self.ens.t, "P": float(self.ens.order[0]), "history": list(self.history)}
+        return {"t": self.ens.t, "P": float(self.ens.order[0])}
+
+    def display(self) -> dict:
+        return {"readouts": [r.to_json() for r in READOUTS]}
 
     def op_state(self) -> dict:
         p = self.params

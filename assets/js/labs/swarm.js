@@ -14,7 +14,7 @@
 // frame rate, and the page never waits for Python.  While the tab is hidden the loop does
 // not tick (createLoop), and nothing else here steps the engine.
 
-import { buildControls } from "../ui/controls.js";
+import { buildControls, groupSpecs, formatValue, formatReadout } from "../ui/controls.js";
 import { createLoop } from "../ui/loop.js";
 import { Stepper } from "../ui/stepper.js";
 import { frameIndex } from "../ui/frame.js";
@@ -31,29 +31,15 @@ const LAB = "swarm";
 const SPEEDS = [
   { v: 0.25, label: "¼×" }, { v: 0.5, label: "½×" }, { v: 1, label: "1×" }, { v: 2, label: "2×" }, { v: 4, label: "4×" },
 ];
-const GROUPS = [
-  { id: "rules", title: "Social rules", names: ["separation", "w_s", "alignment", "w_a", "cohesion", "w_c"] },
-  { id: "perception", title: "Neighbours", names: ["mode", "R", "k"], advanced: true },
-  { id: "motion", title: "Motion", names: ["v", "sigma"], advanced: true },
-  { id: "world", title: "Population and world", names: ["N", "obstacle"] },
-  { id: "display", title: "Appearance", names: ["appearance"] },
-  { id: "run", title: "Run", names: ["start"], advanced: true },
-];
+// Minimal mode (?controls=minimal) also hides the weights and the population slider.
 const MINIMAL_HIDE = new Set(["w_s", "w_a", "w_c", "N"]);
-const CHOICE_LABELS = {
-  mode: { range: "everyone in range", nearest: "nearest few (k)" },
-  obstacle: { none: "none", circle: "a circle", passage: "a narrow passage" },
-  appearance: { birds: "birds", fish: "fish" },
-  start: { cluster: "a loose patch", scattered: "scattered over the world" },
+// How the charts draw each series (the words are the session's: display.charts).
+const SERIES_STYLE = {
+  P: { color: "#0f6fb3" },
+  local: { color: "#0f6fb3", dash: [6, 4] },
+  spacing: { color: "#c2570c", axis: "left" },
+  very_close: { color: "#7b3fb8", dash: [6, 4], axis: "right" },
 };
-const READOUTS = [
-  { key: "P", label: "whole-group agreement P", fmt: (v) => v.toFixed(3) },
-  { key: "local", label: "local agreement", fmt: (v) => v.toFixed(3) },
-  { key: "spacing", label: "mean nearest spacing", fmt: (v) => `${v.toFixed(2)} lengths` },
-  { key: "very_close", label: "share under 1.2 lengths", fmt: (v) => `${(100 * v).toFixed(1)} %` },
-  { key: "milling", label: "rotation (milling)", fmt: (v) => v.toFixed(3) },
-  { key: "N", label: "population", fmt: (v) => String(Math.round(v)) },
-];
 
 /** A playback rate for the clock, e.g. "0.35×". */
 function fmtSpeed(v) {
@@ -119,6 +105,7 @@ async function mountLab(section, ctx) {
   let state = await engine.call(LAB, "state");
   const layout = await engine.layout(LAB);
   const consts = layout.constants;
+  const display = layout.display; // groups, readouts and chart words, from the session
   const DT = consts.dt;
   const obstacleShapes = consts.obstacles;
   const obstacleNames = [];
@@ -186,7 +173,7 @@ async function mountLab(section, ctx) {
   // charts, readouts, markers
   const readoutBox = el("div", { class: "readouts swarm-readouts", "aria-live": "off" });
   const readoutEls = new Map();
-  for (const r of READOUTS) {
+  for (const r of display.readouts) {
     const v = el("span", { class: "v", text: "–" });
     readoutBox.append(el("div", { class: "readout", "data-key": r.key }, el("span", { class: "k", text: r.label }), v));
     readoutEls.set(r.key, v);
@@ -201,7 +188,12 @@ async function mountLab(section, ctx) {
     readoutBox, readoutAt, agreeCanvas, spaceCanvas, markerNote, markerList);
   const senseBox = el("section", { class: "panel swarm-sense", "aria-labelledby": "swarm-sense-title" });
 
-  const mainCol = el("div", { class: "swarm-main" }, stage, transport, caption,
+  // the status line under the stage: what the run is doing, and what a setting change keeps
+  const statusEl = el("p", { class: "swarm-status", "aria-live": "off" },
+    el("span", { class: "swarm-status-now" }),
+    el("span", { class: "swarm-status-keep", text: " A setting change keeps the model time and Play/Pause; only Restart and the trials begin again." }));
+  const statusNow = statusEl.firstChild;
+  const mainCol = el("div", { class: "swarm-main" }, stage, statusEl, transport, caption,
     el("div", { class: "swarm-analysis" }, charts, senseBox));
 
   // side column: trials, controls, share
@@ -240,27 +232,23 @@ async function mountLab(section, ctx) {
   const renderer = new StageRenderer(stageCanvas, { maxAgents: specBy.get("N")?.max || 2000 });
   const panel = new SensePanel(senseBox, { onPrev: () => selectRelative(-1), onNext: () => selectRelative(1) });
   // The two charts share one time axis: the same gutters, so their marker lines line up.
+  const chartWords = Object.fromEntries(display.charts.map((c) => [c.id, c]));
+  const seriesOf = (c) => c.series.map((x) => ({ ...SERIES_STYLE[x.key], key: x.key, label: x.label, short: x.short }));
   const AGREE = {
-    title: "Agreement",
-    xLabel: "model time (s)",
-    axes: { left: { label: "agreement (0–1)", min: 0, max: 1 } },
+    title: chartWords.agree.title,
+    xLabel: chartWords.agree.x_label,
+    axes: { left: { label: chartWords.agree.axes.left, min: 0, max: 1 } },
     gutterRight: true,
-    series: [
-      { key: "P", label: "whole group (solid)", color: "#0f6fb3" },
-      { key: "local", label: "local (dashed)", color: "#0f6fb3", dash: [6, 4] },
-    ],
+    series: seriesOf(chartWords.agree),
   };
   const SPACE = {
-    title: "Spacing",
-    xLabel: "model time (s)",
+    title: chartWords.space.title,
+    xLabel: chartWords.space.x_label,
     axes: {
-      left: { label: "lengths", min: 0, auto: true, minMax: 4, pad: 0.1 },
-      right: { label: "share of animals", min: 0, max: 1 },
+      left: { label: chartWords.space.axes.left, min: 0, auto: true, minMax: 4, pad: 0.1 },
+      right: { label: chartWords.space.axes.right, min: 0, max: 1 },
     },
-    series: [
-      { key: "spacing", label: "mean nearest spacing (lengths)", color: "#c2570c", axis: "left" },
-      { key: "very_close", label: "share under 1.2 lengths", color: "#7b3fb8", dash: [6, 4], axis: "right" },
-    ],
+    series: seriesOf(chartWords.space),
   };
   const chartAgree = new LineChart(agreeCanvas, { ...AGREE, onHoverMarker: (i) => highlightMarker(i) });
   const chartSpace = new LineChart(spaceCanvas, { ...SPACE, onHoverMarker: (i) => highlightMarker(i) });
@@ -270,8 +258,9 @@ async function mountLab(section, ctx) {
   const liveSpace = el("canvas", { class: "swarm-live-chart swarm-live-space" });
   const liveStrip = el("section", { class: "swarm-live", "aria-label": "Live charts: agreement and spacing (the full charts and readouts are under the stage)" },
     liveAgree, liveSpace, el("a", { class: "swarm-live-more", href: "#swarm-charts-title", text: "Readouts and full charts ↓" }));
-  const miniAgree = new LineChart(liveAgree, { ...AGREE, compact: true, series: AGREE.series.map((x) => ({ ...x, label: x.key === "P" ? "P" : "local" })) });
-  const miniSpace = new LineChart(liveSpace, { ...SPACE, compact: true, series: SPACE.series.map((x) => ({ ...x, label: x.key === "spacing" ? "spacing" : "< 1.2" })) });
+  const compact = (c) => ({ ...c, compact: true, series: c.series.map((x) => ({ ...x, label: x.short })) });
+  const miniAgree = new LineChart(liveAgree, compact(AGREE));
+  const miniSpace = new LineChart(liveSpace, compact(SPACE));
   const narrow = window.matchMedia ? window.matchMedia("(max-width: 900px)") : { matches: false, addEventListener() {} };
   const placeStrip = () => {
     if (narrow.matches) stage.after(liveStrip); else side.prepend(liveStrip);
@@ -285,9 +274,9 @@ async function mountLab(section, ctx) {
   const controlSets = [];
   const rowsBy = new Map();
   let currentValues = { ...(state.params || {}) };
-  for (const group of GROUPS) {
-    const names = group.names.filter((n) => specBy.has(n));
-    if (!names.length) continue;
+  // the sample is a number box (built below), not a slider
+  for (const { group, names: all } of groupSpecs(specs, display.groups)) {
+    const names = all.filter((n) => n !== "sample");
     const det = el("details", { class: `swarm-group swarm-group-${group.id}`, "data-group": group.id });
     det.open = !phone || group.id === "rules";
     det.append(el("summary", { text: group.title }));
@@ -296,7 +285,6 @@ async function mountLab(section, ctx) {
     const set = buildControls(body, specs, {
       only: names,
       values: currentValues,
-      choiceLabels: CHOICE_LABELS,
       apply: (name, value) => stepper.track(applyLive(name, value)),
       onError: (msg) => ctx.notify(msg, "warn"),
     });
@@ -346,7 +334,6 @@ async function mountLab(section, ctx) {
   } else {
     controlsBox.append(sampleRow, shareRow);
   }
-  if (runDet) runDet.querySelector("summary").textContent = "Run, sample and sharing";
 
   // ---------------------------------------------------------------- page state
   let playing = !ctx.reducedMotion;
@@ -358,6 +345,7 @@ async function mountLab(section, ctx) {
   let frameCount = 0;
   let runSample = state.sample;
   let currentTrial = null;
+  let trialOnRestart = null; // the trial a Restart (and a link) would keep: the session's word
   let atLimit = false;
   let lastClockText = "";
   const hist = new HistoryMirror();
@@ -408,6 +396,7 @@ async function mountLab(section, ctx) {
       return res;
     }
     currentValues[name] = value;
+    if (res.value && "trial_on_restart" in res.value) trialOnRestart = res.value.trial_on_restart;
     applyDrawing({ [name]: value });
     if (res.value && res.value.notice) ctx.notify(res.value.notice, "info");
     if (res.value && res.value.applies === "restart") {
@@ -448,19 +437,38 @@ async function mountLab(section, ctx) {
     await refreshState();
     if (state.selected_index === null && state.N > 0) await engine.tryCall(LAB, "select", { index: 0 });
     syncControls(state.params);
+    markTrial(state.trial); // the banner shows the session's trial, never the page's guess
+    trialOnRestart = state.trial_on_restart || null;
     touch();
   }
 
+  /** A trial's own settings in words, e.g. "obstacle: a narrow passage". */
+  function trialSettingsText(t) {
+    return Object.entries(t.settings || {}).map(([name, v]) => {
+      const spec = specBy.get(name);
+      return spec ? `${spec.label.toLowerCase()}: ${formatValue(spec, v)}` : `${name}: ${v}`;
+    }).join(", ");
+  }
+
+  /** Restart: begin again with the settings on screen (Play/Pause kept).  Inside a trial
+   *  the new run is still the trial's while the trial's own settings hold (the session
+   *  decides, op_reset); otherwise it leaves the trial, and the banner says so. */
   async function restart() {
     const values = allValues();
     delete values.N; // N is the population control: restart uses the slider value
     values.N = currentValues.N;
+    const before = currentTrial;
     const res = await engine.tryCall(LAB, "reset", values);
     if (!res.ok) {
       ctx.notify(res.error, "warn");
       return;
     }
     await afterRestart();
+    if (before && !currentTrial && trialBy.has(before)) {
+      const t = trialBy.get(before);
+      ctx.notify(`Restarted with the settings on screen. The trial “${t.title}” starts with ${trialSettingsText(t)}, ` +
+        "so this run is no longer that trial; its card starts it again.", "info");
+    }
   }
 
   function markTrial(id) {
@@ -498,7 +506,6 @@ async function mountLab(section, ctx) {
       ctx.notify(res.error, "warn");
       return false;
     }
-    markTrial(id);
     await afterRestart();
     return true;
   }
@@ -581,6 +588,17 @@ async function mountLab(section, ctx) {
       lastClockText = text;
       section.dataset.step = String(frame.step);
     }
+    setText(statusNow, statusText());
+  }
+
+  /** The status line: running (and at what speed), slowed, paused, or paused at five minutes. */
+  function statusText() {
+    if (atLimit) return "Paused at five model minutes: Continue keeps everything.";
+    if (!playing) return ctx.reducedMotion && frame.step === 0 ? "Paused, because your system asks for reduced motion." : "Paused.";
+    if (stepper.pace.ratio < 0.9) {
+      return `Running, slowed to ${fmtSpeed(speed * stepper.pace.ratio)}: the device cannot keep up with ${fmtSpeed(speed)}; results are the same.`;
+    }
+    return `Running at ${fmtSpeed(speed)}.`;
   }
 
   function applyHistory(h) {
@@ -595,10 +613,7 @@ async function mountLab(section, ctx) {
   /** Readouts show the CURRENT state under the current settings (op_metrics): after a
    *  setting change they change at once, even while paused, before anything moves. */
   function updateReadouts(m) {
-    for (const r of READOUTS) {
-      const v = m[r.key];
-      setText(readoutEls.get(r.key), v === null || v === undefined || !Number.isFinite(v) ? "–" : r.fmt(v));
-    }
+    for (const r of display.readouts) setText(readoutEls.get(r.key), formatReadout(r, m[r.key]));
     setText(readoutAt, `Now, at ${formatClock(m.t)} model time. The charts sample every ${hist.interval || 0.25} s.`);
     section.dataset.sampleT = String(m.t);
   }
@@ -708,29 +723,21 @@ async function mountLab(section, ctx) {
     if (ev.key === "ArrowRight") { ev.preventDefault(); stepper.track(selectRelative(1)); }
     if (ev.key === "ArrowLeft") { ev.preventDefault(); stepper.track(selectRelative(-1)); }
   });
-  copyBtn.addEventListener("click", () => copyLink(linkUrl(), ctx.notify));
+  copyBtn.addEventListener("click", () => copyLink(linkUrl(), ctx.notify)); // synchronous: keeps the click's permission to copy
   csvBtn.addEventListener("click", downloadCsv);
   pngBtn.addEventListener("click", saveImage);
   if (typeof ResizeObserver !== "undefined") {
     new ResizeObserver(() => { renderer.resize(); redraw(); }).observe(stage);
   }
 
+  /** The share link: the current settings with the sample of the run on screen, so it
+   *  replays this run from its start.  It names a trial only when the settings still include
+   *  the trial's own (the trial a Restart would keep, as the session last said), so it never
+   *  carries settings that contradict its trial. */
   function linkUrl() {
     const values = allValues();
-    values.sample = runSample; // the link replays the run that is on screen, from its start
-    let url = shareUrl(LAB, values, specs, { trial: currentTrial });
-    if (currentTrial && trialBy.has(currentTrial)) {
-      // the trial's own settings are written explicitly, so live changes back to a default survive
-      const u = new URL(url, location.href);
-      for (const name of Object.keys(trialBy.get(currentTrial).settings || {})) {
-        const spec = specBy.get(name);
-        if (!spec || !(name in values)) continue;
-        const v = values[name];
-        u.searchParams.set(name, spec.kind === "bool" ? (v ? "1" : "0") : String(v));
-      }
-      url = u.toString();
-    }
-    return url;
+    values.sample = runSample;
+    return shareUrl(LAB, values, specs, { trial: trialOnRestart });
   }
 
   function fileStem() {
@@ -784,10 +791,21 @@ async function mountLab(section, ctx) {
   let started = false;
   if (trialId) {
     if (trialBy.has(trialId)) {
-      // the defaults, the trial's settings, then any settings in the link on top
+      // the defaults, the trial's settings, then the link's other settings on top; a link
+      // setting that contradicts the trial is dropped (the trial it names wins), and said so
+      const t = trialBy.get(trialId);
       const defaults = Object.fromEntries(specs.map((s) => [s.name, s.default]));
-      const res = await engine.tryCall(LAB, "reset", { ...defaults, ...(trialBy.get(trialId).settings || {}), ...query.values });
-      if (res.ok) { markTrial(trialId); started = true; } else ctx.notify(res.error, "warn");
+      const values = { ...query.values };
+      const dropped = [];
+      for (const [name, v] of Object.entries(t.settings || {})) {
+        if (name in values && values[name] !== v) { dropped.push(`${name}=${values[name]}`); delete values[name]; }
+      }
+      if (dropped.length) {
+        ctx.notify(`This link starts the trial “${t.title}”, which begins with ${trialSettingsText(t)}, ` +
+          `so its ${dropped.join(", ")} was ignored.`, "info");
+      }
+      const res = await engine.tryCall(LAB, "reset", { ...defaults, ...(t.settings || {}), ...values, trial: trialId });
+      if (res.ok) started = true; else ctx.notify(res.error, "warn");
     } else {
       ctx.notify(`There is no trial called “${trialId}”. Choose one of: ${trials.map((t) => t.id).join(", ")}.`, "warn");
     }

@@ -17,12 +17,13 @@
 import { createLoop } from "../ui/loop.js";
 import { Stepper } from "../ui/stepper.js";
 import { frameIndex } from "../ui/frame.js";
-import { buildControls } from "../ui/controls.js";
+import { HistoryMirror } from "../ui/history.js";
+import { buildControls, formatReadout } from "../ui/controls.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { Stage } from "./vicsek/stage.js";
-import { PPlot } from "./vicsek/pplot.js";
-import { CheckRunner, renderTable, renderDotPlot, fmt3, BASELINE } from "./vicsek/check.js";
-import { STEPS, RULE_HTML, CHECK_INTRO_HTML, NOTES_HTML, HEADER_HTML } from "./vicsek/text.js";
+import { PPlot, WINDOW } from "./vicsek/pplot.js";
+import { CheckRunner, renderTable, renderDotPlot, fmt3 } from "./vicsek/check.js";
+import { steps, ruleHtml, checkIntroHtml, NOTES_HTML, HEADER_HTML } from "./vicsek/text.js";
 import { ensureStylesheet, plural } from "../ui/dom.js";
 
 const LAB = "vicsek";
@@ -34,7 +35,9 @@ const CHECK_MAX_MS = 60;
 const CHECK_AFTER_TICKS = 6;  // start the check once the first frames are drawn
 const PICK_TOLERANCE_PX = 26;
 
-const LAYOUT = `${HEADER_HTML}
+/** The page's HTML; its numbers (R, the kick, the random level) and readout labels come
+ *  from the session: `c` its constants, `readouts` its display readouts. */
+const layoutHtml = (c, readouts) => `${HEADER_HTML}
   <div class="vk-layout">
     <div class="vk-main">
       <div class="stage vk-stage">
@@ -44,8 +47,8 @@ const LAYOUT = `${HEADER_HTML}
       <ul class="legend vk-legend" aria-label="What the stage shows">
         <li><span class="swatch vk-sw-wheel"></span>arrow colour = its heading</li>
         <li><span class="swatch vk-sw-followed"></span>followed arrow</li>
-        <li><span class="swatch vk-sw-circle"></span>its neighbourhood (R = 0.12) and the arrows in it</li>
-        <li><span class="swatch vk-sw-wedge"></span>where its next random nudge can point it (±0.35 rad)</li>
+        <li><span class="swatch vk-sw-circle"></span>its neighbourhood (R = ${c.radius}) and the arrows in it</li>
+        <li><span class="swatch vk-sw-wedge"></span>where its next random nudge can point it (±${c.kick} rad)</li>
       </ul>
       <p class="stage-caption vk-caption"></p>
     </div>
@@ -56,7 +59,7 @@ const LAYOUT = `${HEADER_HTML}
         <div class="btn-row vk-transport">
           <button type="button" class="btn primary vk-play"></button>
           <button type="button" class="btn vk-step">Step</button>
-          <button type="button" class="btn vk-restart" title="Replay seed 3 from its start, with the same random nudges">Restart</button>
+          <button type="button" class="btn vk-restart" title="Replay seed ${c.seed} from its start, with the same random nudges">Restart</button>
         </div>
         <div class="ctl ctl-float vk-rate">
           <label for="vk-rate">Updates per second</label>
@@ -65,12 +68,11 @@ const LAYOUT = `${HEADER_HTML}
           <p class="help">How fast the stage plays. It changes only the viewing speed, not the model.</p>
         </div>
         <div class="readouts vk-readouts">
-          <div class="readout"><span class="k">P (shared heading)</span><span class="v vk-P">–</span></div>
-          <div class="readout"><span class="k">Update</span><span class="v vk-t">0</span></div>
+          ${readouts.map((r) => `<div class="readout" data-key="${r.key}"><span class="k">${r.label}</span><span class="v vk-${r.key}">–</span></div>`).join("\n          ")}
         </div>
         <figure class="vk-plot-fig">
-          <canvas class="vk-pplot" role="img" aria-label="P over the last 600 updates, with the 0.11 level of random headings dashed"></canvas>
-          <figcaption>P over the last 600 updates. Dashed: about where P sits when headings are random.</figcaption>
+          <canvas class="vk-pplot" role="img" aria-label="P over the last ${WINDOW} updates, with the ${c.baseline.toFixed(2)} level of random headings dashed"></canvas>
+          <figcaption>P over the last ${WINDOW} updates. Dashed: about where P sits when headings are random.</figcaption>
         </figure>
         <p class="vk-follow"><span class="vk-follow-who" aria-live="polite">Tap an arrow to follow it.</span> <span class="vk-follow-count"></span></p>
         <div class="btn-row">
@@ -111,6 +113,8 @@ export async function mount(section, ctx) {
   const specs = await engine.spec(LAB);
   const layout = await engine.layout(LAB);
   const fx = frameIndex(layout.frame);
+  const consts = layout.constants;
+  const readouts = layout.display.readouts;
   const minimal = ctx.params.get("controls") === "minimal";
 
   // settings from the page URL (share links), read leniently by the session
@@ -119,17 +123,19 @@ export async function mount(section, ctx) {
   let st = await engine.call(LAB, "reset", urlValues);
   const N = st.n;
 
-  section.innerHTML = LAYOUT;
+  section.innerHTML = layoutHtml(consts, readouts);
   section.classList.add("vk");
   const $ = (sel) => section.querySelector(sel);
-  $(".vk-check-intro").innerHTML = CHECK_INTRO_HTML;
-  $(".vk-rule").innerHTML = RULE_HTML;
+  $(".vk-check-intro").innerHTML = checkIntroHtml(consts);
+  $(".vk-rule").innerHTML = ruleHtml(consts);
   $(".vk-notes").innerHTML = NOTES_HTML;
   if (minimal) $(".vk-rate").hidden = true;
 
   const canvas = $(".vk-canvas");
-  const stage = new Stage(canvas, N, { radius: st.radius, kick: st.kick });
-  const plot = new PPlot($(".vk-pplot"), { baseline: BASELINE });
+  const stage = new Stage(canvas, N, { radius: consts.radius, kick: consts.kick });
+  const hist = new HistoryMirror(); // the session's P history (op_history), drawn by the plot
+  const plot = new PPlot($(".vk-pplot"), { baseline: consts.baseline });
+  plot.setData(hist);
 
   // ---- model state mirrored in the page ----
   let t = st.t;
@@ -169,10 +175,10 @@ export async function mount(section, ctx) {
       : `${plural(neighbourCount, "other arrow", "other arrows")} in its circle.`);
   }
 
-  const elP = $(".vk-P"), elT = $(".vk-t");
+  const readoutEls = readouts.map((r) => [r, $(`.vk-${r.key}`)]);
   function showReadouts() {
-    elP.textContent = P.toFixed(3);
-    elT.textContent = String(t);
+    const now = { P, t };
+    for (const [r, node] of readoutEls) setText(node, formatReadout(r, now[r.key]));
     section.dataset.t = String(t);
   }
 
@@ -182,17 +188,12 @@ export async function mount(section, ctx) {
   const knob = buildControls($(".vk-knob"), specs, {
     only: ["a"],
     values: { a: st.params.a },
-    labels: { a: "Alignment a" },
     apply: (name, v) => stepper.track(applyKnob(name, v)),
     onError: (msg) => ctx.notify(msg, "error"),
   });
   async function applyKnob(name, v) {
     const res = await engine.tryCall(LAB, "set", { name, value: v });
-    if (res.ok) {
-      plot.mark(t, v);
-      plotDirty = true;
-      stepper.invalidate(); // the followed arrow's turn changes at once
-    }
+    if (res.ok) stepper.invalidate(); // the followed arrow's turn and the chart's marker, at once
     return res;
   }
 
@@ -266,8 +267,8 @@ export async function mount(section, ctx) {
     await idle();
     st = await engine.call(LAB, "reset", { a: knob.get("a") });
     P = st.P;
-    plot.clear();
-    plot.push(st.t, P);
+    hist.clear();
+    plotDirty = true;
     fresh = true; // never join the new start to the old run's trail
     stepper.restart();
     s = 1;
@@ -306,6 +307,7 @@ export async function mount(section, ctx) {
   });
 
   // ---- the three steps ----
+  const STEPS = steps(consts);
   const tabs = $(".vk-steptabs"), panels = $(".vk-steppanels");
   const tabButtons = [];
   const stepPanels = [];
@@ -362,7 +364,7 @@ export async function mount(section, ctx) {
     const w = $(".vk-dots").clientWidth;
     if (!checkResult || w === 0 || Math.abs(w - dotsWidth) < 24) return;
     dotsWidth = w;
-    renderDotPlot($(".vk-dots"), checkResult);
+    renderDotPlot($(".vk-dots"), checkResult, consts.baseline);
   }
   const check = new CheckRunner({
     onProgress(p) {
@@ -383,7 +385,7 @@ export async function mount(section, ctx) {
       drawDots();
       const m = result.mean;
       $(".vk-check-summary").innerHTML =
-        `With <var>a</var> = 0 the eight seeds average P = ${fmt3(m.a0)}, close to the ${BASELINE} of random headings. ` +
+        `With <var>a</var> = 0 the eight seeds average P = ${fmt3(m.a0)}, close to the ${consts.baseline.toFixed(2)} of random headings. ` +
         `With <var>a</var> = 1 they average P = ${fmt3(m.a1)}: the same start and the same nudges, ` +
         `and only the alignment turned on. ` +
         `<span class="vk-muted">(Done in ${(info.elapsedMs / 1000).toFixed(1)} s, in ${info.calls} pieces between frames.)</span>`;
@@ -410,6 +412,7 @@ export async function mount(section, ctx) {
   function compose(n, extra = null) {
     const ops = extra ? extra.slice() : [];
     if (n > 0) ops.push(["step", { n }]);
+    ops.push(hist.op());
     if (selected >= 0) ops.push(["neighbours", { i: selected }]);
     // The check works in the engine worker, so it can take more than a frame's time: the
     // page keeps drawing meanwhile, and the stage needs an update only every 1/rate s.
@@ -421,7 +424,8 @@ export async function mount(section, ctx) {
   function apply(reply) {
     reply.ops.forEach((op, k) => {
       const r = reply.results[k];
-      if (op[0] === "step" && r.value) { P = r.value.P; plot.push(r.value.t, P); plotDirty = true; }
+      if (op[0] === "step" && r.value) P = r.value.P;
+      else if (op[0] === "history") { if (r.value && hist.apply(r.value)) plotDirty = true; }
       else if (op[0] === "neighbours") showSelection(r.value || null);
       else if (op[0].startsWith("check_")) check.ingest(op, r);
       else if (r.error) ctx.notify(r.error, "warn");
@@ -474,12 +478,11 @@ export async function mount(section, ctx) {
   if (roDots) roDots.observe($(".vk-dots"));
 
   // first picture
-  plot.push(t, P);
   await stepper.send(0);
   showPlaying();
   $(".vk-caption").textContent = ctx.reducedMotion
     ? "Paused at the start because your device asks for reduced motion. Press Play to run, or Step to take one update at a time."
-    : "Seed 3, 64 arrows. The dashed border is where the edges wrap. Between two updates each arrow is drawn sliding along the straight step the model moved it.";
+    : `Seed ${consts.seed}, ${N} arrows. The dashed border is where the edges wrap. Between two updates each arrow is drawn sliding along the straight step the model moved it.`;
 
   return {
     activate() {
@@ -522,10 +525,11 @@ export async function mount(section, ctx) {
     /** Set the alignment knob as the slider does. */
     async setA(v) {
       const res = await engine.tryCall(LAB, "set", { name: "a", value: v });
-      if (res.ok) { knob.set("a", v); plot.mark(t, v); plotDirty = true; await select(selected); }
+      if (res.ok) { knob.set("a", v); await select(selected); }
       return res;
     },
     clientPoint: (i) => stage.clientPoint(i),
+    get history() { return hist; },
     stage,
     check,
   };

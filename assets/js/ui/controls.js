@@ -1,7 +1,9 @@
 // Build HTML controls from the engine's parameter specs.
 //
-// A spec row is {name, default, label, kind, min, max, step, unit, help, choices, group, advanced}
-// (app/swarmlab/params.py).  Every control gets a visible <label>, an accessible
+// A spec row is {name, default, label, kind, min, max, step, unit, help, choices,
+// choice_labels, group, advanced} (app/swarmlab/params.py): every word a control shows
+// (label, unit, help, the text of each choice) comes from the engine's spec.
+// Every control gets a visible <label>, an accessible
 // name, and an <output> that shows the value with its unit.  Changes go through
 // `apply(name, value)`, which returns (or resolves to) {ok: true} or {ok: false, error};
 // on an error the control snaps back to its last good value and shows the message, so
@@ -13,11 +15,32 @@ let uid = 0;
 
 export function formatValue(spec, value) {
   if (spec.kind === "bool") return value ? "on" : "off";
-  if (spec.kind === "choice") return String(value);
+  if (spec.kind === "choice") return choiceLabel(spec, value);
   const step = Number(spec.step) || 1;
   const decimals = Math.max(0, Math.min(4, Math.ceil(-Math.log10(step) - 1e-9)));
   const text = Number(value).toFixed(spec.kind === "int" ? 0 : decimals);
   return spec.unit ? `${text} ${spec.unit}` : text;
+}
+
+/** What the page shows for a choice value: its label from the spec, else the value. */
+export function choiceLabel(spec, value) {
+  const labels = spec.choice_labels || {};
+  return Object.prototype.hasOwnProperty.call(labels, value) ? labels[value] : String(value);
+}
+
+/** A readout's text as the session's Readout spec says ({unit, decimals, scale}); "–" if none. */
+export function formatReadout(r, v) {
+  if (v === null || v === undefined || !Number.isFinite(v)) return "–";
+  const text = (v * (r.scale ?? 1)).toFixed(r.decimals ?? 3);
+  return r.unit ? `${text} ${r.unit}` : text;
+}
+
+/** Spec names grouped as the engine's groups say ({id, title, advanced} in display order):
+ *  [{group, names}], each group's names in spec order; groups with no spec are left out. */
+export function groupSpecs(specs, groups) {
+  return groups
+    .map((group) => ({ group, names: specs.filter((s) => s.group === group.id).map((s) => s.name) }))
+    .filter((g) => g.names.length);
 }
 
 /**
@@ -27,7 +50,8 @@ export function formatValue(spec, value) {
  *   values: {name: value}          initial values (defaults otherwise)
  *   apply(name, value)             -> {ok, error?}
  *   only: [names]                  build only these (in this order)
- *   labels: {name: text}           override labels (e.g. shorter on the page)
+ *   labels: {name: text}           Lab 3 only, until its labels move into its specs (#12):
+ *                                  override spec labels. Labs 1 and 2 show the spec's label.
  *   onError(message)               optional extra reporting
  */
 export function buildControls(container, specs, opts = {}) {
@@ -60,7 +84,7 @@ export function buildControls(container, specs, opts = {}) {
       for (const c of spec.choices) {
         const o = document.createElement("option");
         o.value = c;
-        o.textContent = (opts.choiceLabels && opts.choiceLabels[name] && opts.choiceLabels[name][c]) || c;
+        o.textContent = choiceLabel(spec, c);
         input.append(o);
       }
       input.value = values[name];

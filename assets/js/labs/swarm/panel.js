@@ -9,17 +9,18 @@
 
 import { WORLD } from "./renderer.js";
 import { fitCanvas, plural } from "../../ui/dom.js";
+import { ARROWS, NEIGHBOURS, SELECTED, THREAT } from "./palette.js";
 
 export const RULES = [
-  { key: "separation", label: "space", color: "#ff7f66" },
-  { key: "alignment", label: "alignment", color: "#ffd24a" },
-  { key: "cohesion", label: "cohesion", color: "#7ee081" },
-  { key: "obstacle", label: "obstacle", color: "#c9a7ff" },
-  { key: "threat", label: "threat", color: "#ff4d6d" },
+  { key: "separation", label: "space", color: ARROWS.separation },
+  { key: "alignment", label: "alignment", color: ARROWS.alignment },
+  { key: "cohesion", label: "cohesion", color: ARROWS.cohesion },
+  { key: "obstacle", label: "obstacle", color: ARROWS.obstacle },
+  { key: "threat", label: "threat", color: ARROWS.threat },
 ];
-const SOCIAL = "#35d0e0";
-const PERSONAL = "#ff7f66";
-const EXCLUDED = "#9aa5b1";
+const SOCIAL = NEIGHBOURS.social;
+const PERSONAL = NEIGHBOURS.personal;
+const EXCLUDED = NEIGHBOURS.excluded;
 
 function minImage(d, L) {
   return d - L * Math.round(d / L);
@@ -43,6 +44,7 @@ export class SensePanel {
       <p class="sense-who" aria-live="polite"></p>
       <canvas class="sense-canvas" role="img" aria-describedby="swarm-sense-text"></canvas>
       <ul class="legend sense-legend">
+        <li><span class="swatch sw-selected"></span>this animal</li>
         <li><span class="swatch sw-social"></span>social neighbour</li>
         <li><span class="swatch sw-personal"></span>in personal space</li>
         <li><span class="swatch sw-excluded"></span>nearby, not counted</li>
@@ -62,6 +64,9 @@ export class SensePanel {
     this.countsEl = root.querySelector(".sense-counts");
     this.tbody = root.querySelector(".sense-arrows tbody");
     this.rows = new Map();
+    // the legend's swatches are painted from the same palette as the drawing
+    const swatch = { selected: SELECTED, social: SOCIAL, personal: PERSONAL, excluded: EXCLUDED };
+    for (const [k, c] of Object.entries(swatch)) root.querySelector(`.sw-${k}`).style.background = c;
     for (const r of RULES) {
       const tr = document.createElement("tr");
       tr.innerHTML = `<th scope="row"><span class="arrow-key"></span>${r.label}</th><td class="num">0.00</td>`;
@@ -189,7 +194,7 @@ export class SensePanel {
       g.setLineDash([]);
       g.beginPath();
       g.arc(X(dx), Y(dy), 5, 0, Math.PI * 2);
-      g.fillStyle = "#ff4d6d";
+      g.fillStyle = THREAT;
       g.fill();
     }
     // field of view (270 deg) of radius R, personal space, nearby ring
@@ -232,7 +237,7 @@ export class SensePanel {
     g.lineTo(cx - 0.4 * L * c, cy + 0.4 * L * sn);
     g.lineTo(cx - 0.8 * L * c - 0.6 * L * sn, cy + 0.8 * L * sn - 0.6 * L * c);
     g.closePath();
-    g.fillStyle = "#ffd24a";
+    g.fillStyle = SELECTED;
     g.fill();
 
     // arrows on one shared scale

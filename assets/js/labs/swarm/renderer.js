@@ -14,6 +14,7 @@
 
 import { TrailBuffer } from "./trails.js";
 import { fitCanvas } from "../../ui/dom.js";
+import { SELECTED, THREAT } from "./palette.js";
 
 export const WORLD = { width: 160, height: 100 };
 
@@ -35,10 +36,10 @@ const COLORS = {
   grid: "rgba(255,255,255,0.05)",
   agent: "#e3eef6",
   trail: "rgba(120, 205, 235, ALPHA)",
-  selected: "#ffd24a",
+  selected: SELECTED,
   obstacleFill: "#2c4256",
   obstacleEdge: "#6f8aa1",
-  threat: "#ff4d6d",
+  threat: THREAT,
 };
 const TRAIL_BANDS = 4;
 const DASH = [6, 5];

@@ -7,7 +7,6 @@
 // stage keeps its frame rate while the check runs.
 
 const SVG = "http://www.w3.org/2000/svg";
-export const BASELINE = 0.11;
 
 /**
  * Format like Python's f"{x:.3f}".  JS toFixed rounds exact ties up, Python to even;
@@ -185,12 +184,14 @@ function drawAxis(g, X, y, from, to, step, digits) {
 }
 
 /**
- * The dot plot: first all 16 runs on the full 0..1 scale (a = 0 next to the 0.11
- * baseline, a = 1 far to the right), then a close-up of each column on its own
+ * The dot plot: first all 16 runs on the full 0..1 scale (a = 0 next to the
+ * random-heading baseline, about 0.11, a = 1 far to the right), then a close-up of each column on its own
  * axis, where each seed's dot, the range bar and the mean tick can be told apart.
  * Drawn at 1:1 scale for the container's width, so the text stays readable on a phone.
  */
-export function renderDotPlot(container, result) {
+export function renderDotPlot(container, result, baseline) {
+  const BASELINE = baseline; // E|P| of random headings, from the session's constants
+  const shownBaseline = baseline.toFixed(2);
   const W = Math.round(Math.max(300, Math.min(640, container.clientWidth || 560)));
   const L = 56, R = 18;
   const pw = W - L - R;
@@ -206,7 +207,7 @@ export function renderDotPlot(container, result) {
   const rowsY = { a0: y + 42, a1: y + 80 };
   const axisY = y + 112;
   ov.append(el("line", { x1: X(BASELINE), x2: X(BASELINE), y1: y + 22, y2: axisY, class: "baseline" }));
-  ov.append(el("text", { x: X(BASELINE) + 5, y: axisY - 6, class: "baseline-label" }, "random headings ≈ 0.11"));
+  ov.append(el("text", { x: X(BASELINE) + 5, y: axisY - 6, class: "baseline-label" }, `random headings ≈ ${shownBaseline}`));
   for (const key of ["a0", "a1"]) {
     ov.append(el("text", { x: L - 10, y: rowsY[key] + 4, "text-anchor": "end", class: "row-label" }, key === "a0" ? "a = 0" : "a = 1"));
     drawRow(ov, result, key, X, rowsY[key], r * 0.8);
@@ -224,7 +225,7 @@ export function renderDotPlot(container, result) {
   // -- close-ups, one per column, each on its own axis
   for (const key of ["a0", "a1"]) {
     const [lo, hi] = result.range[key];
-    // the a = 0 close-up also shows the 0.11 baseline when it is nearby
+    // the a = 0 close-up also shows the random-heading baseline when it is nearby
     const near = key === "a0" && BASELINE > lo - 0.05 && BASELINE < hi + 0.05;
     const lo2 = near ? Math.min(lo, BASELINE) : lo, hi2 = near ? Math.max(hi, BASELINE) : hi;
     const pad = Math.max(0.004, 0.12 * (hi2 - lo2));
@@ -241,7 +242,7 @@ export function renderDotPlot(container, result) {
     const zAxis = y + 66;
     if (BASELINE >= from && BASELINE <= to) {
       g.append(el("line", { x1: Xz(BASELINE), x2: Xz(BASELINE), y1: y + 22, y2: zAxis, class: "baseline" }));
-      g.append(el("text", { x: Xz(BASELINE) + 4, y: y + 26, class: "baseline-label" }, "0.11"));
+      g.append(el("text", { x: Xz(BASELINE) + 4, y: y + 26, class: "baseline-label" }, shownBaseline));
     }
     g.append(el("text", { x: L - 10, y: rowY + 4, "text-anchor": "end", class: "row-label" }, key === "a0" ? "a = 0" : "a = 1"));
     drawRow(g, result, key, Xz, rowY, r);
@@ -254,7 +255,7 @@ export function renderDotPlot(container, result) {
   const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "vk-dotplot", role: "img" });
   svg.setAttribute("aria-label",
     `Dot plot of each seed's average P. With a = 0 the eight seeds lie between ${fmt3(result.range.a0[0])} and ` +
-    `${fmt3(result.range.a0[1])}, mean ${fmt3(m.a0)}, around the ${BASELINE} of random headings. With a = 1 they lie ` +
+    `${fmt3(result.range.a0[1])}, mean ${fmt3(m.a0)}, around the ${shownBaseline} of random headings. With a = 1 they lie ` +
     `between ${fmt3(result.range.a1[0])} and ${fmt3(result.range.a1[1])}, mean ${fmt3(m.a1)}.`);
   svg.append(...parts);
   container.replaceChildren(svg);

@@ -1,59 +1,31 @@
-// A small canvas plot of P against update number, with the 0.11 random-heading
-// baseline marked and thin marks where the alignment knob was changed.
-// Data lives in preallocated typed arrays (a ring of the last WINDOW updates);
-// drawing happens only when data changes or the canvas is resized.
+// A small canvas plot of P against update number: the last WINDOW updates of the
+// session's own history (metrics.History, mirrored by ui/history.js), with the level of
+// random headings dashed and a thin line at each marker (a change of the knob, labelled
+// by the session).  Drawing happens only when data changes or the canvas is resized.
 
 import { fitCanvas } from "../../ui/dom.js";
 
 export const WINDOW = 600;     // updates shown
-const MAX_MARKS = 24;
 const FONT = '11px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif';
 const DASH = [4, 3];
 const NO_DASH = [];
+const LABEL_BG = "rgba(255, 255, 255, 0.85)";
 
 export class PPlot {
-  constructor(canvas, { baseline = 0.11 } = {}) {
+  /** @param {object} opts {baseline}: E|P| of independent random headings (session constants) */
+  constructor(canvas, { baseline }) {
     this.canvas = canvas;
     this.g = canvas.getContext("2d");
     this.baseline = baseline;
-    this.t = new Float64Array(WINDOW);
-    this.p = new Float32Array(WINDOW);
-    this.head = -1;
-    this.count = 0;
-    this.markT = new Float64Array(MAX_MARKS);
-    this.markA = new Float32Array(MAX_MARKS);
-    this.marks = 0;
+    this.hist = null;
     this.cssW = 0;
     this.cssH = 0;
     this.dpr = 1;
     this.resize();
   }
 
-  clear() {
-    this.head = -1;
-    this.count = 0;
-    this.marks = 0;
-  }
-
-  push(t, p) {
-    this.head = (this.head + 1) % WINDOW;
-    this.t[this.head] = t;
-    this.p[this.head] = p;
-    this.count = Math.min(WINDOW, this.count + 1);
-  }
-
-  /** Mark a knob change at update t to value a (kept while inside the window). */
-  mark(t, a) {
-    if (this.marks > 0 && this.markT[this.marks - 1] === t) { this.markA[this.marks - 1] = a; return; }
-    if (this.marks === MAX_MARKS) {
-      this.markT.copyWithin(0, 1);
-      this.markA.copyWithin(0, 1);
-      this.marks--;
-    }
-    this.markT[this.marks] = t;
-    this.markA[this.marks] = a;
-    this.marks++;
-  }
+  /** The history to draw (a HistoryMirror: t = update numbers, series.P, markers). */
+  setData(hist) { this.hist = hist; }
 
   resize() {
     const rect = this.canvas.getBoundingClientRect();
@@ -72,7 +44,10 @@ export class PPlot {
     const L = 30, R = 8, T = 8, B = 20;
     const pw = W - L - R, ph = H - T - B;
     if (pw < 20 || ph < 20) return;
-    const tNow = this.count ? this.t[this.head] : 0;
+    const ts = this.hist ? this.hist.t : [];
+    const ps = this.hist ? this.hist.series.P || [] : [];
+    const count = Math.min(ts.length, ps.length);
+    const tNow = count ? ts[count - 1] : 0;
     const t0 = Math.max(0, tNow - WINDOW + 1);
     const t1 = t0 + WINDOW - 1;
     const X = (t) => L + ((t - t0) / (t1 - t0)) * pw;
@@ -112,39 +87,47 @@ export class PPlot {
     g.fillStyle = "#9a5b00";
     g.textAlign = "right";
     g.textBaseline = "bottom";
-    g.fillText("random ≈ 0.11", L + pw - 2, Y(this.baseline) - 2);
-    // knob marks
+    g.fillText(`random ≈ ${this.baseline.toFixed(2)}`, L + pw - 2, Y(this.baseline) - 2);
+    // marker lines (their labels, the session's words, are drawn last)
     g.strokeStyle = "rgba(20, 32, 43, 0.35)";
     g.fillStyle = "#14202b";
     g.textAlign = "left";
     g.textBaseline = "top";
-    for (let k = 0; k < this.marks; k++) {
-      const t = this.markT[k];
-      if (t < t0 || t > t1) continue;
-      const x = Math.round(X(t)) + 0.5;
+    for (const m of this.hist ? this.hist.markers : []) {
+      if (m.t < t0 || m.t > t1) continue;
+      const x = Math.round(X(m.t)) + 0.5;
       g.beginPath();
       g.moveTo(x, T); g.lineTo(x, T + ph);
       g.stroke();
-      g.fillText(`a=${this.markA[k].toFixed(2)}`, x + 2, T + 1);
     }
-    // P line
-    if (this.count > 0) {
+    // P line: the samples inside the window
+    if (count > 0) {
+      let j0 = count - 1;
+      while (j0 > 0 && ts[j0 - 1] >= t0) j0--;
       g.strokeStyle = "#0f6fb3";
       g.lineWidth = 1.5;
       g.lineJoin = "round";
       g.beginPath();
-      const start = (this.head - this.count + 1 + WINDOW) % WINDOW;
-      for (let j = 0; j < this.count; j++) {
-        const k = (start + j) % WINDOW;
-        const x = X(this.t[k]), y = Y(this.p[k]);
-        if (j === 0) g.moveTo(x, y); else g.lineTo(x, y);
+      for (let j = j0; j < count; j++) {
+        const x = X(ts[j]), y = Y(ps[j]);
+        if (j === j0) g.moveTo(x, y); else g.lineTo(x, y);
       }
       g.stroke();
-      const x = X(this.t[this.head]), y = Y(this.p[this.head]);
       g.fillStyle = "#0f6fb3";
       g.beginPath();
-      g.arc(x, y, 2.5, 0, 2 * Math.PI);
+      g.arc(X(ts[count - 1]), Y(ps[count - 1]), 2.5, 0, 2 * Math.PI);
       g.fill();
+    }
+    // marker labels last, on a light backdrop, so the P line never hides them
+    g.textAlign = "left";
+    g.textBaseline = "top";
+    for (const m of this.hist ? this.hist.markers : []) {
+      if (m.t < t0 || m.t > t1) continue;
+      const x = Math.round(X(m.t)) + 0.5;
+      g.fillStyle = LABEL_BG;
+      g.fillRect(x + 1, T, g.measureText(m.label).width + 4, 13);
+      g.fillStyle = "#14202b";
+      g.fillText(m.label, x + 3, T + 1);
     }
   }
 }

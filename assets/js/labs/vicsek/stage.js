@@ -5,7 +5,8 @@
 //   block B  [px, py, ptheta] * n the previous update, positions UNWRAPPED next to block A
 // so the straight step an arrow took is (x - px, y - py) even across the periodic edge.
 //
-// Screen mapping: the canvas shows the box [0,1]^2 with y UP (model convention):
+// Screen mapping, the stage's one model-to-view transform (viewX/viewY, viewToModel):
+// the canvas shows the box [0,1]^2 with y UP (model convention):
 //   screenX = x * S,  screenY = (1 - y) * S   (S = canvas CSS size in px)
 //
 // Interpolation: between updates an arrow is drawn at p + s * (x - p), s in [0, 1],
@@ -91,6 +92,12 @@ export class Stage {
     return this;
   }
 
+  // ---- the transform (model units, y up  <->  CSS px inside the canvas, y down) ----
+  viewX(x) { return x * this.size; }
+  viewY(y) { return (1 - y) * this.size; }
+  /** CSS px inside the canvas -> model point (not wrapped). */
+  viewToModel(px, py) { return { x: px / this.size, y: 1 - py / this.size }; }
+
   /**
    * Take a new model frame. `continues` = true when it is exactly one update after
    * the last one taken (the trail grows); otherwise the trail restarts from block B and A.
@@ -155,23 +162,24 @@ export class Stage {
   /** Index of the displayed arrow nearest to client point (cx, cy) within `tolPx`, else -1. */
   pick(cx, cy, tolPx) {
     const rect = this.canvas.getBoundingClientRect();
-    if (!this.hasFrame || rect.width <= 0) return -1;
-    const x = (cx - rect.left) / rect.width;
-    const y = 1 - (cy - rect.top) / rect.height;
+    if (!this.hasFrame || rect.width <= 0 || this.size <= 0) return -1;
+    const k = this.size / rect.width; // client px -> the canvas's CSS px
+    const { x, y } = this.viewToModel((cx - rect.left) * k, (cy - rect.top) * k);
     let best = -1, bestD = Infinity;
     for (let i = 0; i < this.n; i++) {
       const dx = mi(this.hx[i] - x), dy = mi(this.hy[i] - y);
       const d = dx * dx + dy * dy;
       if (d < bestD) { bestD = d; best = i; }
     }
-    const tol = tolPx / rect.width;
+    const tol = (tolPx * k) / this.size;
     return Math.sqrt(bestD) <= tol ? best : -1;
   }
 
   /** Client (CSS px) position of displayed arrow i. */
   clientPoint(i) {
     const rect = this.canvas.getBoundingClientRect();
-    return { x: rect.left + this.hx[i] * rect.width, y: rect.top + (1 - this.hy[i]) * rect.height };
+    const k = rect.width / (this.size || 1);
+    return { x: rect.left + this.viewX(this.hx[i]) * k, y: rect.top + this.viewY(this.hy[i]) * k };
   }
 
   /** Draw with interpolation fraction s in [0, 1]. */
@@ -256,14 +264,17 @@ export class Stage {
 
   _segmentCopies(ax, ay, bx, by, cx, cy) {
     // cx, cy: the wrapped current position; the trail lies within ~0.09 of it
-    const g = this.g, S = this.size;
     const ox = cx < 0.1 ? 1 : cx > 0.9 ? -1 : 0;
     const oy = cy < 0.1 ? 1 : cy > 0.9 ? -1 : 0;
-    // copy (0,0)
-    g.moveTo(ax * S, (1 - ay) * S); g.lineTo(bx * S, (1 - by) * S);
-    if (ox !== 0) { g.moveTo((ax + ox) * S, (1 - ay) * S); g.lineTo((bx + ox) * S, (1 - by) * S); }
-    if (oy !== 0) { g.moveTo(ax * S, (1 - ay - oy) * S); g.lineTo(bx * S, (1 - by - oy) * S); }
-    if (ox !== 0 && oy !== 0) { g.moveTo((ax + ox) * S, (1 - ay - oy) * S); g.lineTo((bx + ox) * S, (1 - by - oy) * S); }
+    this._segment(ax, ay, bx, by); // copy (0, 0)
+    if (ox !== 0) this._segment(ax + ox, ay, bx + ox, by);
+    if (oy !== 0) this._segment(ax, ay + oy, bx, by + oy);
+    if (ox !== 0 && oy !== 0) this._segment(ax + ox, ay + oy, bx + ox, by + oy);
+  }
+
+  _segment(ax, ay, bx, by) {
+    this.g.moveTo(this.viewX(ax), this.viewY(ay));
+    this.g.lineTo(this.viewX(bx), this.viewY(by));
   }
 
   _arrowCopies(x, y, th, len, fill, stroke) {
@@ -278,9 +289,9 @@ export class Stage {
 
   /** A slim arrowhead centred on (x, y) pointing along th (model angle, y up). */
   _arrow(x, y, th, len, fill, stroke) {
-    const g = this.g, S = this.size;
+    const g = this.g;
     const c = Math.cos(th), sn = -Math.sin(th); // screen y is down
-    const X = x * S, Y = (1 - y) * S;
+    const X = this.viewX(x), Y = this.viewY(y);
     const hx = X + c * len * 0.55, hy = Y + sn * len * 0.55;       // tip
     const bx = X - c * len * 0.45, by = Y - sn * len * 0.45;       // back centre
     const w = len * 0.34;
@@ -311,7 +322,7 @@ export class Stage {
       for (let oy = -1; oy <= 1; oy++) {
         const cy = y + oy;
         if (cy < -R || cy > 1 + R) continue;
-        const X = cx * S, Y = (1 - cy) * S;
+        const X = this.viewX(cx), Y = this.viewY(cy);
         g.beginPath();
         g.arc(X, Y, R * S, 0, TAU);
         g.fillStyle = CIRCLE_FILL;

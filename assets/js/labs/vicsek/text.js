@@ -1,4 +1,9 @@
 // Page wording for Lab 2 (our own words).  Static HTML only: no user data goes in here.
+// The numbers in it (R, the kick, the step, the random level, the check's seeds and lengths)
+// are the session's constants (`c`, from op_layout), never copies.
+
+const count = (v) => Number(v).toLocaleString("en");
+const degrees = (rad) => Math.round((rad * 180) / Math.PI);
 
 export const HEADER_HTML = `
   <header class="lab-head vk-head">
@@ -9,7 +14,7 @@ export const HEADER_HTML = `
     knob, and see whether a common heading appears anyway, and how sure we can be that it is not luck.</p>
   </header>`;
 
-export const STEPS = [
+export const steps = (c) => [
   {
     key: "see",
     title: "See",
@@ -41,13 +46,13 @@ export const STEPS = [
     key: "understand",
     title: "Understand",
     html: `
-      <p><strong>What P measures.</strong> Give every arrow length 1, add up all 64 of them, and
-      divide by 64. P is the length of that average arrow. If all point the same way, P = 1. If their
+      <p><strong>What P measures.</strong> Give every arrow length 1, add up all ${c.n} of them, and
+      divide by ${c.n}. P is the length of that average arrow. If all point the same way, P = 1. If their
       directions cancel out, P is close to 0. As a formula, with each heading written as the unit
       complex number e<sup><var>i</var><var>θ</var></sup>:</p>
-      <p class="formula vk-pformula" tabindex="0">P = | (1/64) Σ<sub><var>j</var></sub> e<sup><var>i</var><var>θ</var><sub><var>j</var></sub></sup> |</p>
-      <p><strong>Why 0.11 and not 0.</strong> Sixty-four random directions never cancel out exactly.
-      On average the leftover arrow has length about 0.11 (the dashed line), so a P near 0.1
+      <p class="formula vk-pformula" tabindex="0">P = | (1/${c.n}) Σ<sub><var>j</var></sub> e<sup><var>i</var><var>θ</var><sub><var>j</var></sub></sup> |</p>
+      <p><strong>Why ${c.baseline.toFixed(2)} and not 0.</strong> ${c.n} random directions never cancel out exactly.
+      On average the leftover arrow has length about ${c.baseline.toFixed(2)} (the dashed line), so a P near 0.1
       means "no shared direction", not "something small is happening".</p>
       <p><strong>What P does not tell you.</strong> P looks only at directions, never at
       positions. Arrows spread all over the box can all point the same way (high P), and a tight
@@ -56,33 +61,32 @@ export const STEPS = [
   },
 ];
 
-export const RULE_HTML = `
+export const ruleHtml = (c) => `
   <h3>The rule, one update</h3>
-  <p class="formula"><var>θ</var><sub>i</sub> ← <var>θ</var><sub>i</sub> + <var>a</var> · wrap(<var>θ̄</var><sub>i</sub> − <var>θ</var><sub>i</sub>) + 0.35 · <var>ξ</var><sub>i</sub></p>
+  <p class="formula"><var>θ</var><sub>i</sub> ← <var>θ</var><sub>i</sub> + <var>a</var> · wrap(<var>θ̄</var><sub>i</sub> − <var>θ</var><sub>i</sub>) + ${c.kick} · <var>ξ</var><sub>i</sub></p>
   <ul>
     <li><var>θ̄</var><sub>i</sub> is the average direction (circular mean) of every arrow within
-      R = 0.12 of arrow <var>i</var>, however many there are, counting <var>i</var> itself and measuring
+      R = ${c.radius} of arrow <var>i</var>, however many there are, counting <var>i</var> itself and measuring
       distances across the wrapped edges.
       If those directions cancel exactly, the arrow keeps its own heading before the nudge.</li>
     <li>wrap(…) turns the difference into the smaller of the two possible turns (between −π and π), so an
       arrow never turns by more than half a circle.</li>
     <li><var>ξ</var><sub>i</sub> is a fresh random number, equally likely anywhere between −1 and 1, for each
-      arrow at each update, so the nudge is at most 0.35 rad (about 20°) either way.</li>
+      arrow at each update, so the nudge is at most ${c.kick} rad (about ${degrees(c.kick)}°) either way.</li>
     <li>All arrows turn at once, using everyone's positions and headings from before the update; then
-      each moves 0.01 of the box side along its new heading.</li>
-    <li><var>a</var> = 1 is the rule of Vicsek and colleagues (1995) with noise amplitude η = 0.7; <var>a</var> = 0 leaves
+      each moves ${c.speed} of the box side along its new heading.</li>
+    <li><var>a</var> = 1 is the rule of Vicsek and colleagues (1995) with noise amplitude η = ${2 * c.kick}; <var>a</var> = 0 leaves
       only the nudges. Values in between are our own teaching blend.</li>
-    <li>The live stage always uses seed 3: the same start and the same nudges on every restart.</li>
+    <li>The live stage always uses seed ${c.seed}: the same start and the same nudges on every restart.</li>
   </ul>`;
 
-export const CHECK_INTRO_HTML = `
-  <p>We fixed this test before looking at any run. For each of eight seeds (3, 17, 41, 73, 101, 211,
-  307, 499) the model runs twice from the same start with the same random nudges: once with
-  <var>a</var> = 0 and once with <var>a</var> = 1. Each run gets 1,000 updates to settle; then P is
-  averaged over the next 500. Your browser does all 16 runs in the background, beside the stage, so the
+export const checkIntroHtml = (c) => `
+  <p>We fixed this test before looking at any run. For each of eight seeds (${c.seeds.join(", ")}) the model runs twice from the same start with the same random nudges: once with
+  <var>a</var> = 0 and once with <var>a</var> = 1. Each run gets ${count(c.warmup)} updates to settle; then P is
+  averaged over the next ${count(c.measure)}. Your browser does all 16 runs in the background, beside the stage, so the
   stage keeps moving. The numbers are exactly those printed by <code>python -m swarmlab vicsek-check</code>.</p>
   <p><strong>Why averages?</strong> P wobbles from one update to the next, and one run can be lucky or
-  unlucky. Averaging over 500 updates and then over eight seeds compares what alignment does, not what one
+  unlucky. Averaging over ${count(c.measure)} updates and then over eight seeds compares what alignment does, not what one
   moment of one run happened to show.</p>`;
 
 export const NOTES_HTML = `
