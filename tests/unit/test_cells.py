@@ -260,7 +260,7 @@ def test_output_sort_beyond_16_bit_ids_and_ties():
     jj = rng.integers(0, n, m)
     rr = rng.choice(np.array([0.0, 1e-300, 0.5, 0.5 + 1e-16, 1.0, 2.0]), m) * rng.choice([1.0, 1.0, 0.999999], m)
     dd = rng.random((m, 2))
-    got = cells._emit_sorted(ii, jj, dd, rr, n)
+    got = cells._emit_sorted(ii, jj, dd[:, 0].copy(), dd[:, 1].copy(), rr, n)
     o = np.lexsort((jj, rr, ii))
     assert np.array_equal(got.i, ii[o]) and np.array_equal(got.j, jj[o])
     assert np.array_equal(got.r, rr[o]) and np.array_equal(got.d, dd[o])
