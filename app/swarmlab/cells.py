@@ -61,6 +61,7 @@ Algorithm (per call, all numpy, no Python loop over agents)
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -511,14 +512,14 @@ def _r2_max(cutoff: float) -> float:
     """
     if not np.isfinite(cutoff):
         return float("inf")
-    c = np.float64(cutoff)
-    t = c * c
-    while t > 0 and np.sqrt(t) > c:
-        t = np.nextafter(t, -np.inf)
+    c = float(cutoff)
+    t = c * c  # Python floats: inf on overflow, no warning
+    while t > 0 and math.sqrt(t) > c:
+        t = math.nextafter(t, -math.inf)
     while True:
-        u = np.nextafter(t, np.inf)
-        if not np.sqrt(u) <= c:
-            return float(t)
+        u = math.nextafter(t, math.inf)
+        if not (u < math.inf and math.sqrt(u) <= c):
+            return t
         t = u
 
 
