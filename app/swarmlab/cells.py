@@ -596,6 +596,51 @@ def _auto_m(n_per_group: float, area: float, cutoff: float) -> int:
     return 2 if rho_r2 < 10.0 else 3
 
 
+def _emit(i: np.ndarray, j: np.ndarray, ddx: np.ndarray, ddy: np.ndarray, r: np.ndarray, n: int,
+          half: bool, sort: bool) -> Pairs:
+    """Pairs from the unordered pairs found (cutoff < L/2: the reverse of d is exactly 0.0 - d).
+
+    half: as they are; else both directions written into preallocated arrays (forward
+    block, then reverse block), then sorted by (i, r, j) if ``sort``.
+    """
+    if half:
+        return Pairs(i, j, _columns(ddx, ddy), r, n, True)
+    k = i.size
+    ii = np.empty(2 * k, np.intp)
+    jj = np.empty(2 * k, np.intp)
+    rr = np.empty(2 * k)
+    D = np.empty((2, 2 * k))
+    ii[:k] = i
+    ii[k:] = j
+    jj[:k] = j
+    jj[k:] = i
+    rr[:k] = r
+    rr[k:] = r
+    D[0, :k] = ddx
+    D[1, :k] = ddy
+    np.subtract(0.0, ddx, out=D[0, k:])
+    np.subtract(0.0, ddy, out=D[1, k:])
+    if not sort:
+        return Pairs(ii, jj, D.T, rr, n)
+    return _emit_sorted(ii, jj, D[0], D[1], rr, n)
+
+
+# Below this many candidate pairs (N <= 90) the search compares all pairs directly:
+# far fewer numpy calls than binning, which dominates small N (~3 us a call in Pyodide).
+_ALL_PAIRS = 4096
+
+
+@lru_cache(maxsize=8)
+def _upper_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """All (p, q) with p < q < n, row by row (read-only np.intp arrays)."""
+    p, q = np.triu_indices(n, 1)
+    p = p.astype(np.intp)
+    q = q.astype(np.intp)
+    p.setflags(write=False)
+    q.setflags(write=False)
+    return p, q
+
+
 def neighbour_pairs(
     x: np.ndarray,
     box: Box,
@@ -637,10 +682,13 @@ def neighbour_pairs(
     if m < 1:
         raise ValueError(f"cells_per_cutoff must be >= 1, got {cells_per_cutoff}")
     W, H = float(box.width), float(box.height)
+    fast = cutoff * (1.0 + _REL) < 0.5 * min(W, H)
+    xw = _wrapped(x, box)
+    if fast and g is None and n * (n - 1) // 2 <= _ALL_PAIRS:
+        return _all_pairs(x, xw is x, W, H, cutoff, half, sort)
     reach = min(cutoff * (1.0 + _REL) + _ABS * max(W, H), 1e300)
     max_cells = 4 * n // ngroups + 16
     grid = _make_grid(W, H, reach, int(m), max_cells)
-    xw = _wrapped(x, box)
     b = _bin(xw, box, grid, g, ngroups)
     first, end = _half_table(grid)
 
@@ -659,7 +707,6 @@ def neighbour_pairs(
 
     # exact minimum-image displacement of every candidate, from the raw positions
     # (1-D columns, in place), then one exact filter on r^2 (see _r2_max)
-    fast = cutoff * (1.0 + _REL) < 0.5 * min(W, H)
     inside = fast and xw is x
     xs, ys = _sorted_columns(x, b.order)
     tmp = _scratch("tmp", total)
@@ -680,29 +727,7 @@ def neighbour_pairs(
         keep = np.flatnonzero(r2 <= _r2_max(cutoff))
         i = b.order[np.repeat(pos, per)[keep]]
         j = b.order[q[keep]]
-        ddx = dx[keep]
-        ddy = dy[keep]
-        r = np.sqrt(r2[keep])
-        if half:
-            return Pairs(i, j, _columns(ddx, ddy), r, n, True)
-        k = keep.size
-        ii = np.empty(2 * k, np.intp)
-        jj = np.empty(2 * k, np.intp)
-        rr = np.empty(2 * k)
-        D = np.empty((2, 2 * k))
-        ii[:k] = i
-        ii[k:] = j
-        jj[:k] = j
-        jj[k:] = i
-        rr[:k] = r
-        rr[k:] = r
-        D[0, :k] = ddx
-        D[1, :k] = ddy
-        np.subtract(0.0, ddx, out=D[0, k:])
-        np.subtract(0.0, ddy, out=D[1, k:])
-        if not sort:
-            return Pairs(ii, jj, D.T, rr, n)
-        return _emit_sorted(ii, jj, D[0], D[1], rr, n)
+        return _emit(i, j, dx[keep], dy[keep], np.sqrt(r2[keep]), n, half, sort)
 
     # cutoff >= L/2: at exactly L/2 both directions give -L/2, so compute the
     # reverse on its own and filter each direction separately
@@ -727,6 +752,28 @@ def neighbour_pairs(
     if not sort:
         return Pairs(ii, jj, _columns(ddx, ddy), rr, n)
     return _emit_sorted(ii, jj, ddx, ddy, rr, n)
+
+
+def _all_pairs(x: np.ndarray, inside: bool, W: float, H: float, cutoff: float, half: bool,
+               sort: bool) -> Pairs:
+    """Small N (cutoff < L/2, no groups): every pair p < q is a candidate, tested exactly
+    as in the cell-list path (same formula, same bits)."""
+    n = x.shape[0]
+    p, q = _upper_pairs(n)
+    xs = np.ascontiguousarray(x[:, 0])
+    ys = np.ascontiguousarray(x[:, 1])
+    tmp = np.empty(p.size)
+    dx = xs[q]
+    dx -= xs[p]
+    _min_image(dx, W, tmp, 1.0 / W if inside else None)
+    dy = ys[q]
+    dy -= ys[p]
+    _min_image(dy, H, tmp, 1.0 / H if inside else None)
+    r2 = dx * dx
+    np.multiply(dy, dy, out=tmp)
+    r2 += tmp
+    keep = np.flatnonzero(r2 <= _r2_max(cutoff))
+    return _emit(p[keep], q[keep], dx[keep], dy[keep], np.sqrt(r2[keep]), n, half, sort)
 
 
 @lru_cache(maxsize=64)

@@ -22,6 +22,15 @@ BOXES = [Box(160.0, 100.0), Box(1.0, 1.0), Box(3.0, 2.0), Box(10.0, 10.0)]
 pytestmark = pytest.mark.filterwarnings("error")
 
 
+@pytest.fixture(autouse=True, params=["all-pairs below 91 agents", "cell list always"])
+def small_n_path(request, monkeypatch):
+    """Every test runs twice: with the direct all-pairs path for small N (the default)
+    and with the cell list for every N, so the hand-made small cases test both."""
+    if request.param == "cell list always":
+        monkeypatch.setattr(cells, "_ALL_PAIRS", -1)
+    return request.param
+
+
 def assert_same_pairs(got, want, bitwise=True, msg=""):
     assert isinstance(got, cells.Pairs)
     assert got.n == want.n, msg

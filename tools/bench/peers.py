@@ -50,7 +50,8 @@ import json, time
 import numpy as np
 from dataclasses import replace
 from swarmlab import boids, cells
-from swarmlab.space import shift
+from swarmlab import space
+shift = getattr(space, "shift", lambda x, v, dt, box: space.wrap(x + v * dt, box))  # a --baseline engine
 
 def world(n, nb, radius):
     area = n * np.pi * radius * radius / nb
@@ -98,6 +99,8 @@ def best(f, budget, least=3):
 
 def run(sizes, budget, nb):
     out = {"step": {}, "half": {}, "floor": {}, "search_half": {}, "pairs": {}}
+    import inspect
+    has_half = "half" in inspect.signature(cells.neighbour_pairs).parameters  # a --baseline engine may not
     for n in sizes:
         w, h = world(n, nb, boids.RADIUS)
         p = boids.Params(population=n, width=w, height=h)
@@ -106,6 +109,8 @@ def run(sizes, budget, nb):
         def f_step():
             holder[0] = boids.step(holder[0], p)
         out["step"][n] = best(f_step, budget)
+        if not has_half:
+            continue
         holder2 = [st]
         def f_half():
             holder2[0] = step_half(holder2[0], p)
@@ -138,17 +143,18 @@ def _py_script(header: str) -> str:
     return header + "\n" + PY
 
 
-def run_cpython(header: str) -> dict:
-    code = f"import sys; sys.path.insert(0, {os.path.join(ROOT, 'app')!r})\n" + _py_script(header)
+def run_cpython(header: str, app: str | None = None) -> dict:
+    code = f"import sys; sys.path.insert(0, {app or os.path.join(ROOT, 'app')!r})\n" + _py_script(header)
     res = subprocess.run(["nice", sys.executable, "-c", code], capture_output=True, text=True, timeout=3600)
     if res.returncode:
         raise RuntimeError(res.stderr[-3000:])
     return json.loads(res.stdout.split("@@RESULT@@", 1)[1])
 
 
-def run_pyodide(header: str) -> dict:
+def run_pyodide(header: str, app: str | None = None) -> dict:
+    env = dict(os.environ, SWARMLAB_APP=app) if app else None
     res = subprocess.run(["nice", shutil.which("node") or "node", os.path.join(ROOT, "tools", "pyodide_node.mjs")],
-                         input=_py_script(header), capture_output=True, text=True, timeout=3600)
+                         input=_py_script(header), capture_output=True, text=True, timeout=3600, env=env)
     if res.returncode:
         raise RuntimeError(res.stderr[-3000:])
     return json.loads(res.stdout.split("@@RESULT@@", 1)[1])
@@ -207,6 +213,9 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="N = 80, 1,000, 2,000 only, short budgets")
     ap.add_argument("--sizes", type=int, nargs="+", help="populations (default 80 ... 100,000)")
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--baseline", metavar="APP_DIR",
+                    help="also time boids.step of another copy of app/ (e.g. `git archive <commit> app`), "
+                         "in the same rounds: columns '... before'")
     ap.add_argument("--json", default=os.path.join(ROOT, "dist", "bench", "peers.json"))
     args = ap.parse_args(argv)
     sizes = args.sizes or (SIZES[:3] if args.quick else SIZES)
@@ -228,6 +237,9 @@ def main(argv=None) -> int:
         runs = [("cpython", lambda: run_cpython(header)), ("pyodide", lambda: run_pyodide(header)),
                 ("js", lambda: run_js({"cmd": "bench", "sizes": list(sizes), "neighbours": NEIGHBOURS, "p": pj,
                                        "budget": budget, "naive_max": NAIVE_MAX}))]
+        if args.baseline:
+            base = os.path.abspath(args.baseline)
+            runs += [("cpython before", lambda: run_cpython(header, base)), ("pyodide before", lambda: run_pyodide(header, base))]
         if rnd % 2:
             runs.reverse()
         for name, fn in runs:
@@ -240,19 +252,26 @@ def main(argv=None) -> int:
                 keep(f"{name} half", res["half"])
                 keep(f"{name} floor", res["floor"])
                 keep(f"{name} search", res["search_half"])
-                best["pairs"] = {int(k): v for k, v in res["pairs"].items()}
+                if res["pairs"]:
+                    best["pairs"] = {int(k): v for k, v in res["pairs"].items()}
     g = lambda k, n: best.get(k, {}).get(n)  # noqa: E731
     cols = ["js grid", "js naive", "pyodide step", "pyodide half", "pyodide floor", "cpython step", "cpython half"]
+    if args.baseline:
+        cols += ["pyodide before step", "cpython before step"]
     print("\nms per step (minimum over rounds):")
-    print(f"{'N':>7} {'pairs/N':>7} | " + " ".join(f"{c:>13}" for c in cols))
+    w = max(len(c) for c in cols)
+    print(f"{'N':>7} {'pairs/N':>7} | " + " ".join(f"{c:>{w}}" for c in cols))
     for n in sizes:
         print(f"{n:>7} {best['pairs'][n] / n:>7.1f} | " + " ".join(
-            f"{'—':>13}" if g(c, n) is None else f"{g(c, n) * 1e3:>13.3f}" for c in cols))
+            f"{'—':>{w}}" if g(c, n) is None else f"{g(c, n) * 1e3:>{w}.3f}" for c in cols))
 
     def ratio(a, b, n):
         return None if g(a, n) is None or g(b, n) is None else g(a, n) / g(b, n)
 
-    rat = [("pyodide step / js grid", "pyodide step", "js grid"),
+    rat = [("pyodide before / js grid", "pyodide before step", "js grid"),
+           ("pyodide before / floor", "pyodide before step", "pyodide floor"),
+           ("pyodide before / cpython before", "pyodide before step", "cpython before step"),
+           ("pyodide step / js grid", "pyodide step", "js grid"),
            ("pyodide half / js grid", "pyodide half", "js grid"),
            ("pyodide step / floor", "pyodide step", "pyodide floor"),
            ("pyodide half / floor", "pyodide half", "pyodide floor"),
@@ -261,12 +280,14 @@ def main(argv=None) -> int:
            ("js naive / pyodide half", "js naive", "pyodide half"),
            ("cpython step / cpython half", "cpython step", "cpython half")]
     print("\nRatios measured in this run (time / time):")
-    print(f"{'':>30} " + " ".join(f"{n:>8}" for n in sizes))
+    print(f"{'':>32} " + " ".join(f"{n:>8}" for n in sizes))
     ratios = {}
     for label, a, b in rat:
         vals = [ratio(a, b, n) for n in sizes]
         ratios[label] = dict(zip(sizes, vals))
-        print(f"{label:>30} " + " ".join(f"{'—':>8}" if v is None else f"{v:>7.2f}x" for v in vals))
+        if all(v is None for v in vals):
+            continue
+        print(f"{label:>32} " + " ".join(f"{'—':>8}" if v is None else f"{v:>7.2f}x" for v in vals))
     print("\nLog-log slope of step time vs N at fixed density (N >= 1,000; 1 = linear):")
     slopes = {c: _slope(sizes, [g(c, n) for n in sizes]) for c in cols}
     print("  " + ", ".join(f"{c} {'—' if s is None else format(s, '.2f')}" for c, s in slopes.items()))
