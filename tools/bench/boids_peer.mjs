@@ -7,8 +7,9 @@
 //   a = k_sep SEP_SCALE sum_j -d_ij / (r^2 + EPS)
 //     + k_coh COH_SCALE mean_j d_ij + k_ali ALI_SCALE (mean_j v_j - v_i),
 //   v' = v + a DT scaled to speed in [V_MIN, V_MAX] (a zero v' keeps v),  x' = wrap(x + v' DT).
-// Two neighbour searches: "grid" (a uniform grid of cells of side >= R, counting sort,
-// 3 x 3 block per boid: what a careful JS author writes) and "naive" (every pair, O(N^2)).
+// Two neighbour searches: "grid" (a uniform grid of cells of side >= R, counting sort that
+// also copies the agents into cell order, 3 x 3 block per boid: what a careful JS author
+// writes) and "naive" (every pair, O(N^2)).
 // Typed arrays, no allocation inside a step.
 //
 // Requests: {"cmd": "step", "x": [[..]], "v": [[..]], "W", "H", "p": {...}, "method"}
@@ -40,17 +41,22 @@ function makeStepper(n, W, H, p) {
     acc[6] += 1;
   }
 
-  function finish(i, acc, vx, vy) {
+  // acceleration of agent i (output slot) from its sums; k indexes vx, vy
+  function finishAt(i, k, acc, vx, vy) {
     const c = acc[6];
     let a0 = sepK * acc[0], a1 = sepK * acc[1];
     if (c > 0) {
-      a0 += cohK * acc[2] / c + aliK * (acc[4] / c - vx[i]);
-      a1 += cohK * acc[3] / c + aliK * (acc[5] / c - vy[i]);
+      a0 += cohK * acc[2] / c + aliK * (acc[4] / c - vx[k]);
+      a1 += cohK * acc[3] / c + aliK * (acc[5] / c - vy[k]);
     }
     ax[i] = a0; ay[i] = a1;
   }
+  const finish = (i, acc, vx, vy) => finishAt(i, i, acc, vx, vy);
 
   const acc = new Float64Array(7);
+  // grid state: agents copied into cell order each step (contiguous, cache-friendly scans)
+  const sx = new Float64Array(n), sy = new Float64Array(n), svx = new Float64Array(n), svy = new Float64Array(n);
+  const fill = new Int32Array(ncell);
   function accelGrid(x, y, vx, vy) {
     head.fill(0);
     for (let i = 0; i < n; i++) {
@@ -60,25 +66,27 @@ function makeStepper(n, W, H, p) {
       cellOf[i] = c; head[c + 1]++;
     }
     for (let c = 0; c < ncell; c++) head[c + 1] += head[c];
-    const fill = head.slice(0, ncell);
-    for (let i = 0; i < n; i++) order[fill[cellOf[i]]++] = i;
-    const rx = nx >= 3 ? 1 : 0, ry = ny >= 3 ? 1 : 0;
+    fill.set(head.subarray(0, ncell));
     for (let i = 0; i < n; i++) {
+      const k = fill[cellOf[i]]++;
+      order[k] = i; sx[k] = x[i]; sy[k] = y[i]; svx[k] = vx[i]; svy[k] = vy[i];
+    }
+    const rx = nx >= 3 ? 1 : 0, ry = ny >= 3 ? 1 : 0;
+    for (let k = 0; k < n; k++) {
       acc.fill(0);
-      const c = cellOf[i], cx = c % nx, cy = (c - cx) / nx;
-      for (let oy = -ry; oy <= ry; oy++) {
-        const yy = (cy + oy + ny) % ny;
-        for (let ox = -rx; ox <= rx; ox++) {
-          const cc = yy * nx + (cx + ox + nx) % nx;
-          for (let k = head[cc], e = head[cc + 1]; k < e; k++) {
-            const j = order[k];
-            if (j !== i) pairTerm(i, j, x, y, vx, vy, acc);
+      const i = order[k], c = cellOf[i], cx = c % nx, cy = (c - cx) / nx;
+      if (rx && ry) {
+        for (let oy = -1; oy <= 1; oy++) {
+          const yy = (cy + oy + ny) % ny;
+          for (let ox = -1; ox <= 1; ox++) {
+            const cc = yy * nx + (cx + ox + nx) % nx;
+            for (let m = head[cc], e = head[cc + 1]; m < e; m++) if (m !== k) pairTerm(k, m, sx, sy, svx, svy, acc);
           }
         }
+      } else {  // a dimension of 1 or 2 cells: the 3 x 3 block would repeat cells
+        for (let m = 0; m < n; m++) if (m !== k) pairTerm(k, m, sx, sy, svx, svy, acc);
       }
-      // a dimension of 1 or 2 cells: the 3 x 3 block would repeat cells; fall back
-      if (!rx || !ry) { acc.fill(0); for (let j = 0; j < n; j++) if (j !== i) pairTerm(i, j, x, y, vx, vy, acc); }
-      finish(i, acc, vx, vy);
+      finishAt(i, k, acc, svx, svy);
     }
   }
 

@@ -121,6 +121,20 @@ def run(sizes, budget, nb):
         out["search_half"][n] = best(lambda: cells.neighbour_pairs(st.x, p.box, p.radius, half=True), budget)
     return out
 
+def run_swarm(sizes, budget):
+    """Lab 1 (Swarm Lab) model steps at its default settings, seconds per step."""
+    from swarmlab import swarm
+    out = {}
+    for n in sizes:
+        p = swarm.SwarmParams.from_values({"N": n})
+        holder = [swarm.run(swarm.initial_state(p), p, 120) if hasattr(swarm, "run") else swarm.initial_state(p)]
+        for _ in range(0 if hasattr(swarm, "run") else 120):
+            holder[0] = swarm.step(holder[0], p)
+        def f():
+            holder[0] = swarm.step(holder[0], p)
+        out[n] = best(f, budget)
+    return out
+
 def check(n):
     p = boids.Params(population=n)
     st = boids.initial_state(p)
@@ -134,6 +148,8 @@ def check(n):
 MODE = globals().get("MODE", "run")
 if MODE == "check":
     print("@@RESULT@@" + json.dumps(check(CHECK_N)))
+elif MODE == "swarm":
+    print("@@RESULT@@" + json.dumps({"swarm": run_swarm(SIZES, BUDGET)}))
 else:
     print("@@RESULT@@" + json.dumps(run(SIZES, BUDGET, NB)))
 '''
@@ -208,11 +224,39 @@ def _slope(ns, ts):
     return float(np.polyfit(np.log([n for n, _ in ok]), np.log([t for _, t in ok]), 1)[0])
 
 
+def swarm_main(sizes, budget, rounds, baseline) -> int:
+    header = f"MODE = 'swarm'; SIZES = {list(sizes)!r}; BUDGET = {budget!r}"
+    runs = [("cpython", None), ("pyodide", None)]
+    if baseline:
+        runs += [("cpython before", os.path.abspath(baseline)), ("pyodide before", os.path.abspath(baseline))]
+    best: dict[str, dict[int, float]] = {}
+    for rnd in range(rounds):
+        for name, app in (runs if rnd % 2 == 0 else runs[::-1]):
+            res = (run_cpython if name.startswith("cpython") else run_pyodide)(header, app)["swarm"]
+            d = best.setdefault(name, {})
+            for n, t in res.items():
+                d[int(n)] = min(d.get(int(n), float("inf")), t)
+    print("Swarm Lab (Lab 1) model step at its defaults, ms (minimum over rounds):")
+    print(f"{'N':>7} " + " ".join(f"{k:>15}" for k in best))
+    for n in sizes:
+        print(f"{n:>7} " + " ".join(f"{best[k][n] * 1e3:>15.3f}" for k in best))
+        line = f"  Pyodide / CPython {best['pyodide'][n] / best['cpython'][n]:.2f}x"
+        if baseline:
+            line += (f"; before: {best['pyodide before'][n] / best['cpython before'][n]:.2f}x;"
+                     f" after / before: Pyodide {best['pyodide'][n] / best['pyodide before'][n]:.2f}x,"
+                     f" CPython {best['cpython'][n] / best['cpython before'][n]:.2f}x")
+        print(line)
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.bench peers", description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="N = 80, 1,000, 2,000 only, short budgets")
     ap.add_argument("--sizes", type=int, nargs="+", help="populations (default 80 ... 100,000)")
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--swarm", action="store_true",
+                    help="Lab 1 (Swarm Lab) model step at its defaults instead, N = --sizes (default 2,000): "
+                         "Pyodide against CPython (and --baseline)")
     ap.add_argument("--baseline", metavar="APP_DIR",
                     help="also time boids.step of another copy of app/ (e.g. `git archive <commit> app`), "
                          "in the same rounds: columns '... before'")
@@ -220,6 +264,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     sizes = args.sizes or (SIZES[:3] if args.quick else SIZES)
     budget = 0.2 if args.quick else 1.0
+    if args.swarm:
+        return swarm_main(args.sizes or [2000], budget, args.rounds, args.baseline)
     t0 = time.perf_counter()
     print(f"Python {platform.python_version()}, node {subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip()}, "
           f"{platform.machine()}, {os.cpu_count()} CPUs; ~{NEIGHBOURS:g} neighbours within R per boid (uniform)")
