@@ -423,7 +423,24 @@ def _arange(size: int) -> np.ndarray:
 
 
 def _slices(b: _Binned, first: np.ndarray, end: np.ndarray, rows: np.ndarray | None = None):
-    """Per agent (sorted position) and slot: start and length of the partner slice."""
+    """Per agent (sorted position) and slot: start and length of the partner slice, (A, S).
+
+    Without replicas, the slices of each cell are looked up once per cell and slot
+    (``start[first]``: nc x S) and then gathered per agent one slot at a time (1-D
+    gathers: 4x faster in Pyodide than gathering (nc, S) rows per agent).
+    """
+    if b.gbase is None and rows is None:
+        sst = b.start[first.T]  # (S, nc): first sorted position of each cell's slot-k slice
+        sln = b.start[end.T]
+        sln -= sst
+        cell = b.cell
+        nslot = first.shape[1]
+        s = np.empty((cell.size, nslot), np.intp)
+        ln = np.empty((cell.size, nslot), np.intp)
+        for k in range(nslot):
+            s[:, k] = sst[k][cell]
+            ln[:, k] = sln[k][cell]
+        return s, ln
     cell = b.cell if rows is None else b.cell[rows]
     f = first[cell]
     e = end[cell]
