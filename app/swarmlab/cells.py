@@ -2,10 +2,13 @@
 
 Public API
 ----------
-``neighbour_pairs(x, box, cutoff, group=None) -> Pairs``
+``neighbour_pairs(x, box, cutoff, group=None, *, sort=True, half=False) -> Pairs``
     All **ordered** pairs (both (i, j) and (j, i) appear), ``i != j``, with
     periodic distance ``r <= cutoff``, sorted by ``i`` and, within one ``i``, by
-    ``(r, j)`` (nearest first, ties by id).
+    ``(r, j)`` (nearest first, ties by id).  ``sort=False``: the same pairs in a
+    deterministic order; ``half=True``: each unordered pair once.
+``Pairs.sum_by_i(w, odd=False)``, ``Pairs.counts()``, ``sum_by_i(i, w, n)``
+    The per-pair reductions (``np.bincount``), for full and half pairs.
 ``in_field_of_view(pairs, u, half_angle)``, ``k_nearest(pairs, k)``
     Filters on a ``Pairs`` (order preserved).
 ``nearest_any(x, box, group=None, query=None) -> (j, r)``
@@ -18,10 +21,10 @@ The result is *identical* to brute force over all pairs (the oracle in
 ``tests/unit/oracles.py``): same pairs, same order, and ``d[p]`` equal to
 ``space.displacement(x[i[p]], x[j[p]], box)``, ``r[p] = sqrt(dx*dx + dy*dy)``.  The cell
 list is only a candidate generator; every candidate is tested with the exact
-formula.  Floating-point safety comes from two margins: cells are at least
-``cutoff * (1 + 1e-9)`` (plus a few ulps of the box) wide per stencil step, and
-the cheap squared-distance pre-filter keeps everything within that enlarged
-radius before the exact test.
+formula.  Floating-point safety: cells are at least ``cutoff * (1 + 1e-9)``
+(plus a few ulps of the box) wide per stencil step, so no pair within the cutoff
+is missed; the exact test ``r^2 <= _r2_max(cutoff)`` equals ``sqrt(r^2) <= cutoff``
+(``sqrt`` is correctly rounded).
 
 Index dtype contract
 --------------------
@@ -47,10 +50,14 @@ Algorithm (per call, all numpy, no Python loop over agents)
    consecutive in the key, so each row is one contiguous slice of the sorted
    agents (two slices where it wraps).  The per-cell slice table is cached per
    (box, cutoff, grid).
-4. One ``np.repeat`` + ``arange`` turns all slices into candidate partners;
-   a cheap squared-distance test with margin, then the exact displacement and
-   ``sqrt(dx*dx + dy*dy)`` on the survivors.
-5. Each unordered pair is emitted in both directions; the reverse vector is
+4. One ``np.repeat`` + a cached ``arange`` turns all slices into candidate
+   partners; the exact minimum-image displacement of every candidate is computed
+   in place on two contiguous columns (x and y), one exact filter on ``r^2``,
+   and ``sqrt`` on the survivors.  No ``np.take`` (12 ns an element under wasm
+   against 1.8 for a 1-D ``a[idx]``).  Below ``_ALL_PAIRS`` candidate pairs
+   (N <= 90, no replicas) every pair is a candidate instead (fewer numpy calls).
+5. ``half=True`` returns each unordered pair once.  Otherwise each unordered
+   pair is written in both directions into preallocated arrays; the reverse vector is
    ``0.0 - d`` (bit-identical to the minimum image of the reverse unless a
    component sits at exactly L/2, which is possible only for
    ``cutoff >= L/2``; then the reverse is recomputed and filtered on its own).
@@ -70,7 +77,7 @@ import numpy as np
 from . import detmath
 from .space import Box, displacement, norm, wrap
 
-# Relative safety margin on the cutoff for cell sizes and the pre-filter.
+# Relative safety margin on the cutoff for cell sizes.
 _REL = 1e-9
 # Absolute margin in units of the box size (covers rounding of wrapped positions).
 _ABS = 64 * np.finfo(np.float64).eps
