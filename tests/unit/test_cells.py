@@ -22,10 +22,11 @@ BOXES = [Box(160.0, 100.0), Box(1.0, 1.0), Box(3.0, 2.0), Box(10.0, 10.0)]
 pytestmark = pytest.mark.filterwarnings("error")
 
 
-@pytest.fixture(autouse=True, params=["all-pairs below 91 agents", "cell list always"])
-def small_n_path(request, monkeypatch):
-    """Every test runs twice: with the direct all-pairs path for small N (the default)
-    and with the cell list for every N, so the hand-made small cases test both."""
+@pytest.fixture(params=["all-pairs below 91 agents", "cell list always"])
+def both_paths(request, monkeypatch):
+    """Run a test twice: with the direct all-pairs path for small N (the default) and
+    with the cell list for every N, so the hand-made small cases test both.  (Only where
+    it matters: the whole file also runs inside Pyodide, under a time limit.)"""
     if request.param == "cell list always":
         monkeypatch.setattr(cells, "_ALL_PAIRS", -1)
     return request.param
@@ -89,6 +90,7 @@ def test_dense_and_sparse_use_every_stencil_width():
                 assert_same_pairs(got, want, msg=f"seed={seed} m={m} cutoff={cutoff}")
 
 
+@pytest.mark.usefixtures("both_paths")
 def test_lattice_on_cell_edges_and_corners_with_pairs_at_exact_cutoff():
     rng = np.random.default_rng(0)
     for box in BOXES:
@@ -130,6 +132,7 @@ def test_lattice_sweep_pairs_at_exact_cutoff_many_boxes():
         check(lattice(box, nx, ny), box, cutoff, msg=f"regression {w} {h} {nx}x{ny}")
 
 
+@pytest.mark.usefixtures("both_paths")
 def test_positions_at_zero_and_just_below_L():
     for box in BOXES:
         w, h = box.width, box.height
@@ -144,6 +147,7 @@ def test_positions_at_zero_and_just_below_L():
             check(x, box, cutoff, msg="edges")
 
 
+@pytest.mark.usefixtures("both_paths")
 def test_coincident_agents():
     box = Box(160.0, 100.0)
     rng = np.random.default_rng(3)
@@ -161,6 +165,7 @@ def test_coincident_agents():
     assert len(got) == 25 * 24
 
 
+@pytest.mark.usefixtures("both_paths")
 def test_tiny_populations():
     box = Box(160.0, 100.0)
     for n in (0, 1, 2):
@@ -176,6 +181,7 @@ def test_tiny_populations():
     assert len(check(x, box, np.nextafter(10.0, 0))) == 0
 
 
+@pytest.mark.usefixtures("both_paths")
 def test_small_boxes_and_cutoff_at_or_beyond_half_box():
     for seed in range(40):
         rng = np.random.default_rng(500 + seed)
@@ -201,6 +207,7 @@ def test_non_square_box_160_by_100():
             check(x, box, cutoff, msg=f"seed={seed}")
 
 
+@pytest.mark.usefixtures("both_paths")
 def test_positions_slightly_outside_are_binned_periodically():
     # the contract is [0, L), but x == L or a tiny negative must not break exactness
     box = Box(4.0, 3.0)
@@ -565,10 +572,10 @@ def _as_set(p):
 
 
 def test_half_pairs_are_each_unordered_pair_once_and_expand_to_the_full_form():
-    for seed in range(60):
+    for seed in range(16):
         rng = np.random.default_rng(500 + seed)
         box = BOXES[seed % len(BOXES)]
-        n = int(rng.integers(0, 300))
+        n = int(rng.integers(0, 240))
         x = rng.random((n, 2)) * box.size
         cutoff = float(rng.choice([0.01, 0.05, 0.1, 0.2, 0.3, 0.45])) * min(box.width, box.height)
         want = oracles.neighbour_pairs(x, box, cutoff)
@@ -585,6 +592,7 @@ def test_half_pairs_are_each_unordered_pair_once_and_expand_to_the_full_form():
         assert_same_pairs(got, want, msg=f"seed={seed}")
 
 
+@pytest.mark.usefixtures("both_paths")
 def test_half_pairs_fall_back_to_full_where_the_reverse_is_not_minus_d():
     box = Box(3.0, 2.0)
     x = lattice(box, 6, 4)  # components at exactly L/2
@@ -596,9 +604,9 @@ def test_half_pairs_fall_back_to_full_where_the_reverse_is_not_minus_d():
 
 def test_sum_by_i_on_half_pairs_matches_the_full_form():
     box = Box(160.0, 100.0)
-    for seed in range(10):
+    for seed in range(3):
         rng = np.random.default_rng(700 + seed)
-        n = 800
+        n = 500
         x = rng.random((n, 2)) * box.size
         v = rng.normal(size=(n, 2))
         full = cells.neighbour_pairs(x, box, 10.0, sort=False)
@@ -618,9 +626,9 @@ def test_sum_by_i_on_half_pairs_matches_the_full_form():
         dvx_f = v[:, 0][full.j] - v[:, 0][full.i]
         dvx_h = v[:, 0][half.j] - v[:, 0][half.i]
         np.testing.assert_allclose(half.sum_by_i(dvx_h, odd=True), full.sum_by_i(dvx_f), atol=1e-12)
-        # the oracle: a per-agent loop
+        # the oracle: a per-pair loop
         want = np.zeros(n)
-        for a, b, w in zip(full.i, full.j, w_f * full.dx):
+        for a, w in zip(full.i.tolist(), (w_f * full.dx).tolist()):
             want[a] += w
         np.testing.assert_allclose(sf[:, 0], want, rtol=1e-12, atol=1e-12)
     # full pairs ignore ``odd`` (each direction is listed)
@@ -646,6 +654,7 @@ def test_exact_filter_threshold_is_the_largest_square_with_sqrt_within_the_cutof
     assert cells._r2_max(float("inf")) == float("inf")
 
 
+@pytest.mark.usefixtures("both_paths")
 def test_reciprocal_min_image_near_half_the_box():
     # the search multiplies by 1/L instead of dividing when the positions are inside the
     # box and cutoff < L/2: pairs whose raw separation sits at ~L/2 (where d*(1/L) and
