@@ -21,7 +21,8 @@ const py = await loadPyodide({
   stderr: (s) => process.stderr.write(s + "\n"),
 });
 py.FS.mkdir("/app");
-py.FS.mount(py.FS.filesystems.NODEFS, { root: path.join(root, "app") }, "/app");
+// SWARMLAB_APP=<dir> mounts another copy of the engine (tools/bench --baseline: before/after)
+py.FS.mount(py.FS.filesystems.NODEFS, { root: process.env.SWARMLAB_APP || path.join(root, "app") }, "/app");
 py.runPython("import sys; sys.path.insert(0, '/app')");
 try {
   await py.runPythonAsync(code);

@@ -2,10 +2,13 @@
 
 Public API
 ----------
-``neighbour_pairs(x, box, cutoff, group=None) -> Pairs``
+``neighbour_pairs(x, box, cutoff, group=None, *, sort=True, half=False) -> Pairs``
     All **ordered** pairs (both (i, j) and (j, i) appear), ``i != j``, with
     periodic distance ``r <= cutoff``, sorted by ``i`` and, within one ``i``, by
-    ``(r, j)`` (nearest first, ties by id).
+    ``(r, j)`` (nearest first, ties by id).  ``sort=False``: the same pairs in a
+    deterministic order; ``half=True``: each unordered pair once.
+``Pairs.sum_by_i(w, odd=False)``, ``Pairs.counts()``, ``sum_by_i(i, w, n)``
+    The per-pair reductions (``np.bincount``), for full and half pairs.
 ``in_field_of_view(pairs, u, half_angle)``, ``k_nearest(pairs, k)``
     Filters on a ``Pairs`` (order preserved).
 ``nearest_any(x, box, group=None, query=None) -> (j, r)``
@@ -18,10 +21,10 @@ The result is *identical* to brute force over all pairs (the oracle in
 ``tests/unit/oracles.py``): same pairs, same order, and ``d[p]`` equal to
 ``space.displacement(x[i[p]], x[j[p]], box)``, ``r[p] = sqrt(dx*dx + dy*dy)``.  The cell
 list is only a candidate generator; every candidate is tested with the exact
-formula.  Floating-point safety comes from two margins: cells are at least
-``cutoff * (1 + 1e-9)`` (plus a few ulps of the box) wide per stencil step, and
-the cheap squared-distance pre-filter keeps everything within that enlarged
-radius before the exact test.
+formula.  Floating-point safety: cells are at least ``cutoff * (1 + 1e-9)``
+(plus a few ulps of the box) wide per stencil step, so no pair within the cutoff
+is missed; the exact test ``r^2 <= _r2_max(cutoff)`` equals ``sqrt(r^2) <= cutoff``
+(``sqrt`` is correctly rounded).
 
 Index dtype contract
 --------------------
@@ -47,10 +50,14 @@ Algorithm (per call, all numpy, no Python loop over agents)
    consecutive in the key, so each row is one contiguous slice of the sorted
    agents (two slices where it wraps).  The per-cell slice table is cached per
    (box, cutoff, grid).
-4. One ``np.repeat`` + ``arange`` turns all slices into candidate partners;
-   a cheap squared-distance test with margin, then the exact displacement and
-   ``sqrt(dx*dx + dy*dy)`` on the survivors.
-5. Each unordered pair is emitted in both directions; the reverse vector is
+4. One ``np.repeat`` + a cached ``arange`` turns all slices into candidate
+   partners; the exact minimum-image displacement of every candidate is computed
+   in place on two contiguous columns (x and y), one exact filter on ``r^2``,
+   and ``sqrt`` on the survivors.  No ``np.take`` (12 ns an element under wasm
+   against 1.8 for a 1-D ``a[idx]``).  Below ``_ALL_PAIRS`` candidate pairs
+   (N <= 90, no replicas) every pair is a candidate instead (fewer numpy calls).
+5. ``half=True`` returns each unordered pair once.  Otherwise each unordered
+   pair is written in both directions into preallocated arrays; the reverse vector is
    ``0.0 - d`` (bit-identical to the minimum image of the reverse unless a
    component sits at exactly L/2, which is possible only for
    ``cutoff >= L/2``; then the reverse is recomputed and filtered on its own).
@@ -61,15 +68,16 @@ Algorithm (per call, all numpy, no Python loop over agents)
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from . import detmath
-from .space import Box, displacement, wrap
+from .space import Box, displacement, norm, wrap
 
-# Relative safety margin on the cutoff for cell sizes and the pre-filter.
+# Relative safety margin on the cutoff for cell sizes.
 _REL = 1e-9
 # Absolute margin in units of the box size (covers rounding of wrapped positions).
 _ABS = 64 * np.finfo(np.float64).eps
@@ -77,22 +85,21 @@ _ABS = 64 * np.finfo(np.float64).eps
 _KEY16 = 1 << 16
 
 
-def _norm(d: np.ndarray) -> np.ndarray:
-    """|d| over the last axis as sqrt(dx*dx + dy*dy): IEEE-exact operations only, so
-    distances (and hence pair order) are bit-identical in CPython and in Pyodide,
-    whose libm hypot differs in the last bit."""
-    return np.sqrt(d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1])
-
-
 @dataclass
 class Pairs:
     """Flat neighbour pairs.
 
-    i : (M,) np.intp   first agent (int64 on 64-bit CPython, int32 on wasm32)
-    j : (M,) np.intp   neighbour of i
-    d : (M, 2) float64  minimum-image displacement from i to j
-    r : (M,) float64    |d|
-    n : int          number of agents the pairs refer to (for bincount minlength)
+    i : (M,) np.intp    first agent (int64 on 64-bit CPython, int32 on wasm32)
+    j : (M,) np.intp    neighbour of i
+    d : (M, 2) float64  minimum-image displacement from i to j.  The search returns it
+                        as the transpose of a (2, M) array, so ``d[:, 0]`` and ``d[:, 1]``
+                        (``dx``, ``dy``) are contiguous columns: wasm-friendly 1-D loops.
+    r : (M,) float64    |d| = sqrt(dx*dx + dy*dy)
+    n : int             number of agents the pairs refer to (for bincount minlength)
+    half : bool         False: ordered pairs, both (i, j) and (j, i) are listed.
+                        True: each unordered pair once; the stored (i, j, d, r) also
+                        stands for (j, i, -d, r).  Reduce with :meth:`sum_by_i` /
+                        :meth:`counts`, which know both forms.
     """
 
     i: np.ndarray
@@ -100,25 +107,99 @@ class Pairs:
     d: np.ndarray
     r: np.ndarray
     n: int
+    half: bool = False
+
+    @property
+    def dx(self) -> np.ndarray:
+        """x components of the displacements, (M,) (a contiguous column from the search)."""
+        return self.d[:, 0]
+
+    @property
+    def dy(self) -> np.ndarray:
+        """y components of the displacements, (M,)."""
+        return self.d[:, 1]
 
     def take(self, idx: np.ndarray) -> "Pairs":
-        """Pairs at integer indices or boolean mask ``idx`` (order preserved)."""
+        """Pairs at integer indices or boolean mask ``idx`` (order preserved).
+
+        1-D gathers only: ``np.take`` costs ~7x more per element under wasm."""
         idx = np.asarray(idx)
         if idx.dtype == bool:
             idx = np.flatnonzero(idx)
-        # np.take(axis=0) is ~10x faster than d[idx] for (M, 2) rows
-        return Pairs(self.i[idx], self.j[idx], np.take(self.d, idx, axis=0), self.r[idx], self.n)
+        return Pairs(self.i[idx], self.j[idx], _columns(self.dx[idx], self.dy[idx]), self.r[idx],
+                     self.n, self.half)
 
     def __len__(self) -> int:
         return int(self.i.shape[0])
 
     def counts(self) -> np.ndarray:
-        """Number of pairs per first agent, shape (n,)."""
-        return np.bincount(self.i, minlength=self.n)
+        """Number of neighbours per agent, shape (n,) (both ends of a half pair count)."""
+        c = np.bincount(self.i, minlength=self.n)
+        if self.half:
+            c += np.bincount(self.j, minlength=self.n)
+        return c
+
+    def sum_by_i(self, w, odd: bool = False) -> np.ndarray:
+        """``s_a = sum over ordered pairs (a, b) of w_ab`` for every agent a.
+
+        w   : (M,) per-pair values -> (n,);  or a sequence of k such arrays -> (n, k)
+        odd : for half pairs, how the reverse pair's value follows from the stored one:
+              ``w_ji = -w_ij`` (odd, e.g. a symmetric weight times ``d``) or
+              ``w_ji = w_ij`` (even, e.g. a function of ``r``).  Ignored for full pairs.
+
+        Full pairs: one ``np.bincount`` over i.  Half pairs: bincount over i plus
+        (or minus) bincount over j - the sums of the full form up to rounding order
+        (tested against it in tests/unit/test_cells.py).
+        """
+        if not isinstance(w, np.ndarray) or w.ndim != 1:
+            cols = [self.sum_by_i(np.asarray(c, dtype=np.float64), odd) for c in w]
+            return np.stack(cols, axis=1) if cols else np.zeros((self.n, 0))
+        return sum_by_i(self.i, w, self.n, self.j if self.half else None, odd)
+
+    def full(self) -> "Pairs":
+        """The ordered form (both directions; unsorted).  Full pairs return themselves."""
+        if not self.half:
+            return self
+        m = len(self)
+        d = np.empty((2, 2 * m))
+        d[0, :m] = self.dx
+        d[1, :m] = self.dy
+        np.subtract(0.0, self.dx, out=d[0, m:])
+        np.subtract(0.0, self.dy, out=d[1, m:])
+        return Pairs(np.concatenate((self.i, self.j)), np.concatenate((self.j, self.i)), d.T,
+                     np.concatenate((self.r, self.r)), self.n)
 
 
-def _empty_pairs(n: int) -> Pairs:
-    return Pairs(np.zeros(0, np.intp), np.zeros(0, np.intp), np.zeros((0, 2)), np.zeros(0), n)
+def sum_by_i(i: np.ndarray, w: np.ndarray, n: int, j: np.ndarray | None = None,
+             odd: bool = False) -> np.ndarray:
+    """The one per-pair reducer: ``s_a = sum_{p: i_p = a} w_p``, shape (n,), by ``np.bincount``
+    (a sequential loop in pair order, so the bits depend only on that order).
+
+    With ``j`` (half pairs), each pair also adds ``-w_p`` (``odd``) or ``w_p`` to ``s_{j_p}``.
+    ``i``/``j`` must be ``np.intp`` (numpy refuses int64 in bincount on wasm32).
+    """
+    s = np.bincount(i, weights=w, minlength=n)
+    if j is not None:
+        back = np.bincount(j, weights=w, minlength=n)
+        if odd:
+            s -= back
+        else:
+            s += back
+    return s
+
+
+def _columns(dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
+    """(M, 2) displacements whose columns are contiguous: the transpose of a (2, M) array."""
+    return np.stack((dx, dy)).T
+
+
+def _norm(d: np.ndarray) -> np.ndarray:
+    """|d| over the last axis (``space.norm``): sqrt(dx*dx + dy*dy), IEEE-exact."""
+    return norm(d)
+
+
+def _empty_pairs(n: int, half: bool = False) -> Pairs:
+    return Pairs(np.zeros(0, np.intp), np.zeros(0, np.intp), np.zeros((2, 0)).T, np.zeros(0), n, half)
 
 
 # ---------------------------------------------------------------------------
@@ -258,29 +339,31 @@ class _Binned:
     """Agents sorted by cell key.
 
     order    (N,) intp   agent id at each sorted position
-    xy       (N, 2) float64 wrapped positions in sorted order
-    xs, ys   (N,) float64 contiguous copies of its columns
     cell     (N,) intp   base cell id (without the replica part) in sorted order
     gbase    (N,) intp   replica offset ``g * nc`` in sorted order (or None)
     start    (K+1,) intp first sorted position of each key; K = G * nc
+    xs, ys   (N,) float64 wrapped positions in sorted order (only for nearest_any)
     """
 
     order: np.ndarray
-    xy: np.ndarray
-    xs: np.ndarray
-    ys: np.ndarray
     cell: np.ndarray
     gbase: np.ndarray | None
     start: np.ndarray
+    xs: np.ndarray | None = None
+    ys: np.ndarray | None = None
 
 
-def _bin(xw: np.ndarray, box: Box, grid: _Grid, g: np.ndarray | None, ngroups: int) -> _Binned:
-    n = xw.shape[0]
-    cx = (xw[:, 0] * (grid.nx / box.width)).astype(np.intp)
-    cy = (xw[:, 1] * (grid.ny / box.height)).astype(np.intp)
+def _bin(xw: np.ndarray, box: Box, grid: _Grid, g: np.ndarray | None, ngroups: int,
+         columns: bool = False) -> _Binned:
+    x0 = xw[:, 0]
+    x1 = xw[:, 1]
+    cx = (x0 * (grid.nx / box.width)).astype(np.intp)
+    cy = (x1 * (grid.ny / box.height)).astype(np.intp)
     np.minimum(cx, grid.nx - 1, out=cx)  # x just below L can round up to L
     np.minimum(cy, grid.ny - 1, out=cy)
-    cell = cy * grid.nx + cx
+    cy *= grid.nx
+    cy += cx
+    cell = cy
     nkeys = grid.nc * ngroups
     key = cell if g is None else g * grid.nc + cell
     # Small unsigned keys let numpy use its O(N) radix sort (kind="stable").
@@ -291,8 +374,16 @@ def _bin(xw: np.ndarray, box: Box, grid: _Grid, g: np.ndarray | None, ngroups: i
     start = np.zeros(nkeys + 1, np.intp)
     np.cumsum(np.bincount(key, minlength=nkeys), out=start[1:])
     gbase = None if g is None else (g[order] * grid.nc)
-    xy = np.take(xw, order, axis=0)
-    return _Binned(order, xy, np.ascontiguousarray(xy[:, 0]), np.ascontiguousarray(xy[:, 1]), cell[order], gbase, start)
+    b = _Binned(order, cell[order], gbase, start)
+    if columns:
+        b.xs, b.ys = x0[order], x1[order]
+    return b
+
+
+def _sorted_columns(x: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Columns x[:, 0], x[:, 1] in sorted order as two contiguous 1-D arrays (1-D gathers:
+    under wasm ``np.take(x, order, axis=0)`` costs ~7x more per element)."""
+    return x[:, 0][order], x[:, 1][order]
 
 
 def _wrapped(x: np.ndarray, box: Box) -> np.ndarray:
@@ -300,56 +391,180 @@ def _wrapped(x: np.ndarray, box: Box) -> np.ndarray:
 
     Raises ValueError for non-finite positions (they have no cell).
     """
-    lo = x.min(axis=0)
-    hi = x.max(axis=0)
-    if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+    if x.shape[0] == 0:
+        return x
+    # contiguous / 1-D reductions: x.min(axis=0) on an (N, 2) array is ~25x slower
+    lo = float(x.min())  # NaN propagates through min and max
+    hx = float(x[:, 0].max())
+    hy = float(x[:, 1].max())
+    if not (np.isfinite(lo) and np.isfinite(hx) and np.isfinite(hy)):
         raise ValueError("positions must be finite")
-    if (lo < 0).any() or (hi >= box.size).any():
+    if lo < 0 or hx >= box.width or hy >= box.height:
         return wrap(x, box)
     return x
 
 
+# Scratch space reused across calls (the engine is single-threaded; one worker, one
+# interpreter).  Only candidate-sized temporaries live here, never a returned array:
+# reusing them spares CPython a fresh mmap (and its page faults) per big temporary.
+_SCRATCH: dict[str, np.ndarray] = {}
+
+
+def _scratch(name: str, size: int, dtype=np.float64) -> np.ndarray:
+    """A writable buffer of ``size`` elements, reused across calls (grown by 1.5x)."""
+    buf = _SCRATCH.get(name)
+    if buf is None or buf.size < size or buf.dtype != dtype:
+        buf = np.empty(max(size, int(1.5 * (0 if buf is None else buf.size))), dtype)
+        _SCRATCH[name] = buf
+    return buf[:size]
+
+
+def _arange(size: int) -> np.ndarray:
+    """``np.arange(size, dtype=np.intp)`` from a cached read-only table."""
+    buf = _SCRATCH.get("arange")
+    if buf is None or buf.size < size:
+        buf = np.arange(max(size, int(1.5 * (0 if buf is None else buf.size))), dtype=np.intp)
+        buf.setflags(write=False)
+        _SCRATCH["arange"] = buf
+    return buf[:size]
+
+
 def _slices(b: _Binned, first: np.ndarray, end: np.ndarray, rows: np.ndarray | None = None):
-    """Per agent (sorted position) and slot: start and length of the partner slice."""
+    """Per agent (sorted position) and slot: start and length of the partner slice, (A, S).
+    The general form (replicas: each agent's slices are offset by its replica's cells)."""
     cell = b.cell if rows is None else b.cell[rows]
     f = first[cell]
     e = end[cell]
     if b.gbase is not None:
         gb = (b.gbase if rows is None else b.gbase[rows])[:, None]
-        f = f + gb
-        e = e + gb
+        f += gb
+        e += gb
     s = b.start[f]
-    ln = b.start[e] - s
+    ln = b.start[e]
+    ln -= s
     return s, ln
 
 
-def _expand(s: np.ndarray, ln: np.ndarray, owner: np.ndarray):
-    """All partners of all slices.
+def _half_slices(b: _Binned, first: np.ndarray, end: np.ndarray, pos: np.ndarray):
+    """The half-shell slices of every agent: (s, ln) of shape (N, S) and ``per`` = ln
+    summed over the slots, (N,).  Slot 0 (own row) starts right after the agent itself.
 
-    s, ln : (A, S) slice starts and lengths (sorted positions) for A owners.
-    Returns (p, q): owner and partner sorted position per candidate, grouped by owner.
+    Without replicas the slices of each cell are looked up once per cell and slot
+    (``start[first]``: S x nc) and gathered per agent one slot at a time: 1-D gathers,
+    4x faster in Pyodide than gathering (nc, S) rows per agent.
     """
-    per = ln.sum(axis=1)
+    if b.gbase is not None:
+        s, ln = _slices(b, first, end)
+        ln[:, 0] += s[:, 0]
+        ln[:, 0] -= pos + 1
+        s[:, 0] = pos + 1
+        return s, ln, ln.sum(axis=1)
+    sst = b.start[first.T]  # (S, nc)
+    sln = b.start[end.T]
+    sln -= sst
+    cell = b.cell
+    nslot = first.shape[1]
+    s = np.empty((cell.size, nslot), np.intp)
+    ln = np.empty((cell.size, nslot), np.intp)
+    np.add(pos, 1, out=s[:, 0])
+    per = sst[0][cell]  # own row: [p + 1, start + length)
+    per += sln[0][cell]
+    per -= pos
+    per -= 1
+    ln[:, 0] = per
+    for k in range(1, nslot):
+        a = sst[k][cell]
+        s[:, k] = a
+        a = sln[k][cell]
+        ln[:, k] = a
+        per += a
+    return s, ln, per
+
+
+def _expand_q(s: np.ndarray, ln: np.ndarray) -> np.ndarray:
+    """Partner sorted positions of all slices, slice after slice.
+
+    s, ln : (A, S) slice starts and lengths (sorted positions) for A owners;
+    the result is grouped by owner (row-major over (A, S)).
+    """
     s = s.ravel()
     ln = ln.ravel()
     ends = np.cumsum(ln)
     total = int(ends[-1]) if ends.size else 0
-    q = np.repeat(s - (ends - ln), ln)
-    q += np.arange(total, dtype=np.intp)
-    p = np.repeat(owner, per)
-    return p, q
+    ends -= ln  # slice starts in the output
+    s = s - ends
+    q = np.repeat(s, ln)
+    q += _arange(total)
+    return q
+
+
+def _expand(s: np.ndarray, ln: np.ndarray, owner: np.ndarray):
+    """All partners of all slices: (p, q), owner and partner sorted position per
+    candidate, grouped by owner."""
+    return np.repeat(owner, ln.sum(axis=1)), _expand_q(s, ln)
 
 
 def _approx_r2(b: _Binned, p: np.ndarray, q: np.ndarray, box: Box) -> np.ndarray:
-    """Cheap squared minimum-image distance (within a few ulps of the exact one)."""
-    dx = np.abs(b.xs[q] - b.xs[p])
-    dx = np.minimum(dx, box.width - dx)
-    dy = np.abs(b.ys[q] - b.ys[p])
-    dy = np.minimum(dy, box.height - dy)
+    """Cheap squared minimum-image distance on wrapped positions (within a few ulps of
+    the exact one; nearest_any's finalist filter)."""
+    dx = b.xs[q]
+    dx -= b.xs[p]
+    np.abs(dx, out=dx)
+    dx = np.minimum(dx, box.width - dx, out=dx)
+    dy = b.ys[q]
+    dy -= b.ys[p]
+    np.abs(dy, out=dy)
+    dy = np.minimum(dy, box.height - dy, out=dy)
     dx *= dx
     dy *= dy
     dx += dy
     return dx
+
+
+def _min_image(d: np.ndarray, length: float, tmp: np.ndarray, inverse: float | None = None) -> np.ndarray:
+    """In place, one component of ``space.displacement``: ``d - L * floor(d / L + 0.5)``.
+
+    The same operations in the same order as ``displacement`` (so the same bits);
+    ``tmp`` is scratch of d's size.  Returns d.
+
+    ``inverse`` (= 1 / L, optional) replaces the division by a product, half the cost
+    under wasm.  ``d * (1/L)`` and ``d / L`` differ by a couple of ulps, which changes
+    ``floor(. + 0.5)`` only where ``d / L`` is within ~1e-15 of a half-integer.  The
+    search uses it only when that cannot matter: positions inside the box
+    (``|d| < L``) and ``cutoff * (1 + 1e-9) < L / 2``, so every pair that passes the
+    filter has ``|d / L|`` at least 1e-9 away from 1/2 (the same k, the same bits),
+    and a candidate near 1/2 is farther than the cutoff with either k.
+    """
+    if inverse is None:
+        np.divide(d, length, out=tmp)
+    else:
+        np.multiply(d, inverse, out=tmp)
+    tmp += 0.5
+    np.floor(tmp, out=tmp)
+    tmp *= length
+    d -= tmp
+    return d
+
+
+@lru_cache(maxsize=64)
+def _r2_max(cutoff: float) -> float:
+    """The largest float64 ``t`` with ``sqrt(t) <= cutoff``.
+
+    ``sqrt`` is correctly rounded (IEEE 754; also wasm's ``f64.sqrt``) and monotone,
+    so ``r2 <= t`` holds exactly when ``sqrt(r2) <= cutoff``: the search filters the
+    squared distances once and takes square roots of the survivors only.
+    """
+    if not np.isfinite(cutoff):
+        return float("inf")
+    c = float(cutoff)
+    t = c * c  # Python floats: inf on overflow, no warning
+    while t > 0 and math.sqrt(t) > c:
+        t = math.nextafter(t, -math.inf)
+    while True:
+        u = math.nextafter(t, math.inf)
+        if not (u < math.inf and math.sqrt(u) <= c):
+            return t
+        t = u
 
 
 # ---------------------------------------------------------------------------
@@ -367,19 +582,25 @@ def _digits16(v: np.ndarray, nmax: int) -> list[np.ndarray]:
     return out
 
 
-def _emit_sorted(ii: np.ndarray, jj: np.ndarray, dd: np.ndarray, rr: np.ndarray, n: int) -> Pairs:
+def _emit_sorted(ii: np.ndarray, jj: np.ndarray, dx: np.ndarray, dy: np.ndarray, rr: np.ndarray,
+                 n: int) -> Pairs:
     """Ordered pairs sorted by (i, r, j).
 
     LSD radix sort with numpy's O(M) radix argsort (kind="stable" on uint16):
     first by r quantised to 16 bits, then by i (16-bit digits).  Runs of one i
     with equal quantised r (rare) are then re-sorted exactly by (r, j).
+    1-D gathers throughout (no ``np.take``).
     """
     if ii.size == 0:
-        return Pairs(ii, jj, dd, rr, n)
+        return Pairs(ii, jj, _columns(dx, dy), rr, n)
     rmax = float(rr.max())
 
     def quantise(v):  # monotone in v, 0..65535 (division first: no overflow for tiny rmax)
-        return (v / rmax * 65535.0).astype(np.uint16) if rmax > 0 else np.zeros(v.shape, np.uint16)
+        if rmax > 0:
+            v = v / rmax
+            v *= 65535.0
+            return v.astype(np.uint16)
+        return np.zeros(v.shape, np.uint16)
 
     perm = np.argsort(quantise(rr), kind="stable")
     for dig in _digits16(ii, n):
@@ -387,7 +608,9 @@ def _emit_sorted(ii: np.ndarray, jj: np.ndarray, dd: np.ndarray, rr: np.ndarray,
     I = ii[perm]
     J = jj[perm]
     R = rr[perm]
-    D = np.take(dd, perm, axis=0)
+    D = np.empty((2, perm.size))
+    D[0] = dx[perm]
+    D[1] = dy[perm]
     # exact tie-break where (i, quantised r) repeats
     rqs = quantise(R)
     tie = np.flatnonzero((I[1:] == I[:-1]) & (rqs[1:] == rqs[:-1]))
@@ -396,8 +619,8 @@ def _emit_sorted(ii: np.ndarray, jj: np.ndarray, dd: np.ndarray, rr: np.ndarray,
         src = pos[np.lexsort((J[pos], R[pos], I[pos]))]
         J[pos] = J[src]
         R[pos] = R[src]
-        D[pos] = D[src]
-    return Pairs(I, J, D, R, n)
+        D[:, pos] = D[:, src]
+    return Pairs(I, J, D.T, R, n)
 
 
 # ---------------------------------------------------------------------------
@@ -417,6 +640,51 @@ def _auto_m(n_per_group: float, area: float, cutoff: float) -> int:
     return 2 if rho_r2 < 10.0 else 3
 
 
+def _emit(i: np.ndarray, j: np.ndarray, ddx: np.ndarray, ddy: np.ndarray, r: np.ndarray, n: int,
+          half: bool, sort: bool) -> Pairs:
+    """Pairs from the unordered pairs found (cutoff < L/2: the reverse of d is exactly 0.0 - d).
+
+    half: as they are; else both directions written into preallocated arrays (forward
+    block, then reverse block), then sorted by (i, r, j) if ``sort``.
+    """
+    if half:
+        return Pairs(i, j, _columns(ddx, ddy), r, n, True)
+    k = i.size
+    ii = np.empty(2 * k, np.intp)
+    jj = np.empty(2 * k, np.intp)
+    rr = np.empty(2 * k)
+    D = np.empty((2, 2 * k))
+    ii[:k] = i
+    ii[k:] = j
+    jj[:k] = j
+    jj[k:] = i
+    rr[:k] = r
+    rr[k:] = r
+    D[0, :k] = ddx
+    D[1, :k] = ddy
+    np.subtract(0.0, ddx, out=D[0, k:])
+    np.subtract(0.0, ddy, out=D[1, k:])
+    if not sort:
+        return Pairs(ii, jj, D.T, rr, n)
+    return _emit_sorted(ii, jj, D[0], D[1], rr, n)
+
+
+# Below this many candidate pairs (N <= 90) the search compares all pairs directly:
+# far fewer numpy calls than binning, which dominates small N (~3 us a call in Pyodide).
+_ALL_PAIRS = 4096
+
+
+@lru_cache(maxsize=8)
+def _upper_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """All (p, q) with p < q < n, row by row (read-only np.intp arrays)."""
+    p, q = np.triu_indices(n, 1)
+    p = p.astype(np.intp)
+    q = q.astype(np.intp)
+    p.setflags(write=False)
+    q.setflags(write=False)
+    return p, q
+
+
 def neighbour_pairs(
     x: np.ndarray,
     box: Box,
@@ -425,6 +693,7 @@ def neighbour_pairs(
     *,
     cells_per_cutoff: int | None = None,
     sort: bool = True,
+    half: bool = False,
 ) -> Pairs:
     """All ordered pairs (i, j), i != j, with periodic distance ``r <= cutoff``.
 
@@ -439,66 +708,109 @@ def neighbour_pairs(
              unspecified order, skipping the output sort (the largest single cost at
              high density).  Use it when the caller only reduces with bincount and
              needs neither k_nearest nor the order.
+    half   : True: each unordered pair once (``Pairs.half``; about half the output,
+             no reverse direction written), in a deterministic but unspecified order;
+             reduce it with ``Pairs.sum_by_i`` / ``Pairs.counts``.  Implies no sort.
+             When ``cutoff`` reaches half the box (where the reverse of a displacement
+             need not be its negative) the full form is returned instead: check
+             ``pairs.half``, or just reduce with ``sum_by_i``, which handles both.
     """
     x = _as_positions(x)
     n = x.shape[0]
     cutoff = float(cutoff)
     if n < 2 or not cutoff >= 0.0:  # also rejects NaN
-        return _empty_pairs(n)
+        return _empty_pairs(n, half)
     g, ngroups = _group_ids(group, n)
     area = box.width * box.height
     m = _auto_m(n / ngroups, area, cutoff) if cells_per_cutoff is None else int(cells_per_cutoff)
     if m < 1:
         raise ValueError(f"cells_per_cutoff must be >= 1, got {cells_per_cutoff}")
-    reach = min(cutoff * (1.0 + _REL) + _ABS * max(box.width, box.height), 1e300)
-    max_cells = 4 * n // ngroups + 16
-    grid = _make_grid(float(box.width), float(box.height), reach, int(m), max_cells)
+    W, H = float(box.width), float(box.height)
+    fast = cutoff * (1.0 + _REL) < 0.5 * min(W, H)
     xw = _wrapped(x, box)
+    if fast and g is None and n * (n - 1) // 2 <= _ALL_PAIRS:
+        return _all_pairs(x, xw is x, W, H, cutoff, half, sort)
+    reach = min(cutoff * (1.0 + _REL) + _ABS * max(W, H), 1e300)
+    max_cells = 4 * n // ngroups + 16
+    grid = _make_grid(W, H, reach, int(m), max_cells)
     b = _bin(xw, box, grid, g, ngroups)
     first, end = _half_table(grid)
 
     # candidates: half shell, own-row slice starts right after p
-    s, ln = _slices(b, first, end)
-    pos = np.arange(n, dtype=np.intp)
-    ln[:, 0] -= pos + 1 - s[:, 0]
-    s[:, 0] = pos + 1
-    p, q = _expand(s, ln, pos)
+    pos = _arange(n)
+    s, ln, per = _half_slices(b, first, end, pos)
+    q = _expand_q(s, ln)
+    total = q.size
 
-    # cheap pre-filter with margin, then the exact test on the survivors
-    keep = np.flatnonzero(_approx_r2(b, p, q, box) <= reach * reach)
-    p = p[keep]
-    q = q[keep]
-    xr = b.xy if xw is x else np.take(x, b.order, axis=0)  # raw positions, sorted
-    xp = np.take(xr, p, axis=0)
-    xq = np.take(xr, q, axis=0)
-    d = displacement(xp, xq, box)
-    r = _norm(d)
-    if cutoff * (1.0 + _REL) < 0.5 * min(box.width, box.height):
-        # no component can sit at L/2, so the reverse vector is exactly 0.0 - d
-        # (also +0.0, never -0.0, for coincident agents) with the same r
-        keep = np.flatnonzero(r <= cutoff)
-        if keep.size != r.size:
-            p, q, d, r = p[keep], q[keep], np.take(d, keep, axis=0), r[keep]
-        i = b.order[p]
-        j = b.order[q]
-        ii = np.concatenate((i, j))
-        jj = np.concatenate((j, i))
-        dd = np.concatenate((d, 0.0 - d))
-        rr = np.concatenate((r, r))
-    else:
-        # cutoff >= L/2: at exactly L/2 both directions give -L/2, so compute the
-        # reverse on its own and filter each direction separately
-        d2 = displacement(xq, xp, box)
-        r2 = _norm(d2)
-        k1 = np.flatnonzero(r <= cutoff)
-        k2 = np.flatnonzero(r2 <= cutoff)
-        ii = np.concatenate((b.order[p[k1]], b.order[q[k2]]))
-        jj = np.concatenate((b.order[q[k1]], b.order[p[k2]]))
-        dd = np.concatenate((np.take(d, k1, axis=0), np.take(d2, k2, axis=0)))
-        rr = np.concatenate((r[k1], r2[k2]))
+    # exact minimum-image displacement of every candidate, from the raw positions
+    # (1-D columns, in place), then one exact filter on r^2 (see _r2_max)
+    inside = fast and xw is x
+    xs, ys = _sorted_columns(x, b.order)
+    tmp = _scratch("tmp", total)
+    dx = xs[q]
+    dx -= np.repeat(xs, per)
+    _min_image(dx, W, tmp, 1.0 / W if inside else None)
+    dy = ys[q]
+    dy -= np.repeat(ys, per)
+    _min_image(dy, H, tmp, 1.0 / H if inside else None)
+    r2 = _scratch("r2", total)
+    np.multiply(dx, dx, out=r2)
+    np.multiply(dy, dy, out=tmp)
+    r2 += tmp
+
+    if fast:
+        # No component can sit at L/2, so the reverse vector is exactly 0.0 - d (also
+        # +0.0, never -0.0, for coincident agents) with the same r.
+        keep = np.flatnonzero(r2 <= _r2_max(cutoff))
+        i = b.order[np.repeat(pos, per)[keep]]
+        j = b.order[q[keep]]
+        return _emit(i, j, dx[keep], dy[keep], np.sqrt(r2[keep]), n, half, sort)
+
+    # cutoff >= L/2: at exactly L/2 both directions give -L/2, so compute the
+    # reverse on its own and filter each direction separately
+    p = np.repeat(pos, per)
+    t2 = _r2_max(cutoff)
+    k1 = np.flatnonzero(r2 <= t2)
+    fx, fy = dx[k1], dy[k1]
+    bx = xs[p]
+    bx -= xs[q]  # displacement(x_q, x_p): x_p - x_q, then the minimum image
+    _min_image(bx, W, tmp)
+    by = ys[p]
+    by -= ys[q]
+    _min_image(by, H, tmp)
+    r2b = bx * bx
+    r2b += by * by
+    k2 = np.flatnonzero(r2b <= t2)
+    ii = np.concatenate((b.order[p[k1]], b.order[q[k2]]))
+    jj = np.concatenate((b.order[q[k1]], b.order[p[k2]]))
+    ddx = np.concatenate((fx, bx[k2]))
+    ddy = np.concatenate((fy, by[k2]))
+    rr = np.concatenate((np.sqrt(r2[k1]), np.sqrt(r2b[k2])))
     if not sort:
-        return Pairs(ii, jj, dd, rr, n)
-    return _emit_sorted(ii, jj, dd, rr, n)
+        return Pairs(ii, jj, _columns(ddx, ddy), rr, n)
+    return _emit_sorted(ii, jj, ddx, ddy, rr, n)
+
+
+def _all_pairs(x: np.ndarray, inside: bool, W: float, H: float, cutoff: float, half: bool,
+               sort: bool) -> Pairs:
+    """Small N (cutoff < L/2, no groups): every pair p < q is a candidate, tested exactly
+    as in the cell-list path (same formula, same bits)."""
+    n = x.shape[0]
+    p, q = _upper_pairs(n)
+    xs = np.ascontiguousarray(x[:, 0])
+    ys = np.ascontiguousarray(x[:, 1])
+    tmp = np.empty(p.size)
+    dx = xs[q]
+    dx -= xs[p]
+    _min_image(dx, W, tmp, 1.0 / W if inside else None)
+    dy = ys[q]
+    dy -= ys[p]
+    _min_image(dy, H, tmp, 1.0 / H if inside else None)
+    r2 = dx * dx
+    np.multiply(dy, dy, out=tmp)
+    r2 += tmp
+    keep = np.flatnonzero(r2 <= _r2_max(cutoff))
+    return _emit(p[keep], q[keep], dx[keep], dy[keep], np.sqrt(r2[keep]), n, half, sort)
 
 
 @lru_cache(maxsize=64)
@@ -563,7 +875,7 @@ def _ring_slices(b: _Binned, grid: _Grid, rows: np.ndarray, k: int):
     return s, b.start[end] - s
 
 
-def _nearest_chunk(b: _Binned, xr: np.ndarray, box: Box, owners: np.ndarray, s: np.ndarray, ln: np.ndarray):
+def _nearest_chunk(b: _Binned, xr: tuple[np.ndarray, np.ndarray], box: Box, owners: np.ndarray, s: np.ndarray, ln: np.ndarray):
     """Nearest candidate of each owner: (owner sorted position, j id, r), owners with one."""
     p, q = _expand(s, ln, owners)
     r2 = _approx_r2(b, p, q, box)
@@ -577,8 +889,14 @@ def _nearest_chunk(b: _Binned, xr: np.ndarray, box: Box, owners: np.ndarray, s: 
     if pf.size == 0:  # every owner alone in its block
         return pf, pf, np.zeros(0)
     j = b.order[qf]
-    d = displacement(np.take(xr, pf, axis=0), np.take(xr, qf, axis=0), box)
-    r = _norm(d)
+    xs, ys = xr  # raw positions, sorted, as columns
+    tmp = np.empty(pf.size)
+    dx = _min_image(xs[qf] - xs[pf], float(box.width), tmp)
+    dy = _min_image(ys[qf] - ys[pf], float(box.height), tmp)
+    dx *= dx
+    dy *= dy
+    dx += dy
+    r = np.sqrt(dx)
     o = np.lexsort((j, r, pf))
     head = o[np.concatenate(([True], pf[o][1:] != pf[o][:-1]))]
     return pf[head], j[head], r[head]
@@ -598,7 +916,7 @@ def _nearest_brute(x: np.ndarray, box: Box, g: np.ndarray | None, query: np.ndar
     ``displacement(x[i], x[j])``, raw positions), so the same bits; ``argmin``
     returns the first minimum, i.e. ties go to the smaller j.
     """
-    r = _norm(displacement(np.take(x, query, axis=0)[:, None, :], x[None, :, :], box))
+    r = _norm(displacement(x[query][:, None, :], x[None, :, :], box))
     r[np.arange(query.size), query] = np.inf  # never itself
     if g is not None:
         r[g[query][:, None] != g[None, :]] = np.inf
@@ -649,14 +967,14 @@ def nearest_any(x: np.ndarray, box: Box, group: np.ndarray | None = None,
     xw = _wrapped(x, box)
     h = np.sqrt(W * H / npg)  # about one agent per cell
     grid = _make_grid(W, H, float(h), 1, int(4 * npg) + 16)
-    b = _bin(xw, box, grid, g, ngroups)
+    b = _bin(xw, box, grid, g, ngroups, columns=True)
     cnt = np.diff(b.start)
     occupancy = float(np.dot(cnt, cnt)) / n  # mean count in an agent's own cell
     if occupancy > 4.0:  # clustered: finer cells (at most 16 per agent)
         h = h / np.sqrt(occupancy / 2.0)
         grid = _make_grid(W, H, float(h), 1, int(16 * npg) + 16)
-        b = _bin(xw, box, grid, g, ngroups)
-    xr = b.xy if xw is x else np.take(x, b.order, axis=0)  # raw positions, sorted
+        b = _bin(xw, box, grid, g, ngroups, columns=True)
+    xr = (b.xs, b.ys) if xw is x else _sorted_columns(x, b.order)  # raw positions, sorted
     if query is None:
         todo = np.arange(n, dtype=np.intp)  # sorted positions still unresolved
     else:

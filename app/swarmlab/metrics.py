@@ -58,7 +58,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from . import cells, detmath
-from .space import Box, displacement
+from .space import Box, displacement, norm
 
 
 def headings_to_u(theta: np.ndarray) -> np.ndarray:
@@ -71,8 +71,7 @@ def polarization(u: np.ndarray) -> float:
     """Whole-group agreement ``P = |mean_i u_i|``; NaN for no agents.  u : (N, 2)."""
     if u.shape[0] == 0:
         return math.nan
-    m = u.mean(axis=0)
-    return float(math.hypot(m[0], m[1]))
+    return float(norm(u.mean(axis=0)))
 
 
 def local_agreement(u: np.ndarray, pairs: "cells.Pairs") -> float:
@@ -83,7 +82,7 @@ def local_agreement(u: np.ndarray, pairs: "cells.Pairs") -> float:
     Returns NaN when no agent has a social neighbour.
     """
     n = u.shape[0]
-    cnt = np.bincount(pairs.i, minlength=n)
+    cnt = pairs.counts()
     has = cnt > 0
     if not np.any(has):
         return math.nan
@@ -91,9 +90,9 @@ def local_agreement(u: np.ndarray, pairs: "cells.Pairs") -> float:
     # fancy index, several times slower, most of all in Pyodide)
     ux = np.ascontiguousarray(u[:, 0])
     uy = np.ascontiguousarray(u[:, 1])
-    sx = np.bincount(pairs.i, weights=ux[pairs.j], minlength=n) + ux
-    sy = np.bincount(pairs.i, weights=uy[pairs.j], minlength=n) + uy
-    p = np.hypot(sx[has], sy[has]) / (1.0 + cnt[has])
+    sx = pairs.sum_by_i(ux[pairs.j]) + ux
+    sy = pairs.sum_by_i(uy[pairs.j]) + uy
+    p = norm(sx[has], sy[has]) / (1.0 + cnt[has])
     return float(p.mean())
 
 
@@ -188,7 +187,7 @@ def count_flocks(labels: np.ndarray, u: np.ndarray, min_size: int, min_agreement
     sx = np.bincount(labels, weights=u[:, 0], minlength=n)
     sy = np.bincount(labels, weights=u[:, 1], minlength=n)
     big = size >= min_size
-    agree = np.sqrt(sx[big] ** 2 + sy[big] ** 2) / size[big]
+    agree = norm(sx[big], sy[big]) / size[big]
     return int(np.count_nonzero(agree >= min_agreement))
 
 
@@ -206,7 +205,7 @@ def rotation_order(x: np.ndarray, u: np.ndarray, box: Box) -> float:
     if n == 0:
         return math.nan
     rel = displacement(periodic_centre(x, box), x, box)
-    r = np.hypot(rel[:, 0], rel[:, 1])
+    r = norm(rel)
     safe = np.where(r > 0, r, 1.0)
     cross = (rel[:, 0] * u[:, 1] - rel[:, 1] * u[:, 0]) / safe
     cross[r == 0] = 0.0
@@ -326,15 +325,14 @@ def hexatic_order(x: np.ndarray, box: Box, scale: float = 1.5, min_bonds: int = 
     pairs = pairs.take(np.flatnonzero(pairs.r > 0))
     if len(pairs) == 0:
         return math.nan, 0
-    c = pairs.d[:, 0] / pairs.r
-    s = pairs.d[:, 1] / pairs.r
+    c = pairs.dx / pairs.r
+    s = pairs.dy / pairs.r
     c2, s2 = c * c - s * s, 2.0 * c * s            # z^2
     c3, s3 = c2 * c - s2 * s, c2 * s + s2 * c      # z^3
     c6, s6 = c3 * c3 - s3 * s3, 2.0 * c3 * s3      # z^6
-    i = pairs.i.astype(np.intp, copy=False)
-    cnt = np.bincount(i, minlength=n)
-    re = np.bincount(i, weights=c6, minlength=n)
-    im = np.bincount(i, weights=s6, minlength=n)
+    cnt = pairs.counts()
+    re = pairs.sum_by_i(c6)
+    im = pairs.sum_by_i(s6)
     has = cnt >= min_bonds
     if not np.any(has):
         return math.nan, 0

@@ -45,7 +45,7 @@ intersect.  This is a safeguard, not realistic contact; :data:`FALLBACK_MARGIN`.
 Exact operations only
 ---------------------
 Everything here feeds the state, so lengths are ``sqrt(dx*dx + dy*dy)``
-(:func:`_norm`, never ``hypot``), trig is ``detmath``, and sums over discs are
+(``space.norm``, never ``hypot``), trig is ``detmath``, and sums over discs are
 written out disc by disc (no ``einsum``): the same bits in CPython and Pyodide.
 """
 
@@ -54,7 +54,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import detmath
-from .space import Box, displacement, wrap, wrap_angle
+from .space import Box, displacement, norm, shift, wrap, wrap_angle
 
 #: name -> tuple of (cx, cy, radius)
 OBSTACLES: dict[str, tuple[tuple[float, float, float], ...]] = {
@@ -75,11 +75,6 @@ def discs(name: str) -> np.ndarray:
     return np.array(OBSTACLES[name], dtype=np.float64).reshape(-1, 3)
 
 
-def _norm(v: np.ndarray) -> np.ndarray:
-    """|v| over the last axis (length 2) as sqrt(x*x + y*y): IEEE-exact, never hypot."""
-    return np.sqrt(v[..., 0] * v[..., 0] + v[..., 1] * v[..., 1])
-
-
 def _to_points(q: np.ndarray, d: np.ndarray, box: Box) -> np.ndarray:
     """(P, M, 2) minimum-image vectors from each disc centre to each point."""
     return displacement(d[None, :, :2], q[:, None, :], box)
@@ -95,9 +90,9 @@ def avoidance(x: np.ndarray, u: np.ndarray, v: float, d: np.ndarray, box: Box) -
     out = np.zeros_like(x)
     if d.shape[0] == 0 or x.shape[0] == 0:
         return out
-    for q in (x, wrap(x + (v * LOOKAHEAD) * u, box)):
+    for q in (x, shift(x, u, v * LOOKAHEAD, box)):
         rel = _to_points(q, d, box)  # (N, M, 2) centre -> point
-        dist = _norm(rel)
+        dist = norm(rel)
         mag = STRENGTH * np.clip(1.0 - (dist - d[None, :, 2]) / BAND, 0.0, 1.0)
         scale = mag / np.where(dist > 0, dist, np.inf)
         for m in range(d.shape[0]):  # disc by disc, in a fixed order
@@ -110,7 +105,7 @@ def inside(q: np.ndarray, d: np.ndarray, box: Box) -> np.ndarray:
     if d.shape[0] == 0 or q.shape[0] == 0:
         return np.zeros(q.shape[0], dtype=bool)
     rel = _to_points(q, d, box)
-    return np.any(_norm(rel) < d[None, :, 2], axis=1)
+    return np.any(norm(rel) < d[None, :, 2], axis=1)
 
 
 def _nearest_outside(q: np.ndarray, fallback_dir: np.ndarray, d: np.ndarray, box: Box) -> np.ndarray:
@@ -119,7 +114,7 @@ def _nearest_outside(q: np.ndarray, fallback_dir: np.ndarray, d: np.ndarray, box
     big[:, 2] += FALLBACK_MARGIN
     centres = q[:, None, :] + displacement(q[:, None, :], big[None, :, :2], box)  # nearest images (P, M, 2)
     rel = q[:, None, :] - centres
-    dist = _norm(rel)
+    dist = norm(rel)
     safe = np.where(dist > 0, dist, 1.0)
     unit = np.where((dist > 0)[..., None], rel / safe[..., None], fallback_dir[:, None, :])
     cands = [centres + big[None, :, 2, None] * unit]  # radial projections, one per disc
@@ -129,7 +124,7 @@ def _nearest_outside(q: np.ndarray, fallback_dir: np.ndarray, d: np.ndarray, box
             ca, cb = centres[:, a], centres[:, b]
             ra, rb = big[a, 2], big[b, 2]
             ab = cb - ca
-            L = _norm(ab)
+            L = norm(ab)
             ok = (L > 0) & (L < ra + rb) & (L > abs(ra - rb))
             Ls = np.where(ok, L, 1.0)
             along = (ra * ra - rb * rb + Ls * Ls) / (2 * Ls)
@@ -146,9 +141,9 @@ def _nearest_outside(q: np.ndarray, fallback_dir: np.ndarray, d: np.ndarray, box
     flat = wrap(np.nan_to_num(cand.reshape(-1, 2), nan=0.0), box)
     rel2 = displacement(d[None, :, :2], flat[:, None, :], box)
     # valid: outside every disc (with a hair of tolerance below the margin)
-    valid = np.all(_norm(rel2) >= d[None, :, 2] + 0.5 * FALLBACK_MARGIN, axis=1)
+    valid = np.all(norm(rel2) >= d[None, :, 2] + 0.5 * FALLBACK_MARGIN, axis=1)
     valid = valid.reshape(-1, K) & ~np.isnan(cand[..., 0])
-    cost = _norm(cand - q[:, None, :])
+    cost = norm(cand - q[:, None, :])
     cost = np.where(valid, cost, np.inf)
     best = np.argmin(cost, axis=1)
     rows = np.arange(q.shape[0])
@@ -178,7 +173,7 @@ def project_out(x: np.ndarray, theta: np.ndarray, d: np.ndarray, box: Box) -> tu
     u = np.stack([cos_t, sin_t], axis=1)
     new = _nearest_outside(q, u, d, box)
     push = displacement(q, new, box)
-    plen = _norm(push)
+    plen = norm(push)
     n = push / np.where(plen > 0, plen, 1.0)[:, None]
     un = u[:, 0] * n[:, 0] + u[:, 1] * n[:, 1]
     refl = un < 0

@@ -7,7 +7,13 @@ i.e. the minimum image of ``b - a``.  For agents i and j the vector
 ``r_ij = displacement(x[i], x[j], box)`` points from i towards j.
 
 No other module subtracts positions directly: every distance in every model
-and metric goes through :func:`displacement` (or :func:`distance`).
+and metric goes through :func:`displacement` (or :func:`distance`), every length
+through :func:`norm`, and every move through :func:`shift`.
+
+Only IEEE-exact operations (``+ - * /``, ``floor``, ``sqrt``): the same bits in
+CPython and in Pyodide (wasm32), whose libm ``hypot`` differs in the last bit.
+So lengths are ``sqrt(x*x + y*y)``, never ``np.hypot`` (no overflow guard is
+needed at model scales).
 
 Components of the result lie in ``[-L/2, L/2)`` for each box side ``L``.
 """
@@ -40,6 +46,36 @@ def wrap(x: np.ndarray, box: Box) -> np.ndarray:
     return np.where(y >= size, y - size, y)
 
 
+def shift(x: np.ndarray, v: np.ndarray, dt: float, box: Box) -> np.ndarray:
+    """Move then wrap: ``wrap(x + v * dt)``, positions (N, 2) after a step of ``dt``.
+
+    x : (..., 2) positions (lengths);  v : (..., 2) velocities (lengths per unit time)
+    or anything that broadcasts;  dt : the step.  ``v * dt`` is formed first, then
+    added, so the bits equal the written-out formula.
+    """
+    return wrap(x + v * dt, box)
+
+
+def norm(v: np.ndarray, y: np.ndarray | None = None) -> np.ndarray:
+    """Euclidean length ``sqrt(x*x + y*y)``.
+
+    ``norm(v)``    : v of shape (..., 2) -> shape ``v.shape[:-1]``
+    ``norm(x, y)`` : the components as two arrays (or scalars) that broadcast;
+                     use it on contiguous columns (no (N, 2) array to build).
+
+    IEEE-exact (correctly rounded ``*``, ``+`` and ``sqrt``, no overflow scaling:
+    model values are far inside the double range), so bit-identical in CPython and
+    Pyodide; use it instead of ``np.hypot`` / ``math.hypot`` / ``np.linalg.norm``.
+    """
+    if y is None:
+        v = np.asarray(v, dtype=np.float64)
+        x, y = v[..., 0], v[..., 1]
+    else:
+        x = np.asarray(v, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+    return np.sqrt(x * x + y * y)
+
+
 def displacement(a: np.ndarray, b: np.ndarray, box: Box) -> np.ndarray:
     """Minimum-image vector from ``a`` to ``b`` (shapes broadcast, last axis 2).
 
@@ -52,8 +88,7 @@ def displacement(a: np.ndarray, b: np.ndarray, box: Box) -> np.ndarray:
 
 def distance(a: np.ndarray, b: np.ndarray, box: Box) -> np.ndarray:
     """Minimum-image distance between ``a`` and ``b`` (shape of the broadcast minus the last axis)."""
-    d = displacement(a, b, box)
-    return np.sqrt(np.einsum("...k,...k->...", d, d))
+    return norm(displacement(a, b, box))
 
 
 def wrap_angle(theta: np.ndarray) -> np.ndarray:

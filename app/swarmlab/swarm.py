@@ -68,7 +68,7 @@ import numpy as np
 from . import cells, detmath, metrics, noise, obstacles
 from .cells import Pairs
 from .params import ParamSpec, defaults, validate_many
-from .space import Box, displacement, distance, wrap, wrap_angle
+from .space import Box, displacement, distance, norm, shift, wrap, wrap_angle
 
 # --- fixed constants (SPEC.md Lab 1) --------------------------------------------------------
 BOX = Box(160.0, 100.0)
@@ -303,11 +303,6 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _norm_rows(vec: np.ndarray) -> np.ndarray:
-    """|v| of each row of (N, 2) as sqrt(x*x + y*y) (IEEE-exact; never hypot)."""
-    return np.sqrt(vec[:, 0] * vec[:, 0] + vec[:, 1] * vec[:, 1])
-
-
 # --- placement -------------------------------------------------------------------------------
 def _place(sample: int, ids: np.ndarray, layout: str, n_total: int, obstacle: str) -> np.ndarray:
     """Reproducible positions (len(ids), 2) keyed by (sample, ID, attempt); avoids obstacles.
@@ -387,12 +382,7 @@ def find_neighbours(state: SwarmState, p: SwarmParams) -> Neighbourhood:
 # --- rules -----------------------------------------------------------------------------------
 def cap1(vec: np.ndarray) -> np.ndarray:
     """Limit each row vector's length to 1: ``v / max(1, |v|)``.  vec (N, 2)."""
-    return vec / np.maximum(_norm_rows(vec), 1.0)[:, None]
-
-
-def _sum_by_i(pairs: Pairs, vx: np.ndarray, vy: np.ndarray) -> np.ndarray:
-    return np.stack([np.bincount(pairs.i, weights=vx, minlength=pairs.n),
-                     np.bincount(pairs.i, weights=vy, minlength=pairs.n)], axis=1)
+    return vec / np.maximum(norm(vec), 1.0)[:, None]
 
 
 def coincident_direction(id_a: np.ndarray, id_b: np.ndarray) -> np.ndarray:
@@ -418,24 +408,28 @@ def separation(personal: Pairs, ids: np.ndarray) -> np.ndarray:
         return np.zeros((personal.n, 2))
     r = personal.r
     zero = r == 0
-    rhat = personal.d / np.where(zero, 1.0, r)[:, None]
+    safe = np.where(zero, 1.0, r)
+    rx = personal.dx / safe  # r_hat as two contiguous columns
+    ry = personal.dy / safe
     if np.any(zero):
-        rhat[zero] = coincident_direction(ids[personal.i[zero]], ids[personal.j[zero]])
+        c = coincident_direction(ids[personal.i[zero]], ids[personal.j[zero]])
+        rx[zero] = c[:, 0]
+        ry[zero] = c[:, 1]
     w = 1.0 - r / PERSONAL
-    return cap1(_sum_by_i(personal, -w * rhat[:, 0], -w * rhat[:, 1]))
+    return cap1(personal.sum_by_i((-w * rx, -w * ry)))
 
 
 def alignment(social: Pairs, u: np.ndarray) -> np.ndarray:
     """A_i = mean_j(u_j) - u_i over social neighbours; zero if none.  (N, 2), unweighted."""
     cnt = social.counts()
-    mean = _sum_by_i(social, u[social.j, 0], u[social.j, 1]) / np.maximum(cnt, 1)[:, None]
+    mean = social.sum_by_i((u[:, 0][social.j], u[:, 1][social.j])) / np.maximum(cnt, 1)[:, None]
     return np.where((cnt > 0)[:, None], mean - u, 0.0)
 
 
 def cohesion(social: Pairs, R: float) -> np.ndarray:
     """C_i = cap1( mean_j(r_ij) / R ) over social neighbours (r_ij periodic, i -> j); zero if none."""
     cnt = social.counts()
-    mean = _sum_by_i(social, social.d[:, 0], social.d[:, 1]) / np.maximum(cnt, 1)[:, None]
+    mean = social.sum_by_i((social.dx, social.dy)) / np.maximum(cnt, 1)[:, None]
     return cap1(mean / R)  # rows with no neighbours are already zero
 
 
@@ -448,7 +442,7 @@ def threat_push(x: np.ndarray, u: np.ndarray, threat_pos: np.ndarray | None) -> 
     if threat_pos is None or x.shape[0] == 0:
         return out
     rel = displacement(threat_pos[None, :], x, BOX)
-    d = _norm_rows(rel)
+    d = norm(rel)
     near = d < THREAT_RADIUS
     if not np.any(near):
         return out
@@ -529,7 +523,7 @@ def step(state: SwarmState, p: SwarmParams, nb: Neighbourhood | None = None,
         theta = theta + math.radians(p.sigma) * math.sqrt(DT) * heading_noise(state)
     theta = wrap_angle(theta)
     u_new = unit_vectors(theta)
-    x = wrap(state.x + (p.v * DT) * u_new, BOX)
+    x = shift(state.x, u_new, p.v * DT, BOX)  # x + u_new * (v DT), wrapped
     d = obstacles.discs(p.obstacle)
     fallbacks = state.fallbacks
     moved = None

@@ -81,7 +81,7 @@ import numpy as np
 
 from . import cells, detmath
 from .params import ParamSpec, validate
-from .space import Box, wrap, wrap_angle
+from .space import Box, shift, wrap_angle
 
 __all__ = [
     "VicsekParams",
@@ -213,9 +213,7 @@ def heading_sums(pairs: cells.Pairs, cos_t: np.ndarray, sin_t: np.ndarray) -> tu
     ii = ii[order]
     jj = jj[order]
     ii = ii.astype(np.intp)  # bincount needs the native index type (int32 on wasm32)
-    sx = np.bincount(ii, weights=cos_t[jj], minlength=n)
-    sy = np.bincount(ii, weights=sin_t[jj], minlength=n)
-    return sx, sy
+    return cells.sum_by_i(ii, cos_t[jj], n), cells.sum_by_i(ii, sin_t[jj], n)
 
 
 def align_turn(theta: np.ndarray, sx: np.ndarray, sy: np.ndarray, a, kick: np.ndarray) -> np.ndarray:
@@ -234,8 +232,7 @@ def align_turn(theta: np.ndarray, sx: np.ndarray, sy: np.ndarray, a, kick: np.nd
 
 def move(x: np.ndarray, cos_new: np.ndarray, sin_new: np.ndarray, speed: float, box: Box) -> np.ndarray:
     """Move rule: ``x' = wrap(x + speed * (cos theta', sin theta'))`` along the NEW heading."""
-    v = np.stack([speed * cos_new, speed * sin_new], axis=-1)
-    return wrap(x + v, box)
+    return shift(x, np.stack([cos_new, sin_new], axis=-1), speed, box)
 
 
 def _flat(state: VicsekState) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int]:

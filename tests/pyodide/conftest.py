@@ -85,6 +85,8 @@ def playwright_browsers(request):
 @pytest.fixture
 def engine(selenium):
     """``selenium`` with the current engine source unpacked at /tmp/src and on sys.path."""
+    if hasattr(selenium, "p"):  # the Node runner waits for each result with pexpect's
+        selenium.p.timeout = 300  # default 60 s: too short for a whole unit file on a busy machine
     selenium.run_async(f"""
         import sys, zipfile, io
         if "/tmp/src/app" not in sys.path:

@@ -7,6 +7,8 @@ cell edges and corners, at exactly 0 and just below L, coincident agents, pairs
 at exactly the cutoff, boxes only a few cells wide, cutoff >= L/2, replicas.
 """
 
+import math
+
 import numpy as np
 import pytest
 
@@ -18,6 +20,16 @@ BOXES = [Box(160.0, 100.0), Box(1.0, 1.0), Box(3.0, 2.0), Box(10.0, 10.0)]
 
 # a RuntimeWarning (overflow, invalid cast) inside the search is a bug
 pytestmark = pytest.mark.filterwarnings("error")
+
+
+@pytest.fixture(params=["all-pairs below 91 agents", "cell list always"])
+def both_paths(request, monkeypatch):
+    """Run a test twice: with the direct all-pairs path for small N (the default) and
+    with the cell list for every N, so the hand-made small cases test both.  (Only where
+    it matters: the whole file also runs inside Pyodide, under a time limit.)"""
+    if request.param == "cell list always":
+        monkeypatch.setattr(cells, "_ALL_PAIRS", -1)
+    return request.param
 
 
 def assert_same_pairs(got, want, bitwise=True, msg=""):
@@ -78,6 +90,7 @@ def test_dense_and_sparse_use_every_stencil_width():
                 assert_same_pairs(got, want, msg=f"seed={seed} m={m} cutoff={cutoff}")
 
 
+@pytest.mark.usefixtures("both_paths")
 def test_lattice_on_cell_edges_and_corners_with_pairs_at_exact_cutoff():
     rng = np.random.default_rng(0)
     for box in BOXES:
@@ -119,6 +132,7 @@ def test_lattice_sweep_pairs_at_exact_cutoff_many_boxes():
         check(lattice(box, nx, ny), box, cutoff, msg=f"regression {w} {h} {nx}x{ny}")
 
 
+@pytest.mark.usefixtures("both_paths")
 def test_positions_at_zero_and_just_below_L():
     for box in BOXES:
         w, h = box.width, box.height
@@ -133,6 +147,7 @@ def test_positions_at_zero_and_just_below_L():
             check(x, box, cutoff, msg="edges")
 
 
+@pytest.mark.usefixtures("both_paths")
 def test_coincident_agents():
     box = Box(160.0, 100.0)
     rng = np.random.default_rng(3)
@@ -150,6 +165,7 @@ def test_coincident_agents():
     assert len(got) == 25 * 24
 
 
+@pytest.mark.usefixtures("both_paths")
 def test_tiny_populations():
     box = Box(160.0, 100.0)
     for n in (0, 1, 2):
@@ -165,6 +181,7 @@ def test_tiny_populations():
     assert len(check(x, box, np.nextafter(10.0, 0))) == 0
 
 
+@pytest.mark.usefixtures("both_paths")
 def test_small_boxes_and_cutoff_at_or_beyond_half_box():
     for seed in range(40):
         rng = np.random.default_rng(500 + seed)
@@ -190,6 +207,7 @@ def test_non_square_box_160_by_100():
             check(x, box, cutoff, msg=f"seed={seed}")
 
 
+@pytest.mark.usefixtures("both_paths")
 def test_positions_slightly_outside_are_binned_periodically():
     # the contract is [0, L), but x == L or a tiny negative must not break exactness
     box = Box(4.0, 3.0)
@@ -260,7 +278,7 @@ def test_output_sort_beyond_16_bit_ids_and_ties():
     jj = rng.integers(0, n, m)
     rr = rng.choice(np.array([0.0, 1e-300, 0.5, 0.5 + 1e-16, 1.0, 2.0]), m) * rng.choice([1.0, 1.0, 0.999999], m)
     dd = rng.random((m, 2))
-    got = cells._emit_sorted(ii, jj, dd, rr, n)
+    got = cells._emit_sorted(ii, jj, dd[:, 0].copy(), dd[:, 1].copy(), rr, n)
     o = np.lexsort((jj, rr, ii))
     assert np.array_equal(got.i, ii[o]) and np.array_equal(got.j, jj[o])
     assert np.array_equal(got.r, rr[o]) and np.array_equal(got.d, dd[o])
@@ -541,3 +559,111 @@ def test_unsorted_output_is_the_same_set_of_pairs(seed):
     order = np.lexsort((b.j, b.r, b.i))
     assert np.array_equal(a.i, b.i[order]) and np.array_equal(a.j, b.j[order])
     assert np.array_equal(a.d, b.d[order]) and np.array_equal(a.r, b.r[order])
+
+
+# ---------------------------------------------------------------------------
+# half pairs and Pairs.sum_by_i
+# ---------------------------------------------------------------------------
+
+
+def _as_set(p):
+    return {(int(a), int(b)): (float(dx), float(dy), float(r))
+            for a, b, dx, dy, r in zip(p.i, p.j, p.dx, p.dy, p.r)}
+
+
+def test_half_pairs_are_each_unordered_pair_once_and_expand_to_the_full_form():
+    for seed in range(16):
+        rng = np.random.default_rng(500 + seed)
+        box = BOXES[seed % len(BOXES)]
+        n = int(rng.integers(0, 240))
+        x = rng.random((n, 2)) * box.size
+        cutoff = float(rng.choice([0.01, 0.05, 0.1, 0.2, 0.3, 0.45])) * min(box.width, box.height)
+        want = oracles.neighbour_pairs(x, box, cutoff)
+        half = cells.neighbour_pairs(x, box, cutoff, half=True)
+        assert half.half and len(half) * 2 == len(want), f"seed={seed}"
+        assert half.i.dtype == np.intp and half.j.dtype == np.intp
+        keys = {frozenset((int(a), int(b))) for a, b in zip(half.i, half.j)}
+        assert len(keys) == len(half)  # no pair twice, in either direction
+        # both directions, bit for bit, as the oracle lists them
+        assert _as_set(half.full()) == _as_set(want), f"seed={seed}"
+        # and the sorted form of the expansion is the oracle itself
+        full = half.full()
+        got = cells._emit_sorted(full.i, full.j, full.dx.copy(), full.dy.copy(), full.r, full.n)
+        assert_same_pairs(got, want, msg=f"seed={seed}")
+
+
+@pytest.mark.usefixtures("both_paths")
+def test_half_pairs_fall_back_to_full_where_the_reverse_is_not_minus_d():
+    box = Box(3.0, 2.0)
+    x = lattice(box, 6, 4)  # components at exactly L/2
+    p = cells.neighbour_pairs(x, box, 1.5, half=True)
+    assert not p.half
+    assert_same_pairs(cells._emit_sorted(p.i, p.j, p.dx.copy(), p.dy.copy(), p.r, p.n),
+                      oracles.neighbour_pairs(x, box, 1.5))
+
+
+def test_sum_by_i_on_half_pairs_matches_the_full_form():
+    box = Box(160.0, 100.0)
+    for seed in range(3):
+        rng = np.random.default_rng(700 + seed)
+        n = 500
+        x = rng.random((n, 2)) * box.size
+        v = rng.normal(size=(n, 2))
+        full = cells.neighbour_pairs(x, box, 10.0, sort=False)
+        half = cells.neighbour_pairs(x, box, 10.0, half=True)
+        assert np.array_equal(half.counts(), full.counts())
+        assert np.array_equal(full.counts(), np.bincount(full.i, minlength=n))
+        w_f = 1.0 / (full.r * full.r + 1.0)
+        w_h = 1.0 / (half.r * half.r + 1.0)
+        # odd: symmetric weight times the displacement (separation, cohesion)
+        sf = full.sum_by_i((w_f * full.dx, w_f * full.dy))
+        sh = half.sum_by_i((w_h * half.dx, w_h * half.dy), odd=True)
+        assert sf.shape == sh.shape == (n, 2)
+        np.testing.assert_allclose(sh, sf, rtol=1e-12, atol=1e-12)
+        # even: a function of r only
+        np.testing.assert_allclose(half.sum_by_i(w_h), full.sum_by_i(w_f), rtol=1e-12, atol=1e-12)
+        # v_j - v_i is odd too (alignment's form)
+        dvx_f = v[:, 0][full.j] - v[:, 0][full.i]
+        dvx_h = v[:, 0][half.j] - v[:, 0][half.i]
+        np.testing.assert_allclose(half.sum_by_i(dvx_h, odd=True), full.sum_by_i(dvx_f), atol=1e-12)
+        # the oracle: a per-pair loop
+        want = np.zeros(n)
+        for a, w in zip(full.i.tolist(), (w_f * full.dx).tolist()):
+            want[a] += w
+        np.testing.assert_allclose(sf[:, 0], want, rtol=1e-12, atol=1e-12)
+    # full pairs ignore ``odd`` (each direction is listed)
+    assert np.array_equal(full.sum_by_i(w_f, odd=True), full.sum_by_i(w_f))
+
+
+def test_half_and_full_pairs_with_groups_and_empty_input():
+    rng = np.random.default_rng(9)
+    x = rng.random((16 * 64, 2))
+    g = np.repeat(np.arange(16), 64)
+    half = cells.neighbour_pairs(x, Box(1.0, 1.0), 0.12, group=g, half=True)
+    assert half.half and (g[half.i] == g[half.j]).all()
+    assert _as_set(half.full()) == _as_set(oracles.neighbour_pairs(x, Box(1.0, 1.0), 0.12, g))
+    e = cells.neighbour_pairs(np.zeros((1, 2)), Box(1.0, 1.0), 0.1, half=True)
+    assert len(e) == 0 and e.half and e.sum_by_i(np.zeros(0), odd=True).shape == (1,)
+    assert e.sum_by_i((np.zeros(0), np.zeros(0))).shape == (1, 2)
+
+
+def test_exact_filter_threshold_is_the_largest_square_with_sqrt_within_the_cutoff():
+    for c in (0.0, 1e-300, 0.1, 0.12, 1.0, 3.2, 10.0, 23.0, 1e300, np.nextafter(10.0, 0.0)):
+        t = cells._r2_max(float(c))
+        assert math.sqrt(t) <= c and not math.sqrt(math.nextafter(t, math.inf)) <= c, c
+    assert cells._r2_max(float("inf")) == float("inf")
+
+
+@pytest.mark.usefixtures("both_paths")
+def test_reciprocal_min_image_near_half_the_box():
+    # the search multiplies by 1/L instead of dividing when the positions are inside the
+    # box and cutoff < L/2: pairs whose raw separation sits at ~L/2 (where d*(1/L) and
+    # d/L may round apart) must still come out exactly as brute force
+    box = Box(3.0, 1.0)
+    rng = np.random.default_rng(31)
+    base = rng.random((80, 2)) * box.size
+    other = (base + np.array([1.5, 0.5]) + rng.integers(-3, 4, (80, 2)) * 2.0 ** -51) % box.size
+    x = np.concatenate((base, other))
+    for cutoff in (0.4999, 0.49999999, 0.3, np.nextafter(0.5 / (1 + 1e-9), 0)):
+        check(x, box, float(cutoff), msg="near L/2")
+        check(x, box, float(cutoff), msg="near L/2 unsorted", sort=True)

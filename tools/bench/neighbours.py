@@ -7,10 +7,16 @@ aspect 160:100, uniform random agents) and N = 500, 2,000, 10,000, 50,000:
 
 * ``cells``      swarmlab.cells.neighbour_pairs: ordered pairs both ways, with
                  displacement and distance, sorted by (i, r, j).  Exact.
-* ``kd_pairs``   scipy cKDTree(boxsize=...) build + query_pairs(R): unordered
-                 pairs only (no vectors, no distances, unsorted) - less output.
-* ``kd_sdm``     cKDTree build + sparse_distance_matrix(self, R, "ndarray"):
-                 ordered pairs + distances (self pairs included), unsorted.
+* ``unsorted``   the same with ``sort=False``: ordered pairs both ways with
+                 displacement and distance, deterministic order.
+* ``half``       the same with ``half=True``: each unordered pair once, with
+                 displacement and distance (what a symmetric rule needs).
+* ``kd_pairs``   scipy cKDTree(boxsize=...) build + query_pairs(R,
+                 output_type="ndarray"), its fastest form: unordered pairs only
+                 (no vectors, no distances, unsorted).  Compare with ``half``.
+* ``kd_sdm``     cKDTree build + sparse_distance_matrix(self, R,
+                 output_type="ndarray"): ordered pairs + distances (self pairs
+                 included), unsorted.  Compare with ``unsorted``.
 * ``brute``      full N x N numpy (minimum image, mask, lexsort), same output
                  as ``cells``; skipped ("—") above ~1 GB or ~10 s.
 
@@ -118,15 +124,18 @@ def run_scaling(sizes, budget, log=print):
     results = []
     for nb in DENSITIES:
         log(f"\nDensity: {nb:g} neighbours within R={R:g} on average (uniform random, box aspect 1.6)."
-            "\nRatios > 1: cells is faster.  kd_pairs returns less (unordered i<j, no vectors or distances).")
-        log(f"{'N':>7} {'pairs':>9} | {'cells ms':>9} {'kd_pairs':>9} {'kd_sdm':>9} {'brute':>9} |"
-            f" {'kd_pairs/cells':>14} {'kd_sdm/cells':>12} {'brute/cells':>11} | agree")
+            "\nms per call; ratios are cKDTree time / ours (> 1: ours is faster), like for like:"
+            "\nkd_pairs (unordered pairs) / half (unordered pairs + d + r); kd_sdm (ordered + r) / unsorted (ordered + d + r).")
+        log(f"{'N':>7} {'pairs':>9} | {'sorted':>8} {'unsorted':>8} {'half':>8} {'kd_pairs':>8} {'kd_sdm':>8} {'brute':>8} |"
+            f" {'kd_pairs/half':>13} {'kd_sdm/unsorted':>15} {'kd_sdm/sorted':>13} | agree")
         brute_est = None  # seconds per N^2, from the last brute-force run
         for n in sizes:
             x, box = make_agents(n, nb)
             size = box.size
             fns = {
                 "cells": lambda: cells.neighbour_pairs(x, box, R),
+                "unsorted": lambda: cells.neighbour_pairs(x, box, R, sort=False),
+                "half": lambda: cells.neighbour_pairs(x, box, R, half=True),
                 "kd_pairs": lambda: cKDTree(x, boxsize=size).query_pairs(R, output_type="ndarray"),
                 "kd_sdm": lambda: (lambda t: t.sparse_distance_matrix(t, R, output_type="ndarray"))(cKDTree(x, boxsize=size)),
             }
@@ -141,25 +150,26 @@ def run_scaling(sizes, budget, log=print):
             # agreement: same pair counts (and, for brute force, identical arrays)
             p = cells.neighbour_pairs(x, box, R)
             kp = cKDTree(x, boxsize=size).query_pairs(R, output_type="ndarray")
-            agree = len(p) == 2 * len(kp)
+            agree = len(p) == 2 * len(kp) == 2 * len(cells.neighbour_pairs(x, box, R, half=True))
             if run_brute:
                 bi, bj, bd, br = brute_pairs(x, box, R)
                 agree = agree and np.array_equal(bi, p.i) and np.array_equal(bj, p.j) and np.array_equal(bd, p.d) and np.array_equal(br, p.r)
-            t = {k: (float(best[k]) if k in best else None) for k in ("cells", "kd_pairs", "kd_sdm", "brute")}
+            t = {k: (float(best[k]) if k in best else None) for k in ("cells", "unsorted", "half", "kd_pairs", "kd_sdm", "brute")}
             results.append({"neighbours": nb, "N": n, "box": [float(box.width), float(box.height)], "R": R,
                             "pairs": len(p), "seconds": t, "agree": bool(agree)})
-            log(f"{n:>7} {len(p):>9} | {_fmt_ms(t['cells'])} {_fmt_ms(t['kd_pairs'])} {_fmt_ms(t['kd_sdm'])} {_fmt_ms(t['brute'])} |"
-                f" {_fmt_ratio(t['kd_pairs'], t['cells']):>14} {_fmt_ratio(t['kd_sdm'], t['cells']):>12}"
-                f" {_fmt_ratio(t['brute'], t['cells']):>11} | {'yes' if agree else 'NO'}")
+            log(f"{n:>7} {len(p):>9} | " + " ".join(_fmt_ms(t[k])[1:] for k in ("cells", "unsorted", "half", "kd_pairs", "kd_sdm", "brute"))
+                + f" | {_fmt_ratio(t['kd_pairs'], t['half']):>13} {_fmt_ratio(t['kd_sdm'], t['unsorted']):>15}"
+                f" {_fmt_ratio(t['kd_sdm'], t['cells']):>13} | {'yes' if agree else 'NO'}")
     slopes = {}
     log("\nLog-log slope of time vs N (1 = linear, 2 = quadratic):")
-    log(f"{'neighbours':>10} | {'cells':>6} {'kd_pairs':>8} {'kd_sdm':>7} {'brute':>6}")
+    keys = ("cells", "unsorted", "half", "kd_pairs", "kd_sdm", "brute")
+    log(f"{'neighbours':>10} | " + " ".join(f"{k:>8}" for k in keys))
     for nb in DENSITIES:
         rows = [r for r in results if r["neighbours"] == nb]
         ns = [r["N"] for r in rows]
-        s = {k: _slope(ns, [r["seconds"][k] for r in rows]) for k in ("cells", "kd_pairs", "kd_sdm", "brute")}
+        s = {k: _slope(ns, [r["seconds"][k] for r in rows]) for k in keys}
         slopes[str(nb)] = s
-        log(f"{nb:>10g} | " + " ".join(f"{'—' if s[k] is None else format(s[k], '.2f'):>{w}}" for k, w in zip(s, (6, 8, 7, 6))))
+        log(f"{nb:>10g} | " + " ".join(f"{'—' if s[k] is None else format(s[k], '.2f'):>8}" for k in keys))
     return results, slopes
 
 
@@ -219,7 +229,9 @@ def main(argv=None) -> int:
             "R": R, "densities": list(DENSITIES), "sizes": list(sizes),
             "methods": {
                 "cells": "swarmlab.cells.neighbour_pairs (ordered, d and r, sorted (i, r, j), exact)",
-                "kd_pairs": "scipy cKDTree(boxsize) build + query_pairs (unordered i<j only)",
+                "unsorted": "the same, sort=False (ordered, d and r, deterministic order)",
+                "half": "the same, half=True (each unordered pair once, d and r)",
+                "kd_pairs": "scipy cKDTree(boxsize) build + query_pairs(output_type='ndarray') (unordered i<j only)",
                 "kd_sdm": "scipy cKDTree(boxsize) build + sparse_distance_matrix ndarray (ordered + r, unsorted)",
                 "brute": "N x N numpy, same output as cells (null = skipped)",
             },

@@ -1,0 +1,353 @@
+"""Our boids step against its peers, side by side in one run.
+
+    python -m tools.bench peers [--quick] [--json PATH]
+
+At a fixed density (uniform agents, about 10 neighbours within R = 10 on average,
+box aspect 1.6, the box growing with N) and N = 80 ... 100,000, the same step of
+Lab 3 (boids: separation, alignment, cohesion, speed limit, move; see
+swarmlab.boids) timed in:
+
+* ``js grid``    plain JavaScript in Node, a uniform grid of cells >= R
+                 (tools/bench/boids_peer.mjs) - what a careful JS author writes;
+* ``js naive``   the same step over all N^2 pairs (up to N = 10,000);
+* ``pyodide``    swarmlab.boids.step under the vendored Pyodide in Node
+                 (tools/pyodide_node.mjs: the browser's runtime, one core);
+* ``cpython``    swarmlab.boids.step in this Python;
+* ``half``       the same step written with the half-pair search and
+                 ``Pairs.sum_by_i`` (each unordered pair once): what boids.py can
+                 switch to (in CPython and Pyodide, checked equal to boids.step to
+                 1e-12 relative);
+* ``floor``      the pair-work floor: the rules' arithmetic and bincounts over the
+                 half pairs, given the pairs (no search), in numpy under Pyodide.
+
+Before timing, one step of the JS peers (grid and naive) and of ``half`` is checked
+against swarmlab.boids.step from the same state (max relative difference; exact
+equality is not expected: summation order differs).  Each runtime runs in its own
+process, in two alternating rounds; the minimum per method and N is kept, so the
+ratios (printed, measured in this run) are fair on a busy machine; absolute times
+are not.  Also prints the log-log slope of step time vs N (1 = linear).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SIZES = (80, 1_000, 2_000, 10_000, 30_000, 100_000)
+NEIGHBOURS = 10.0
+NAIVE_MAX = 10_000
+
+# Runs unchanged in CPython and in Pyodide (prints one JSON line after @@RESULT@@).
+PY = r'''
+import json, time
+import numpy as np
+from dataclasses import replace
+from swarmlab import boids, cells
+from swarmlab import space
+shift = getattr(space, "shift", lambda x, v, dt, box: space.wrap(x + v * dt, box))  # a --baseline engine
+
+def world(n, nb, radius):
+    area = n * np.pi * radius * radius / nb
+    h = float(np.sqrt(area / 1.6))
+    return 1.6 * h, h
+
+def step_half(state, p):
+    """boids.step with half pairs: each unordered pair once, reduced into both ends.
+
+    a_i = sum_j w_s(r_ij) d_ij + (1/|N_i|) sum_j [k_c d_ij + k_a (v_j - v_i)]
+    Both pair terms are odd under i <-> j (w_s depends on r only), so
+    Pairs.sum_by_i(..., odd=True) adds them to i and subtracts them from j.
+    """
+    pr = cells.neighbour_pairs(state.x, p.box, p.radius, half=True)
+    a = pair_accel(pr, state.v, p)
+    v = boids.limit_speed(state.v + a * boids.DT, state.v, boids.V_MIN, boids.V_MAX)
+    x = shift(state.x, v, boids.DT, p.box)
+    return replace(state, x=x, v=v, t=(state.steps + 1) * boids.DT, steps=state.steps + 1)
+
+def pair_accel(pr, v, p):
+    """The rules' pair work, given the pairs (the floor kernel when timed alone)."""
+    n = pr.n
+    inv = 1.0 / np.maximum(pr.counts(), 1)
+    ws = pr.r * pr.r
+    ws += boids.EPS
+    np.divide(-p.k_sep * boids.SEP_SCALE, ws, out=ws)
+    kc, ka = p.k_coh * boids.COH_SCALE, p.k_ali * boids.ALI_SCALE
+    out = np.empty((n, 2))
+    for k, d in ((0, pr.dx), (1, pr.dy)):
+        vk = np.ascontiguousarray(v[:, k])
+        dv = vk[pr.j]
+        dv -= vk[pr.i]
+        dv *= ka
+        dv += kc * d
+        out[:, k] = pr.sum_by_i(ws * d, odd=True) + inv * pr.sum_by_i(dv, odd=True)
+    return out
+
+def best(f, budget, least=3):
+    f()
+    t_best, spent, k = float("inf"), 0.0, 0
+    while k < least or (spent < budget and k < 200):
+        t0 = time.perf_counter(); f(); dt = time.perf_counter() - t0
+        t_best = min(t_best, dt); spent += dt; k += 1
+    return t_best
+
+def run(sizes, budget, nb):
+    out = {"step": {}, "half": {}, "floor": {}, "search_half": {}, "pairs": {}}
+    import inspect
+    has_half = "half" in inspect.signature(cells.neighbour_pairs).parameters  # a --baseline engine may not
+    for n in sizes:
+        w, h = world(n, nb, boids.RADIUS)
+        p = boids.Params(population=n, width=w, height=h)
+        st = boids.initial_state(p)
+        holder = [st]
+        def f_step():
+            holder[0] = boids.step(holder[0], p)
+        out["step"][n] = best(f_step, budget)
+        if not has_half:
+            continue
+        holder2 = [st]
+        def f_half():
+            holder2[0] = step_half(holder2[0], p)
+        out["half"][n] = best(f_half, budget)
+        pr = cells.neighbour_pairs(st.x, p.box, p.radius, half=True)
+        out["pairs"][n] = 2 * len(pr)
+        out["floor"][n] = best(lambda: pair_accel(pr, st.v, p), budget)
+        out["search_half"][n] = best(lambda: cells.neighbour_pairs(st.x, p.box, p.radius, half=True), budget)
+    return out
+
+def run_swarm(sizes, budget):
+    """Lab 1 (Swarm Lab) model steps at its default settings, seconds per step."""
+    from swarmlab import swarm
+    out = {}
+    for n in sizes:
+        p = swarm.SwarmParams.from_values({"N": n})
+        holder = [swarm.run(swarm.initial_state(p), p, 120) if hasattr(swarm, "run") else swarm.initial_state(p)]
+        for _ in range(0 if hasattr(swarm, "run") else 120):
+            holder[0] = swarm.step(holder[0], p)
+        def f():
+            holder[0] = swarm.step(holder[0], p)
+        out[n] = best(f, budget)
+    return out
+
+def check(n):
+    p = boids.Params(population=n)
+    st = boids.initial_state(p)
+    st = boids.run(st, p, 40)  # a second of flight: neighbours everywhere
+    a = boids.step(st, p)
+    b = step_half(st, p)
+    rel = max(float(np.max(np.abs(a.x - b.x))) / 160.0, float(np.max(np.abs(a.v - b.v))) / boids.V_MAX)
+    return {"x0": st.x.tolist(), "v0": st.v.tolist(), "x1": a.x.tolist(), "v1": a.v.tolist(),
+            "half_rel": rel, "W": p.width, "H": p.height}
+
+MODE = globals().get("MODE", "run")
+if MODE == "check":
+    print("@@RESULT@@" + json.dumps(check(CHECK_N)))
+elif MODE == "swarm":
+    print("@@RESULT@@" + json.dumps({"swarm": run_swarm(SIZES, BUDGET)}))
+else:
+    print("@@RESULT@@" + json.dumps(run(SIZES, BUDGET, NB)))
+'''
+
+
+def _py_script(header: str) -> str:
+    return header + "\n" + PY
+
+
+def run_cpython(header: str, app: str | None = None) -> dict:
+    code = f"import sys; sys.path.insert(0, {app or os.path.join(ROOT, 'app')!r})\n" + _py_script(header)
+    res = subprocess.run(["nice", sys.executable, "-c", code], capture_output=True, text=True, timeout=3600)
+    if res.returncode:
+        raise RuntimeError(res.stderr[-3000:])
+    return json.loads(res.stdout.split("@@RESULT@@", 1)[1])
+
+
+def run_pyodide(header: str, app: str | None = None) -> dict:
+    env = dict(os.environ, SWARMLAB_APP=app) if app else None
+    res = subprocess.run(["nice", shutil.which("node") or "node", os.path.join(ROOT, "tools", "pyodide_node.mjs")],
+                         input=_py_script(header), capture_output=True, text=True, timeout=3600, env=env)
+    if res.returncode:
+        raise RuntimeError(res.stderr[-3000:])
+    return json.loads(res.stdout.split("@@RESULT@@", 1)[1])
+
+
+def run_js(request: dict) -> dict:
+    res = subprocess.run(["nice", shutil.which("node") or "node", os.path.join(ROOT, "tools", "bench", "boids_peer.mjs")],
+                         input=json.dumps(request), capture_output=True, text=True, timeout=3600)
+    if res.returncode:
+        raise RuntimeError(res.stderr[-3000:])
+    return json.loads(res.stdout)
+
+
+def _params_json(W: float, H: float) -> dict:
+    sys.path.insert(0, os.path.join(ROOT, "app"))
+    from swarmlab import boids
+
+    p = boids.Params()
+    return {"radius": p.radius, "k_sep": p.k_sep, "k_ali": p.k_ali, "k_coh": p.k_coh,
+            "SEP_SCALE": boids.SEP_SCALE, "ALI_SCALE": boids.ALI_SCALE, "COH_SCALE": boids.COH_SCALE,
+            "EPS": boids.EPS, "V_MIN": boids.V_MIN, "V_MAX": boids.V_MAX, "DT": boids.DT}
+
+
+def equivalence(log=print) -> dict:
+    """One step from the same state: JS grid, JS naive and the half-pair step against boids.step."""
+    import numpy as np
+
+    ref = run_cpython("MODE = 'check'; CHECK_N = 500")
+    out = {"half_rel": ref["half_rel"]}
+    x1, v1 = np.array(ref["x1"]), np.array(ref["v1"])
+    for method in ("grid", "naive"):
+        js = run_js({"cmd": "step", "x": ref["x0"], "v": ref["v0"], "W": ref["W"], "H": ref["H"],
+                     "p": _params_json(ref["W"], ref["H"]), "method": method})
+        dx = np.abs(np.array(js["x"]) - x1)
+        dx = np.minimum(dx, np.array([ref["W"], ref["H"]]) - dx)  # across the wrap
+        rel = max(float(dx.max()) / ref["W"], float(np.abs(np.array(js["v"]) - v1).max()) / 10.0)
+        out[f"js_{method}_rel"] = rel
+    ok = all(v < 1e-9 for v in out.values())
+    log("Equivalence of one step from the same 500-boid state (max difference relative to the world / V_MAX):")
+    log("  " + ", ".join(f"{k[:-4]} {v:.1e}" for k, v in out.items()) + ("  -> same step" if ok else "  -> NOT THE SAME STEP"))
+    out["ok"] = ok
+    return out
+
+
+def _slope(ns, ts):
+    import numpy as np
+
+    ok = [(n, t) for n, t in zip(ns, ts) if t is not None and n >= 1000]
+    if len(ok) < 2:
+        return None
+    return float(np.polyfit(np.log([n for n, _ in ok]), np.log([t for _, t in ok]), 1)[0])
+
+
+def swarm_main(sizes, budget, rounds, baseline) -> int:
+    header = f"MODE = 'swarm'; SIZES = {list(sizes)!r}; BUDGET = {budget!r}"
+    runs = [("cpython", None), ("pyodide", None)]
+    if baseline:
+        runs += [("cpython before", os.path.abspath(baseline)), ("pyodide before", os.path.abspath(baseline))]
+    best: dict[str, dict[int, float]] = {}
+    for rnd in range(rounds):
+        for name, app in (runs if rnd % 2 == 0 else runs[::-1]):
+            res = (run_cpython if name.startswith("cpython") else run_pyodide)(header, app)["swarm"]
+            d = best.setdefault(name, {})
+            for n, t in res.items():
+                d[int(n)] = min(d.get(int(n), float("inf")), t)
+    print("Swarm Lab (Lab 1) model step at its defaults, ms (minimum over rounds):")
+    print(f"{'N':>7} " + " ".join(f"{k:>15}" for k in best))
+    for n in sizes:
+        print(f"{n:>7} " + " ".join(f"{best[k][n] * 1e3:>15.3f}" for k in best))
+        line = f"  Pyodide / CPython {best['pyodide'][n] / best['cpython'][n]:.2f}x"
+        if baseline:
+            line += (f"; before: {best['pyodide before'][n] / best['cpython before'][n]:.2f}x;"
+                     f" after / before: Pyodide {best['pyodide'][n] / best['pyodide before'][n]:.2f}x,"
+                     f" CPython {best['cpython'][n] / best['cpython before'][n]:.2f}x")
+        print(line)
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tools.bench peers", description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="N = 80, 1,000, 2,000 only, short budgets")
+    ap.add_argument("--sizes", type=int, nargs="+", help="populations (default 80 ... 100,000)")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--swarm", action="store_true",
+                    help="Lab 1 (Swarm Lab) model step at its defaults instead, N = --sizes (default 2,000): "
+                         "Pyodide against CPython (and --baseline)")
+    ap.add_argument("--baseline", metavar="APP_DIR",
+                    help="also time boids.step of another copy of app/ (e.g. `git archive <commit> app`), "
+                         "in the same rounds: columns '... before'")
+    ap.add_argument("--json", default=os.path.join(ROOT, "dist", "bench", "peers.json"))
+    args = ap.parse_args(argv)
+    sizes = args.sizes or (SIZES[:3] if args.quick else SIZES)
+    budget = 0.2 if args.quick else 1.0
+    if args.swarm:
+        return swarm_main(args.sizes or [2000], budget, args.rounds, args.baseline)
+    t0 = time.perf_counter()
+    print(f"Python {platform.python_version()}, node {subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip()}, "
+          f"{platform.machine()}, {os.cpu_count()} CPUs; ~{NEIGHBOURS:g} neighbours within R per boid (uniform)")
+    eq = equivalence()
+    header = f"SIZES = {list(sizes)!r}; BUDGET = {budget!r}; NB = {NEIGHBOURS!r}"
+    best: dict[str, dict[int, float]] = {}
+
+    def keep(name, table):
+        d = best.setdefault(name, {})
+        for n, t in table.items():
+            d[int(n)] = min(d.get(int(n), float("inf")), float(t))
+
+    pj = _params_json(0, 0)
+    for rnd in range(args.rounds):
+        runs = [("cpython", lambda: run_cpython(header)), ("pyodide", lambda: run_pyodide(header)),
+                ("js", lambda: run_js({"cmd": "bench", "sizes": list(sizes), "neighbours": NEIGHBOURS, "p": pj,
+                                       "budget": budget, "naive_max": NAIVE_MAX}))]
+        if args.baseline:
+            base = os.path.abspath(args.baseline)
+            runs += [("cpython before", lambda: run_cpython(header, base)), ("pyodide before", lambda: run_pyodide(header, base))]
+        if rnd % 2:
+            runs.reverse()
+        for name, fn in runs:
+            res = fn()
+            if name == "js":
+                keep("js grid", res["grid"])
+                keep("js naive", res["naive"])
+            else:
+                keep(f"{name} step", res["step"])
+                keep(f"{name} half", res["half"])
+                keep(f"{name} floor", res["floor"])
+                keep(f"{name} search", res["search_half"])
+                if res["pairs"]:
+                    best["pairs"] = {int(k): v for k, v in res["pairs"].items()}
+    g = lambda k, n: best.get(k, {}).get(n)  # noqa: E731
+    cols = ["js grid", "js naive", "pyodide step", "pyodide half", "pyodide floor", "cpython step", "cpython half"]
+    if args.baseline:
+        cols += ["pyodide before step", "cpython before step"]
+    print("\nms per step (minimum over rounds):")
+    w = max(len(c) for c in cols)
+    print(f"{'N':>7} {'pairs/N':>7} | " + " ".join(f"{c:>{w}}" for c in cols))
+    for n in sizes:
+        print(f"{n:>7} {best['pairs'][n] / n:>7.1f} | " + " ".join(
+            f"{'—':>{w}}" if g(c, n) is None else f"{g(c, n) * 1e3:>{w}.3f}" for c in cols))
+
+    def ratio(a, b, n):
+        return None if g(a, n) is None or g(b, n) is None else g(a, n) / g(b, n)
+
+    rat = [("pyodide before / js grid", "pyodide before step", "js grid"),
+           ("pyodide before / floor", "pyodide before step", "pyodide floor"),
+           ("pyodide before / cpython before", "pyodide before step", "cpython before step"),
+           ("pyodide step / js grid", "pyodide step", "js grid"),
+           ("pyodide half / js grid", "pyodide half", "js grid"),
+           ("pyodide step / floor", "pyodide step", "pyodide floor"),
+           ("pyodide half / floor", "pyodide half", "pyodide floor"),
+           ("pyodide step / cpython step", "pyodide step", "cpython step"),
+           ("pyodide half / cpython half", "pyodide half", "cpython half"),
+           ("js naive / pyodide half", "js naive", "pyodide half"),
+           ("cpython step / cpython half", "cpython step", "cpython half")]
+    print("\nRatios measured in this run (time / time):")
+    print(f"{'':>32} " + " ".join(f"{n:>8}" for n in sizes))
+    ratios = {}
+    for label, a, b in rat:
+        vals = [ratio(a, b, n) for n in sizes]
+        ratios[label] = dict(zip(sizes, vals))
+        if all(v is None for v in vals):
+            continue
+        print(f"{label:>32} " + " ".join(f"{'—':>8}" if v is None else f"{v:>7.2f}x" for v in vals))
+    print("\nLog-log slope of step time vs N at fixed density (N >= 1,000; 1 = linear):")
+    slopes = {c: _slope(sizes, [g(c, n) for n in sizes]) for c in cols}
+    print("  " + ", ".join(f"{c} {'—' if s is None else format(s, '.2f')}" for c, s in slopes.items()))
+    total = time.perf_counter() - t0
+    print(f"(bench took {total:.0f} s)")
+    os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+    with open(args.json, "w") as f:
+        json.dump({"bench": "peers", "neighbours": NEIGHBOURS, "sizes": list(sizes), "equivalence": eq,
+                   "seconds_per_step": {k: v for k, v in best.items() if k != "pairs"}, "pairs": best["pairs"],
+                   "ratios": {k: {str(n): v for n, v in d.items()} for k, d in ratios.items()},
+                   "slopes": slopes, "seconds_total": total}, f, indent=1)
+    print(f"wrote {args.json}")
+    return 0 if eq["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
