@@ -140,7 +140,7 @@ async function mountLab(section, ctx) {
     "aria-label": "The simulated world, 160 by 100 lengths, wrapping at the edges. Click or tap an animal to select it; left and right arrow keys select the previous or next one.",
   });
   const clockEl = el("div", { class: "swarm-clock", "aria-live": "off" });
-  const limitBox = el("div", { class: "swarm-limit", role: "alertdialog", "aria-labelledby": "swarm-limit-text" });
+  const limitBox = el("div", { class: "swarm-limit", role: "group", "aria-labelledby": "swarm-limit-text" });
   limitBox.hidden = true;
   const limitText = el("p", { id: "swarm-limit-text", text: "Five model minutes have passed, so the run is paused. Continue keeps everything: positions, settings and the charts." });
   const continueBtn = el("button", { type: "button", class: "btn primary swarm-continue", text: "Continue" });
@@ -521,8 +521,7 @@ async function mountLab(section, ctx) {
   function showLimit() {
     atLimit = true;
     setPlaying(false);
-    limitBox.hidden = false;
-    continueBtn.focus({ preventScroll: true });
+    limitBox.hidden = false; // announced by ui/access.js; focus stays where the student is
   }
 
   async function continueRun() {

@@ -1,0 +1,259 @@
+// Interactive description (PhET's term): what a screen-reader user hears about the labs.
+//
+// Installed once by app.js.  Per lab it adds, next to the stage, an "access bar": a
+// Describe button, the keyboard-help button and the visible key hints (ui/keys.js), and
+// it keeps three things true:
+//   - the stage canvas's accessible name follows the state ("… Now: 150 animals, mostly in
+//     one group heading north-east; …");
+//   - every chart canvas has a text alternative (current values and the trend over the
+//     last 10 s), linked with aria-describedby;
+//   - one polite live region (#access-live) speaks: the answer to Describe (button or D),
+//     a response to each action (threat sent, trial started, preset applied, restart, the
+//     five-minute pause), and while a lab plays, a fresh summary when something meaningful
+//     changed, at most once every SUMMARY_EVERY_MS.
+//
+// The words are the engine's (op_describe, app/swarmlab/describe.py), computed from the
+// same numbers as the readouts; this module only decides when to ask and where to put them.
+// The labs' own files need no change: the table LAB_ACCESS (ui/keys.js) names the elements
+// by their classes, and a controller's settle() says when an action's effect is on screen.
+
+import { LAB_ACCESS, installKeys, keyHints } from "./keys.js";
+
+export const SUMMARY_EVERY_MS = 10000; // at most one automatic summary per 10 s
+export const POLL_MS = 2500;           // how often a playing lab's description is refreshed
+
+let live = null;
+
+/** The page's one polite live region for descriptions (created on first use). */
+export function liveRegion() {
+  if (!live) {
+    live = document.getElementById("access-live");
+    if (!live) {
+      live = document.createElement("div");
+      live.id = "access-live";
+      live.className = "sr-only";
+      live.setAttribute("role", "status");
+      live.setAttribute("aria-live", "polite");
+      live.setAttribute("aria-atomic", "true");
+      document.body.append(live);
+    }
+  }
+  return live;
+}
+
+/** Speak `text` politely.  The same text twice in a row is re-spoken (cleared first). */
+export function say(text, kind = "response") {
+  const region = liveRegion();
+  const stamp = performance.now();
+  region.dataset.kind = kind;
+  if (region.textContent === text) {
+    region.textContent = "";
+    setTimeout(() => { region.textContent = text; }, 60);
+  } else {
+    region.textContent = text;
+  }
+  // a log for the browser tests (and for anyone curious in the console)
+  (window.__accessLog ||= []).push({ t: stamp, kind, text });
+}
+
+/**
+ * @param {object} opts
+ *   engine       the engine (call/tryCall)
+ *   activeLab()  the lab on screen
+ *   controller(lab)  its controller (or null while it mounts)
+ */
+export function installAccess({ engine, activeLab, controller }) {
+  const perLab = new Map();
+  liveRegion();
+
+  function stateOf(lab) {
+    if (!perLab.has(lab)) {
+      perLab.set(lab, { lastKey: null, lastSummaryAt: performance.now(), baseLabel: null, busy: false, playingSince: null });
+    }
+    return perLab.get(lab);
+  }
+
+  async function describe(lab) {
+    const res = await engine.tryCall(lab, "describe");
+    if (!res.ok) return null;
+    apply(lab, res.value);
+    return res.value;
+  }
+
+  /** Put a description where it belongs: stage name, chart texts, the visible line. */
+  function apply(lab, d) {
+    const cfg = LAB_ACCESS[lab];
+    const section = document.getElementById(`lab-${lab}`);
+    if (!cfg || !section) return;
+    const st = stateOf(lab);
+    const stage = section.querySelector(cfg.stage);
+    if (stage) {
+      if (st.baseLabel === null) st.baseLabel = cfg.stageLabel || stage.getAttribute("aria-label") || "";
+      const label = `${st.baseLabel} Now: ${d.text}`;
+      if (stage.getAttribute("aria-label") !== label) stage.setAttribute("aria-label", label);
+    }
+    for (const [id, text] of Object.entries(d.charts || {})) {
+      const node = section.querySelector(`#access-chart-${lab}-${id}`);
+      if (node && node.textContent !== text) node.textContent = text;
+    }
+  }
+
+  async function describeNow(lab, prefix = "") {
+    const d = await describe(lab);
+    if (!d) return;
+    const st = stateOf(lab);
+    st.lastKey = d.key;
+    const shown = document.querySelector(`#lab-${lab} .access-said`);
+    if (shown) shown.textContent = d.text;
+    say(prefix ? `${prefix} ${d.text}` : d.text, prefix ? "response" : "describe");
+  }
+
+  /** After an action: wait until its effect is on screen, then answer with the new state. */
+  async function respond(lab, prefix) {
+    const c = controller(lab);
+    const settle = c && (c.settle || (c.test && c.test.settle));
+    try {
+      if (settle) await settle.call(c);
+    } catch (_) { /* the lab reports its own errors */ }
+    await describeNow(lab, prefix);
+    stateOf(lab).lastSummaryAt = performance.now(); // an answer counts as the latest summary
+  }
+
+  function playing(lab) {
+    const section = document.getElementById(`lab-${lab}`);
+    const p = section && section.dataset.playing;
+    return p === "1" || p === "true";
+  }
+
+  // ---- the automatic summaries while a lab plays ----
+  async function poll() {
+    const lab = activeLab();
+    if (!lab || document.hidden || !LAB_ACCESS[lab]) return;
+    const st = stateOf(lab);
+    if (st.busy) return;
+    const on = playing(lab);
+    if (!on) { st.playingSince = null; return; }
+    if (st.playingSince === null) {
+      st.playingSince = performance.now();
+      // wait a full interval after Play before the first automatic summary
+      st.lastSummaryAt = Math.max(st.lastSummaryAt, st.playingSince);
+    }
+    st.busy = true;
+    try {
+      const d = await describe(lab);
+      if (!d) return;
+      if (st.lastKey === null) st.lastKey = d.key;
+      const now = performance.now();
+      if (d.key !== st.lastKey && now - st.lastSummaryAt >= SUMMARY_EVERY_MS) {
+        st.lastKey = d.key;
+        st.lastSummaryAt = now;
+        say(d.text, "summary");
+      }
+    } finally {
+      st.busy = false;
+    }
+  }
+  setInterval(poll, POLL_MS);
+
+  // ---- per lab, once it is mounted: the access bar, chart texts, action responses ----
+  function decorate(lab) {
+    const cfg = LAB_ACCESS[lab];
+    const section = document.getElementById(`lab-${lab}`);
+    if (!cfg || !section || section.dataset.access === "1") return;
+    const stage = section.querySelector(cfg.stage);
+    const after = section.querySelector(cfg.barAfter);
+    if (!stage || !after) return; // the lab failed to build: nothing to describe
+    section.dataset.access = "1";
+
+    // the stage: keys of its own make it an application (browse mode would swallow them)
+    const hintsId = `access-keys-${lab}`;
+    stage.setAttribute("role", "application");
+    if (cfg.roledescription) stage.setAttribute("aria-roledescription", cfg.roledescription);
+    const described = (stage.getAttribute("aria-describedby") || "").split(/\s+/).filter(Boolean);
+    if (!described.includes(hintsId)) stage.setAttribute("aria-describedby", [...described, hintsId].join(" "));
+    if (cfg.stageLabel) stage.setAttribute("aria-label", cfg.stageLabel);
+
+    const bar = document.createElement("div");
+    bar.className = "access-bar";
+    const describeBtn = document.createElement("button");
+    describeBtn.type = "button";
+    describeBtn.className = "btn access-describe";
+    describeBtn.textContent = "Describe";
+    describeBtn.setAttribute("aria-keyshortcuts", "D");
+    describeBtn.addEventListener("click", () => describeNow(lab));
+    const helpBtn = document.createElement("button");
+    helpBtn.type = "button";
+    helpBtn.className = "btn access-help-open";
+    helpBtn.textContent = "Keys (?)";
+    helpBtn.setAttribute("aria-keyshortcuts", "Shift+?");
+    helpBtn.setAttribute("aria-haspopup", "dialog");
+    helpBtn.addEventListener("click", () => keys.openHelp(lab, helpBtn));
+    bar.append(describeBtn, helpBtn);
+    for (const extra of cfg.extraButtons || []) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = `btn ${extra.className}`;
+      b.textContent = extra.text;
+      b.addEventListener("click", () => extra.run(controller(lab), section));
+      bar.append(b);
+    }
+    const hints = document.createElement("p");
+    hints.className = "access-hints";
+    hints.id = hintsId;
+    hints.innerHTML = keyHints(lab);
+    const said = document.createElement("p");
+    said.className = "access-said";
+    said.setAttribute("aria-live", "off");
+    const wrap = document.createElement("div");
+    wrap.className = "access-wrap";
+    wrap.append(bar, hints, said);
+    after.after(wrap);
+
+    // charts: a text alternative under each (read with the chart, spoken on Describe)
+    for (const [id, selectors] of Object.entries(cfg.charts || {})) {
+      const canvases = selectors.map((s) => section.querySelector(s)).filter(Boolean);
+      if (!canvases.length) continue;
+      const p = document.createElement("p");
+      p.className = "sr-only access-chart-text";
+      p.id = `access-chart-${lab}-${id}`;
+      canvases[0].after(p);
+      for (const c of canvases) {
+        const ids = (c.getAttribute("aria-describedby") || "").split(/\s+/).filter(Boolean);
+        if (!ids.includes(p.id)) c.setAttribute("aria-describedby", [...ids, p.id].join(" "));
+      }
+    }
+
+    // actions answer with what they did and the new state
+    section.addEventListener("click", (ev) => {
+      for (const [selector, words] of cfg.actions || []) {
+        const btn = ev.target.closest(selector);
+        if (btn && section.contains(btn)) {
+          const prefix = typeof words === "function" ? words(btn) : words;
+          respond(lab, prefix);
+          return;
+        }
+      }
+    });
+
+    // automatic events announce themselves and leave focus where it was
+    for (const watch of cfg.watch || []) {
+      const node = section.querySelector(watch.selector);
+      if (!node) continue;
+      let was = !node.hidden;
+      new MutationObserver(() => {
+        const shown = !node.hidden;
+        if (shown && !was) say(watch.text(node), "event");
+        was = shown;
+      }).observe(node, { attributes: true, attributeFilter: ["hidden"] });
+    }
+    describe(lab); // the stage's name and the chart texts from the start
+  }
+
+  const keys = installKeys({
+    activeLab,
+    controller,
+    describe: (lab) => describeNow(lab),
+  });
+
+  return { decorate, describeNow, say };
+}
