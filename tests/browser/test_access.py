@@ -145,6 +145,7 @@ def test_boids_preset_and_vicsek_restart_answer(page, server):
     said = wait_said(page, f"Preset applied: {name}.")
     assert "Weights: separation" in said["text"]
     open_lab(page, server, "vicsek")
+    pause(page, "vicsek")
     page.locator("#lab-vicsek .vk-restart").click()
     said = wait_said(page, "Restarted from seed 3")
     assert "Update 0:" in said["text"]
@@ -224,6 +225,8 @@ def test_vicsek_follow_buttons_and_keys(page, server):
     open_lab(page, server, "vicsek")
     pause(page, "vicsek")
     ctl = "window.swarmlab.labs.get('vicsek')"
+    page.locator("#lab-vicsek .access-follow-stop").click()
+    page.wait_for_function(f"() => {ctl}.selected === -1")
     page.locator("#lab-vicsek .access-follow-next").click()
     page.wait_for_function(f"() => {ctl}.selected === 0")
     page.locator("#lab-vicsek .access-follow-next").click()

@@ -88,7 +88,7 @@ export const LAB_ACCESS = {
   },
   boids: {
     stage: ".bd-canvas",
-    barAfter: ".bd-stage-captions",
+    barAfter: ".bd-stage",
     stageKeys: [["← → ↑ ↓", "move the treat cursor (stage focused)"], ["Enter / Space (hold)", "hold the treat"], ["Esc", "let go"]],
     shortcuts: {
       play: (s) => clickIn(s, ".bd-play"),
