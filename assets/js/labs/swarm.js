@@ -308,7 +308,7 @@ async function mountLab(section, ctx) {
     }
     controlSets.push(set);
     if (group.id === "world") {
-      const minus = el("button", { type: "button", class: "btn swarm-pop-minus", text: "Remove 10", "aria-label": "Remove the 10 most recently added animals" });
+      const minus = el("button", { type: "button", class: "btn swarm-pop-minus", text: "Remove 10", "aria-label": "Remove 10, the most recently added animals" });
       const plus = el("button", { type: "button", class: "btn swarm-pop-plus", text: "Add 10", "aria-label": "Add 10 animals" });
       minus.addEventListener("click", () => stepper.track(changePopulation(-10)));
       plus.addEventListener("click", () => stepper.track(changePopulation(10)));

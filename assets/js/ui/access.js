@@ -209,6 +209,34 @@ export function installAccess({ engine, activeLab, controller }) {
     wrap.append(bar, hints, said);
     after.after(wrap);
 
+    // headings: the lab's panels (h3) sit under an h2 for the simulation part, so the
+    // outline reads h1 (the lab), h2, h3 without a skipped level
+    if (cfg.heading) {
+      const layout = section.querySelector(cfg.heading[0]);
+      if (layout && !layout.querySelector(":scope > h2.access-heading")) {
+        const h = document.createElement("h2");
+        h.className = "sr-only access-heading";
+        h.textContent = cfg.heading[1];
+        layout.prepend(h);
+      }
+    }
+
+    // formulas wider than a phone scroll sideways: such a box becomes a Tab stop, so a
+    // keyboard can scroll it too (re-checked when the page's width changes)
+    const formulas = [...section.querySelectorAll(".formula")];
+    const focusWide = () => {
+      for (const f of formulas) {
+        const wide = f.scrollWidth > f.clientWidth + 1;
+        if (wide && f.getAttribute("tabindex") !== "0") f.setAttribute("tabindex", "0");
+        if (!wide && f.hasAttribute("tabindex")) f.removeAttribute("tabindex");
+      }
+    };
+    if (formulas.length && typeof ResizeObserver !== "undefined") {
+      const ro = new ResizeObserver(focusWide);
+      for (const f of formulas) ro.observe(f);
+    }
+    focusWide();
+
     // charts: a text alternative under each (read with the chart, spoken on Describe)
     for (const [id, selectors] of Object.entries(cfg.charts || {})) {
       const canvases = selectors.map((s) => section.querySelector(s)).filter(Boolean);

@@ -30,6 +30,7 @@ export const LAB_ACCESS = {
   swarm: {
     stage: ".swarm-canvas",
     barAfter: ".swarm-stage",
+    heading: [".swarm-layout", "Simulation, controls and measurements"],
     roledescription: "simulation stage",
     stageLabel: "Swarm Lab stage: the simulated world, 160 by 100 lengths, wrapping at the edges. " +
       "Click or tap an animal to select it.",
@@ -68,6 +69,7 @@ export const LAB_ACCESS = {
   vicsek: {
     stage: ".vk-canvas",
     barAfter: ".vk-stage",
+    heading: [".vk-layout", "Simulation and controls"],
     roledescription: "simulation stage",
     stageLabel: "Few turns stage: sixty-four arrows moving in a square with wrapping edges. Tap an arrow to follow it.",
     stageKeys: [["← → ↑ ↓", "follow the next / previous arrow (stage focused)"], ["Esc", "stop following"]],
@@ -89,6 +91,7 @@ export const LAB_ACCESS = {
   boids: {
     stage: ".bd-canvas",
     barAfter: ".bd-stage",
+    heading: [".bd-layout", "Simulation and controls"],
     stageKeys: [["← → ↑ ↓", "move the treat cursor (stage focused)"], ["Enter / Space (hold)", "hold the treat"], ["Esc", "let go"]],
     shortcuts: {
       play: (s) => clickIn(s, ".bd-play"),
