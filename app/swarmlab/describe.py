@@ -10,6 +10,7 @@ The numbers are the engine's (the same ``measure`` the readouts and charts show)
 the words never disagree with the page.  Each function returns a dict::
 
     text   the summary (one or two sentences)
+    values the numbers the page sonifies ({"P": whole-group agreement, 0..1})
     key    a coarse signature of the state (group shape, heading octant, agreement
            band, events); the page speaks a new summary while playing only when the
            key changes, so noise in the third decimal never reaches the listener
@@ -221,7 +222,7 @@ def swarm(n: int, u: np.ndarray, pairs, m: Mapping[str, float], *, threat: bool 
     if extra:
         text += " " + " ".join(extra)
     out = {"text": text, "key": _key(key, band(m.get("P", math.nan)), threat, at_limit, obstacle, n),
-           "charts": {}}
+           "values": {"P": m.get("P", math.nan)}, "charts": {}}
     if history is not None:
         t = history.times()
         agree = [trend_phrase("whole-group agreement P", trend(t, history.values["P"]), _fmt2),
@@ -268,7 +269,8 @@ def vicsek(x: np.ndarray, theta: np.ndarray, pairs, P: float, a: float, t: int, 
     steps = list(range(len(hist)))
     tr = trend(steps, hist, window=window)
     chart = trend_phrase("P", tr, _fmt2, unit_word="updates")
-    return {"text": text, "key": _key(key, band(P), a), "charts": {"P": f"P chart: {chart}."}}
+    return {"text": text, "key": _key(key, band(P), a), "values": {"P": P},
+            "charts": {"P": f"P chart: {chart}."}}
 
 
 # ------------------------------------------------------------------------------------ Lab 3
@@ -298,7 +300,7 @@ def boids(v: np.ndarray, pairs, m: Mapping[str, float], *, treat: bool = False,
     if all(math.isfinite(w) for w in weights):
         text += f" Weights: separation {weights[0]:g}, alignment {weights[1]:g}, cohesion {weights[2]:g}."
     out = {"text": text, "key": _key(key, band(m.get("P", math.nan)), int(m.get("flocks", 0)), treat, n),
-           "charts": {}}
+           "values": {"P": m.get("P", math.nan)}, "charts": {}}
     if history is not None:
         t = history.times()
         sp = history.values["spacing"]

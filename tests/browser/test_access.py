@@ -309,7 +309,8 @@ PROPS = ["backgroundColor", "color", "borderTopWidth", "borderTopStyle", "outlin
 
 def test_forced_colors_keep_selected_and_pressed_states_visible(browser, server):
     for size, name in (({"width": 1280, "height": 800}, "desktop"), ({"width": 390, "height": 844}, "phone")):
-        context = browser.new_context(viewport=size, forced_colors="active")
+        phone = name == "phone"
+        context = browser.new_context(viewport=size, forced_colors="active", has_touch=phone, is_mobile=phone)
         page = context.new_page()
         try:
             open_lab(page, server, "swarm")
@@ -328,12 +329,12 @@ def test_forced_colors_keep_selected_and_pressed_states_visible(browser, server)
             assert _styles(active, PROPS) != _styles(other, PROPS)
             page.evaluate("() => window.scrollTo(0, 0)")
             SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SHOTS / f"access-forced-colors-swarm-{name}.png"))
+            page.screenshot(path=str(SHOTS / f"access-forced-colors-swarm-{name}.png"), full_page=True)
             open_lab(page, server, "vicsek")
             sel = page.locator("#lab-vicsek .vk-steptab[aria-selected=true]")
             uns = page.locator("#lab-vicsek .vk-steptab[aria-selected=false]").first
             assert _styles(sel, PROPS) != _styles(uns, PROPS)
-            page.screenshot(path=str(SHOTS / f"access-forced-colors-vicsek-{name}.png"))
+            page.screenshot(path=str(SHOTS / f"access-forced-colors-vicsek-{name}.png"), full_page=True)
         finally:
             context.close()
 
@@ -450,5 +451,126 @@ def test_axe_finds_nothing(browser, server, lab, width):
             if v:
                 found[state] = v
         assert not found, json.dumps(found, indent=1)
+    finally:
+        context.close()
+
+
+# ------------------------------------------------------------------------------- structure
+WATCH_OUTPUTS = """(lab) => {
+    window.__outputs = new Set();
+    const outs = [...document.querySelectorAll(`#lab-${lab} output`)];
+    outs.forEach((o, k) => new MutationObserver(() => window.__outputs.add(k))
+        .observe(o, { childList: true, characterData: true, subtree: true }));
+    return outs.length;
+}"""
+
+
+def test_one_output_changes_per_change(page, server):
+    """An <output> is a live region: one slider key or a Restart rewrites only what changed."""
+    open_lab(page, server, "boids")
+    assert page.evaluate(WATCH_OUTPUTS, "boids") >= 3
+    slider = page.locator("#lab-boids input[type=range]").first
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    settle(page, "boids")
+    time.sleep(0.5)
+    assert page.evaluate("() => window.__outputs.size") == 1
+    open_lab(page, server, "swarm")
+    pause(page, "swarm")
+    n = page.evaluate(WATCH_OUTPUTS, "swarm")
+    assert n >= 8
+    page.locator("#lab-swarm .swarm-restart").click()
+    settle(page, "swarm")
+    time.sleep(0.5)
+    assert page.evaluate("() => window.__outputs.size") == 0  # nothing changed: nothing re-announced
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_nothing_overflows_at_320_px(browser, server, lab):
+    context = browser.new_context(viewport={"width": 320, "height": 640})
+    page = context.new_page()
+    try:
+        open_lab(page, server, lab)
+        wide = page.evaluate("""() => {
+            const W = document.documentElement.clientWidth;
+            const out = [];
+            for (const e of document.querySelectorAll('#labs *')) {
+                const r = e.getBoundingClientRect();
+                if (r.width && r.right > W + 1 && !e.closest('.formula') && getComputedStyle(e).position !== 'absolute')
+                    out.push(`${e.tagName}.${e.className} ${Math.round(r.right)}`);
+            }
+            return { scroll: document.documentElement.scrollWidth, W, out: out.slice(0, 8) };
+        }""")
+        assert wide["scroll"] <= wide["W"] and not wide["out"], wide
+    finally:
+        context.close()
+
+
+# ------------------------------------------------------------------------------- sound, projector
+COUNT_AUDIO = """() => {
+    window.__audioContexts = 0;
+    const AC = window.AudioContext;
+    window.AudioContext = class extends AC { constructor(...a) { super(...a); window.__audioContexts++; } };
+}"""
+
+
+def test_sound_is_off_until_asked_and_follows_agreement(page, server):
+    page.add_init_script(COUNT_AUDIO)
+    open_lab(page, server, "swarm")
+    page.evaluate("() => window.swarmlab.labs.get('swarm').test.setPlaying(true)")
+    time.sleep(3)
+    assert page.evaluate("() => window.__audioContexts") == 0  # no sound without a user action
+    btn = page.locator("#lab-swarm .access-sound")
+    assert btn.get_attribute("aria-pressed") == "false"
+    btn.click()
+    assert btn.get_attribute("aria-pressed") == "true"
+    assert page.evaluate("() => window.__audioContexts") == 1
+    # within a poll or two the tone is audible and its pitch is the engine's agreement
+    page.wait_for_function("() => window.swarmlab.access.sound.level > 0", timeout=10_000)
+    # freeze the model (the loop stops, the lab still counts as playing): after one more poll the
+    # pitch is exactly the engine's agreement
+    page.evaluate("() => window.swarmlab.labs.get('swarm').test.stopLoop()")
+    time.sleep(3.2)
+    freq = page.evaluate("() => window.swarmlab.access.sound.freq")
+    P = engine_call(page, "swarm", "describe")["values"]["P"]
+    assert freq == pytest.approx(220 + 440 * P, abs=1e-9)
+    page.evaluate("() => window.swarmlab.labs.get('swarm').test.startLoop()")
+    page.locator("#lab-swarm .swarm-threat").click()
+    page.wait_for_function("() => window.swarmlab.access.sound.clicks === 1")
+    page.evaluate("() => window.swarmlab.labs.get('swarm').test.setPlaying(false)")
+    page.wait_for_function("() => window.swarmlab.access.sound.level === 0", timeout=10_000)
+    btn.click()
+    assert btn.get_attribute("aria-pressed") == "false"
+
+
+def test_pitch_rises_with_agreement(page, server):
+    open_lab(page, server, "swarm")
+    f = page.evaluate("""async () => { const { pitchFor } = await import('/assets/js/ui/sound.js');
+        return [0, 0.25, 0.5, 1, 2, NaN].map(pitchFor); }""")
+    assert f[:4] == [220, 330, 440, 660] and f[4] == 660 and f[5] == 220
+
+
+@pytest.mark.parametrize("size,name", [((1280, 800), "desktop"), ((390, 844), "phone")])
+def test_projector_colours_by_control_and_url(browser, server, size, name):
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    page = context.new_page()
+    try:
+        open_lab(page, server, "swarm", "theme=projector")
+        assert page.evaluate("() => document.documentElement.dataset.theme") == "projector"
+        assert "invert(1)" in page.locator(".swarm-canvas").evaluate("(c) => getComputedStyle(c).filter")
+        btn = page.locator("#lab-swarm .access-projector")
+        assert btn.get_attribute("aria-pressed") == "true"
+        page.evaluate("() => window.swarmlab.labs.get('swarm').test.setPlaying(false)")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"access-projector-swarm-{name}.png"))
+        open_lab(page, server, "boids", "theme=projector")
+        page.screenshot(path=str(SHOTS / f"access-projector-boids-{name}.png"))
+        btn = page.locator("#lab-boids .access-projector")
+        btn.click()
+        assert page.evaluate("() => document.documentElement.dataset.theme") is None
+        assert "theme=" not in page.url and btn.get_attribute("aria-pressed") == "false"
+        assert page.locator(".bd-canvas").evaluate("(c) => getComputedStyle(c).filter") == "none"
+        btn.click()
+        assert "theme=projector" in page.url
     finally:
         context.close()

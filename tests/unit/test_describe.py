@@ -116,6 +116,7 @@ def test_swarm_summary_quotes_the_engine_numbers():
     assert m["P"] > 0.5
     mean = s.state.u.mean(axis=0)
     assert f"heading {describe.compass(math.atan2(mean[1], mean[0]))}" in text
+    assert d["values"]["P"] == m["P"]
     assert set(d["charts"]) == {"agree", "space"}
     assert re.search(r"whole-group agreement P \d\.\d\d, (rising|falling|steady)", d["charts"]["agree"])
 
@@ -168,6 +169,7 @@ def test_vicsek_summary():
     d = s.op_describe()
     assert f"Following arrow 5, with {len(nb['neighbours'])} neighbour" in d["text"]
     assert d["charts"]["P"].startswith(f"P chart: P {P:.2f}")
+    assert d["values"]["P"] == P
     s.op_reset(a=0.0)
     s.op_step(n=200)
     d = s.op_describe()
@@ -184,6 +186,7 @@ def test_boids_summary():
     assert f"{m['flocks']} flock" in d["text"] and f"shared heading P {m['P']:.2f}" in d["text"]
     assert "Weights: separation 1.5, alignment 1, cohesion 1." in d["text"]
     assert "treat" not in d["text"]
+    assert d["values"]["P"] == m["P"]
     s.op_treat(x=10, y=10, on=True)
     d2 = s.op_describe()
     assert "the treat is held" in d2["text"] and d2["key"] != d["key"]

@@ -12,12 +12,17 @@
 //     five-minute pause), and while a lab plays, a fresh summary when something meaningful
 //     changed, at most once every SUMMARY_EVERY_MS.
 //
+// Two display choices sit in the same bar: "Sound" (ui/sound.js, off by default: agreement
+// as pitch, a click when a threat is sent) and "Projector colours" (a light, high-contrast
+// stage for a projected classroom screen; also ?theme=projector in the address).
+//
 // The words are the engine's (op_describe, app/swarmlab/describe.py), computed from the
 // same numbers as the readouts; this module only decides when to ask and where to put them.
 // The labs' own files need no change: the table LAB_ACCESS (ui/keys.js) names the elements
 // by their classes, and a controller's settle() says when an action's effect is on screen.
 
 import { LAB_ACCESS, installKeys, keyHints } from "./keys.js";
+import { Sonifier } from "./sound.js";
 
 export const SUMMARY_EVERY_MS = 10000; // at most one automatic summary per 10 s
 export const POLL_MS = 2500;           // how often a playing lab's description is refreshed
@@ -65,6 +70,27 @@ export function say(text, kind = "response") {
 export function installAccess({ engine, activeLab, controller }) {
   const perLab = new Map();
   liveRegion();
+  const sound = new Sonifier();
+  const toggles = { sound: [], projector: [] }; // every lab's toggle buttons, kept in step
+  setProjector(new URLSearchParams(location.search).get("theme") === "projector", false);
+
+  function setProjector(on, remember = true) {
+    if (on) document.documentElement.dataset.theme = "projector";
+    else delete document.documentElement.dataset.theme;
+    for (const b of toggles.projector) b.setAttribute("aria-pressed", String(on));
+    if (remember) {
+      const q = new URLSearchParams(location.search);
+      if (on) q.set("theme", "projector"); else q.delete("theme");
+      history.replaceState(history.state, "", `${location.pathname}?${q.toString()}${location.hash}`);
+    }
+    window.dispatchEvent(new Event("resize")); // labs redraw their canvases
+  }
+
+  function setSound(on) {
+    const now = sound.setOn(on);
+    for (const b of toggles.sound) b.setAttribute("aria-pressed", String(now));
+    if (now) poll(true);
+  }
 
   function stateOf(lab) {
     if (!perLab.has(lab)) {
@@ -126,13 +152,14 @@ export function installAccess({ engine, activeLab, controller }) {
   }
 
   // ---- the automatic summaries while a lab plays ----
-  async function poll() {
+  async function poll(soundOnly = false) {
     const lab = activeLab();
-    if (!lab || document.hidden || !LAB_ACCESS[lab]) return;
+    if (!lab || document.hidden || !LAB_ACCESS[lab]) { sound.update(false, NaN); return; }
     const st = stateOf(lab);
     if (st.busy) return;
     const on = playing(lab);
-    if (!on) { st.playingSince = null; return; }
+    if (!on) { st.playingSince = null; sound.update(false, NaN); return; }
+    if (soundOnly) return;
     if (st.playingSince === null) {
       st.playingSince = performance.now();
       // wait a full interval after Play before the first automatic summary
@@ -142,6 +169,7 @@ export function installAccess({ engine, activeLab, controller }) {
     try {
       const d = await describe(lab);
       if (!d) return;
+      sound.update(playing(lab), d.values ? d.values.P : NaN);
       if (st.lastKey === null) st.lastKey = d.key;
       const now = performance.now();
       if (d.key !== st.lastKey && now - st.lastSummaryAt >= SUMMARY_EVERY_MS) {
@@ -188,7 +216,23 @@ export function installAccess({ engine, activeLab, controller }) {
     helpBtn.setAttribute("aria-keyshortcuts", "Shift+?");
     helpBtn.setAttribute("aria-haspopup", "dialog");
     helpBtn.addEventListener("click", () => keys.openHelp(lab, helpBtn));
-    bar.append(describeBtn, helpBtn);
+    const soundBtn = document.createElement("button");
+    soundBtn.type = "button";
+    soundBtn.className = "btn access-sound";
+    soundBtn.textContent = "Sound";
+    soundBtn.setAttribute("aria-pressed", String(sound.on));
+    soundBtn.title = "A soft tone whose pitch rises with the whole-group agreement, and a click when a threat is sent";
+    soundBtn.addEventListener("click", () => setSound(!sound.on));
+    toggles.sound.push(soundBtn);
+    const projBtn = document.createElement("button");
+    projBtn.type = "button";
+    projBtn.className = "btn access-projector";
+    projBtn.textContent = "Projector colours";
+    projBtn.setAttribute("aria-pressed", String(document.documentElement.dataset.theme === "projector"));
+    projBtn.title = "A light, high-contrast stage for a projector";
+    projBtn.addEventListener("click", () => setProjector(document.documentElement.dataset.theme !== "projector"));
+    toggles.projector.push(projBtn);
+    bar.append(describeBtn, helpBtn, soundBtn, projBtn);
     for (const extra of cfg.extraButtons || []) {
       const b = document.createElement("button");
       b.type = "button";
@@ -257,6 +301,7 @@ export function installAccess({ engine, activeLab, controller }) {
         const btn = ev.target.closest(selector);
         if (btn && section.contains(btn)) {
           const prefix = typeof words === "function" ? words(btn) : words;
+          if (selector === cfg.clickOn) sound.click();
           respond(lab, prefix);
           return;
         }
@@ -283,5 +328,5 @@ export function installAccess({ engine, activeLab, controller }) {
     describe: (lab) => describeNow(lab),
   });
 
-  return { decorate, describeNow, say };
+  return { decorate, describeNow, say, sound, setSound, setProjector };
 }

@@ -49,6 +49,7 @@ export const LAB_ACCESS = {
       },
     },
     hints: ["play", "restart", "threat", "next", "describe"],
+    clickOn: ".swarm-threat", // the sound's click
     actions: [
       [".swarm-threat", "Threat sent."],
       [".swarm-turn", "One individual turned by 60 degrees."],
@@ -81,8 +82,8 @@ export const LAB_ACCESS = {
     },
     hints: ["play", "restart", "next", "describe"],
     extraButtons: [
-      { className: "access-follow-prev", text: "◀ Follow previous arrow", run: (c) => follow(c, -1) },
-      { className: "access-follow-next", text: "Follow next arrow ▶", run: (c) => follow(c, 1) },
+      { className: "access-follow-prev", text: "◀ Follow previous", run: (c) => follow(c, -1) },
+      { className: "access-follow-next", text: "Follow next ▶", run: (c) => follow(c, 1) },
       { className: "access-follow-stop", text: "Stop following", run: (c) => c && c.select(-1) },
     ],
     actions: [[".vk-restart", "Restarted from seed 3, with the same random nudges."]],
