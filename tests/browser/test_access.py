@@ -188,9 +188,10 @@ def test_visible_key_hints_by_each_stage(page, server):
             assert k in kbds, (lab, k, kbds)
         stage = page.locator(f"#lab-{lab} {STAGE[lab]}")
         assert hints.get_attribute("id") in stage.get_attribute("aria-describedby").split()
-        # next to the stage: the hints start within 160 px under the stage's bottom edge
+        # next to the stage: the hints start within 260 px under the stage's bottom edge (Lab 1
+        # keeps its Play row and disturbances right under the stage, then the hints)
         s, h = stage.bounding_box(), hints.bounding_box()
-        assert 0 <= h["y"] - (s["y"] + s["height"]) < 160, (lab, s, h)
+        assert 0 <= h["y"] - (s["y"] + s["height"]) < 260, (lab, s, h)
 
 
 def test_swarm_shortcuts_do_what_their_buttons_do(page, server):

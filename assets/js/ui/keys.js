@@ -29,7 +29,7 @@ function clickIn(section, selector) {
 export const LAB_ACCESS = {
   swarm: {
     stage: ".swarm-canvas",
-    barAfter: ".swarm-stage",
+    barAfter: ".swarm-transport", // after Play and the disturbances, which stay right under the stage
     heading: [".swarm-layout", "Simulation, controls and measurements"],
     roledescription: "simulation stage",
     stageLabel: "Swarm Lab stage: the simulated world, 160 by 100 lengths, wrapping at the edges. " +
