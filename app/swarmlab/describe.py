@@ -191,8 +191,10 @@ def swarm(n: int, u: np.ndarray, pairs, m: Mapping[str, float], *, threat: bool 
 
     n      : number of animals
     u      : (N, 2) unit headings, model frame (y up)
-    pairs  : the step's neighbour pairs (``Neighbourhood.pairs``, r <= max(R, 3.2)),
-             both directions; they define the groups
+    pairs  : the pairs that define the groups, both directions; the session passes the
+             step's personal-space pairs (``Neighbourhood.personal``, r < 3.2 lengths), so a
+             group is a chain of animals each closer than 3.2 lengths to the next (a flock's
+             spacing is 2-3 lengths) and the search is already done
     m      : ``swarm.measure`` (P, local, spacing, very_close, milling)
     threat : a threat is passing; obstacle: "none" | "circle" | "passage"
     at_limit : paused at the five-minute limit; trial: the running trial's title
@@ -274,33 +276,51 @@ def vicsek(x: np.ndarray, theta: np.ndarray, pairs, P: float, a: float, t: int, 
 
 
 # ------------------------------------------------------------------------------------ Lab 3
-def boids(v: np.ndarray, pairs, m: Mapping[str, float], *, treat: bool = False,
+def boids(v: np.ndarray, m: Mapping[str, float], *, treat: bool = False,
           weights: tuple[float, float, float] = (math.nan,) * 3,
           history: metrics.History | None = None) -> dict:
     """Lab 3 ("Three rules").
 
     v       : (N, 2) velocities, screen frame (y down), lengths/s
-    pairs   : neighbour pairs at the neighbour radius (both directions)
-    m       : ``boids.measure`` (P, spacing, flocks, loners, N)
+    m       : the lab's own measures (``boids.measure`` or the history's latest sample):
+              P, spacing, flocks (groups of 5+ flying one way, the "flocks" readout)
     treat   : the treat is held; weights: (separation, alignment, cohesion)
+
+    No neighbour search here: the shape is told by the flocks count the page shows, so the
+    description costs nothing even with 2,000 boids in a small sky.
     """
     n = int(v.shape[0])
-    s = np.hypot(v[:, 0], v[:, 1]) if n else np.zeros(0)
-    u = v / np.where(s > 0, s, 1.0)[:, None] if n else np.zeros((0, 2))
-    found = groups(metrics.group_labels(pairs), u)
-    shape, key = shape_phrase(n, found, "boids", y_down=True)
+    P = float(m.get("P", math.nan))
+    flocks = int(m.get("flocks", 0) or 0)
+    head = plural(n, "boid")
+    oct_ = -1
+    heading = ""
+    if n:
+        s = np.hypot(v[:, 0], v[:, 1])
+        u = v / np.where(s > 0, s, 1.0)[:, None]
+        mean = u.mean(axis=0)
+        if math.isfinite(P) and P >= HEADED and math.hypot(mean[0], mean[1]) > 1e-12:
+            a = -math.atan2(mean[1], mean[0])  # y down: north is -y
+            heading, oct_ = f", heading {compass(a)}", octant(a)
+    if not n:
+        shape = "no boids"
+    elif flocks == 0:
+        shape = f"{head}, no flock yet{heading}"
+    elif flocks == 1:
+        shape = f"{head}, one flock flying one way{heading}"
+    else:
+        shape = f"{head} in {flocks} flocks{heading}"
     parts = [shape]
     if n:
-        parts.append(f"{plural(int(m['flocks']), 'flock')} flying one way")
-        parts.append(f"shared heading P {_num(m['P'])}")
-        parts.append(f"mean spacing {_num(m['spacing'], 1)} lengths")
+        parts.append(f"shared heading P {_num(P)}")
+        parts.append(f"mean spacing {_num(m.get('spacing', math.nan), 1)} lengths")
     if treat:
         parts.append("the treat is held")
     text = "; ".join(parts) + "."
     if all(math.isfinite(w) for w in weights):
         text += f" Weights: separation {weights[0]:g}, alignment {weights[1]:g}, cohesion {weights[2]:g}."
-    out = {"text": text, "key": _key(key, band(m.get("P", math.nan)), int(m.get("flocks", 0)), treat, n),
-           "values": {"P": m.get("P", math.nan)}, "charts": {}}
+    out = {"text": text, "key": _key(min(flocks, 4), oct_, band(P), treat, n),
+           "values": {"P": P}, "charts": {}}
     if history is not None:
         t = history.times()
         sp = history.values["spacing"]

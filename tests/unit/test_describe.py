@@ -183,7 +183,9 @@ def test_boids_summary():
     d = s.op_describe()
     m = s.op_metrics()
     assert d["text"].startswith(f"{m['N']} boids")
-    assert f"{m['flocks']} flock" in d["text"] and f"shared heading P {m['P']:.2f}" in d["text"]
+    assert f"shared heading P {m['P']:.2f}" in d["text"]
+    flocks = {0: "no flock yet", 1: "one flock flying one way"}.get(m["flocks"], f"in {m['flocks']} flocks")
+    assert flocks in d["text"]
     assert "Weights: separation 1.5, alignment 1, cohesion 1." in d["text"]
     assert "treat" not in d["text"]
     assert d["values"]["P"] == m["P"]
@@ -191,6 +193,15 @@ def test_boids_summary():
     d2 = s.op_describe()
     assert "the treat is held" in d2["text"] and d2["key"] != d["key"]
     assert d["charts"]["chart"].startswith(f"Chart: shared heading P {m['P']:.2f}")
+
+
+def test_boids_words_follow_flocks_and_heading():
+    v = np.tile([[0.0, -3.0]], (80, 1))  # everyone flying up the screen: north in Lab 3
+    d = describe.boids(v, {"P": 1.0, "spacing": 2.0, "flocks": 1})
+    assert d["text"].startswith("80 boids, one flock flying one way, heading north;")
+    d = describe.boids(v, {"P": 0.3, "spacing": 2.0, "flocks": 3})
+    assert d["text"].startswith("80 boids in 3 flocks; shared heading P 0.30")
+    assert describe.boids(v, {"P": 0.1, "spacing": 5.0, "flocks": 0})["text"].startswith("80 boids, no flock yet;")
 
 
 def test_op_describe_through_the_host():

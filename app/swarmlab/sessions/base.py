@@ -186,7 +186,7 @@ def _describe_swarm(session: Any) -> dict:
     s = session.state
     trial = model.trial(session.trial).title if session.trial else None
     return describe.swarm(
-        s.n, s.u, session._neighbourhood().pairs, session.op_metrics(),
+        s.n, s.u, session._neighbourhood().personal, session.op_metrics(),
         threat=model.threat_position(s) is not None, obstacle=session.values["obstacle"],
         at_limit=session.at_limit, trial=trial,
         selected=None if session._selected_index() is None else session.selected_id + 1,
@@ -207,11 +207,12 @@ def _describe_vicsek(session: Any) -> dict:
 
 
 def _describe_boids(session: Any) -> dict:
-    from .. import boids as model, cells
-    s, p = session.state, session.params
-    pairs = cells.neighbour_pairs(s.x, p.box, p.radius, sort=False)
-    return describe.boids(s.v, pairs, model.measure(s, p), treat=bool(session.treat.on),
-                          weights=(p.k_sep, p.k_ali, p.k_coh), history=session.history)
+    # the history's latest sample (at most 10 steps = 0.25 s old): no second neighbour search,
+    # which with 2,000 boids in a small sky would cost seconds
+    s, p, h = session.state, session.params, session.history
+    m = {k: h.values[k][-1] for k in ("P", "spacing", "flocks")}
+    return describe.boids(s.v, m, treat=bool(session.treat.on),
+                          weights=(p.k_sep, p.k_ali, p.k_coh), history=h)
 
 
 _DESCRIBERS = {"swarm": _describe_swarm, "vicsek": _describe_vicsek, "boids": _describe_boids}
