@@ -508,11 +508,11 @@ def test_nothing_overflows_at_320_px(browser, server, lab):
 
 
 # ------------------------------------------------------------------------------- sound, projector
-COUNT_AUDIO = """() => {
+COUNT_AUDIO = """(() => {
     window.__audioContexts = 0;
     const AC = window.AudioContext;
     window.AudioContext = class extends AC { constructor(...a) { super(...a); window.__audioContexts++; } };
-}"""
+})();"""
 
 
 def test_sound_is_off_until_asked_and_follows_agreement(page, server):
