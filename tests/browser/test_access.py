@@ -558,6 +558,7 @@ def test_projector_colours_by_control_and_url(browser, server, size, name):
     try:
         open_lab(page, server, "swarm", "theme=projector")
         assert page.evaluate("() => document.documentElement.dataset.theme") == "projector"
+        assert "theme" not in page.locator("#notices").inner_text()  # a display choice, not a setting
         assert "invert(1)" in page.locator(".swarm-canvas").evaluate("(c) => getComputedStyle(c).filter")
         btn = page.locator("#lab-swarm .access-projector")
         assert btn.get_attribute("aria-pressed") == "true"
