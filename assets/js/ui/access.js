@@ -94,20 +94,22 @@ export function installAccess({ engine, activeLab, controller }) {
 
   function stateOf(lab) {
     if (!perLab.has(lab)) {
-      perLab.set(lab, { lastKey: null, lastSummaryAt: performance.now(), baseLabel: null, busy: false, playingSince: null });
+      perLab.set(lab, { lastKey: null, labelKey: null, lastSummaryAt: performance.now(), baseLabel: null, busy: false, playingSince: null });
     }
     return perLab.get(lab);
   }
 
-  async function describe(lab) {
+  async function describe(lab, force = false) {
     const res = await engine.tryCall(lab, "describe");
     if (!res.ok) return null;
-    apply(lab, res.value);
+    apply(lab, res.value, force);
     return res.value;
   }
 
-  /** Put a description where it belongs: stage name, chart texts, the visible line. */
-  function apply(lab, d) {
+  /** Put a description where it belongs: stage name, chart texts, the visible line.
+   *  While the stage has focus its name changes only with the coarse key (or on Describe):
+   *  some screen readers speak a focused element's new name, and the numbers change often. */
+  function apply(lab, d, force = false) {
     const cfg = LAB_ACCESS[lab];
     const section = document.getElementById(`lab-${lab}`);
     if (!cfg || !section) return;
@@ -116,7 +118,11 @@ export function installAccess({ engine, activeLab, controller }) {
     if (stage) {
       if (st.baseLabel === null) st.baseLabel = cfg.stageLabel || stage.getAttribute("aria-label") || "";
       const label = `${st.baseLabel} Now: ${d.text}`;
-      if (stage.getAttribute("aria-label") !== label) stage.setAttribute("aria-label", label);
+      const quiet = document.activeElement === stage && d.key === st.labelKey && !force;
+      if (!quiet && stage.getAttribute("aria-label") !== label) {
+        stage.setAttribute("aria-label", label);
+        st.labelKey = d.key;
+      }
     }
     for (const [id, text] of Object.entries(d.charts || {})) {
       const node = section.querySelector(`#access-chart-${lab}-${id}`);
@@ -125,7 +131,7 @@ export function installAccess({ engine, activeLab, controller }) {
   }
 
   async function describeNow(lab, prefix = "") {
-    const d = await describe(lab);
+    const d = await describe(lab, true);
     if (!d) return;
     const st = stateOf(lab);
     st.lastKey = d.key;
