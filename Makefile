@@ -54,7 +54,7 @@ chromium: venv
 # Dev-only npm packages (puppeteer-core drives Firefox ESR in tests/engines); vendor.py's
 # `npm ci` installs them too, this catches a node_modules made before they were added.
 node-dev:
-	@test -d node_modules/puppeteer-core || npm ci --ignore-scripts --no-audit --no-fund
+	@test -d node_modules/puppeteer-core -a -d node_modules/axe-core || npm ci --ignore-scripts --no-audit --no-fund
 
 # The Pyodide dist folder of tests/pyodide (tests/pyodide/conftest.py also builds it on demand).
 pyodide-test-dist: venv vendor node-dev

@@ -12,6 +12,7 @@
 import { startEngine } from "./engine.js";
 import { notify, notifyMany } from "./ui/notices.js";
 import { ensureStylesheet } from "./ui/dom.js";
+import { installAccess } from "./ui/access.js";
 import "./embed.js";
 
 const LABS = [...document.querySelectorAll(".lab-tabs [role=tab][data-lab]")].map((t) => t.dataset.lab);
@@ -30,6 +31,7 @@ if (!LABS.includes(requested)) {
 const mounted = new Map(); // lab -> controller (or a Promise of one)
 let active = null;
 let engine = null;
+let access = null; // ui/access.js: descriptions, shortcuts, keyboard help
 
 /** Replace query parameters in the address bar without reloading. */
 function setQuery(updates, { replace = true } = {}) {
@@ -88,6 +90,7 @@ async function loadLab(lab) {
   mounted.set(lab, promise);
   const controller = await promise;
   if (controller) foldLead(section);
+  if (controller && access) access.decorate(lab);
   if (controller) mounted.set(lab, controller); else mounted.delete(lab); // a failed lab can be retried
   return controller;
 }
@@ -180,6 +183,7 @@ function wireTabs() {
 }
 
 wireTabs();
+ensureStylesheet("assets/css/access.css");
 selectTab(requested);
 active = requested;
 // Fetch every lab's code and stylesheet while Python boots (the requested one first), so the
@@ -191,8 +195,16 @@ for (const lab of [requested, ...LABS.filter((l) => l !== requested)]) {
 
 startEngine().then(async (started) => {
   engine = started;
+  access = installAccess({
+    engine,
+    activeLab: () => active,
+    controller: (lab) => {
+      const c = mounted.get(lab);
+      return c && typeof c.then !== "function" ? c : null;
+    },
+  });
   window.SwarmBoot.ready();
-  window.swarmlab = { engine, notify, labs: mounted, get active() { return active; } };
+  window.swarmlab = { engine, notify, access, labs: mounted, get active() { return active; } };
   document.documentElement.dataset.engine = engine.mode;
   const controller = await loadLab(active);
   if (controller && controller.activate) controller.activate();

@@ -358,11 +358,11 @@ def test_population_add_and_remove_most_recent(lab):
     assert b["n"] == n0 + 10 and b["step"] == a["step"]
     assert b["x"][:n0] == a["x"] and b["th"][:n0] == a["th"]
     assert control(page, "N").locator("output").inner_text().startswith(str(n0 + 10))
-    page.get_by_role("button", name="Remove the 10 most recently added animals").click()
+    page.get_by_role("button", name="Remove 10, the most recently added animals").click()
     settle(page, LAB)
     c = frame(page)
     assert c["n"] == n0 and c["x"] == a["x"] and c["th"] == a["th"]  # the added ten went first
-    page.get_by_role("button", name="Remove the 10 most recently added animals").click()
+    page.get_by_role("button", name="Remove 10, the most recently added animals").click()
     settle(page, LAB)
     d = frame(page)
     assert d["n"] == n0 - 10 and d["x"] == a["x"][:n0 - 10]

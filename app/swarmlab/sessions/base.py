@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import describe
 from ..params import ParamSpec, clamp, shown, specs_to_json
 
 
@@ -121,6 +122,18 @@ class Session:
                 return self.history.to_dict(since=since)
         return self.history.to_dict()
 
+    def op_describe(self) -> dict:
+        """A short spoken summary of the lab's state (``describe.py``): ``{"text", "key", "charts"}``.
+
+        ``key`` is a coarse signature (group shape, heading, agreement band, events): the
+        page repeats a summary while playing only when it changes.  ``charts`` holds each
+        chart's text alternative (current values and the trend over the last 10 s).
+        """
+        describer = _DESCRIBERS.get(self.lab)
+        if describer is None:
+            raise ValueError(f"{self.lab}: this lab has no description")
+        return describer(self)
+
     def op_csv(self) -> str:
         """The metric history as CSV text (units in the header, markers as event rows)."""
         if self.history is None:
@@ -169,6 +182,44 @@ class Session:
 
     def op_state(self) -> dict:  # small summary: time, step, N, params
         raise NotImplementedError
+
+
+# --- descriptions: each lab's session state handed to its describe.py function -------------
+def _describe_swarm(session: Any) -> dict:
+    from .. import swarm as model
+    s = session.state
+    trial = model.trial(session.trial).title if session.trial else None
+    return describe.swarm(
+        s.n, s.u, session._neighbourhood().personal, session.op_metrics(),
+        threat=model.threat_position(s) is not None, obstacle=session.values["obstacle"],
+        at_limit=session.at_limit, trial=trial,
+        selected=None if session._selected_index() is None else session.selected_id + 1,
+        history=session.history)
+
+
+def _describe_vicsek(session: Any) -> dict:
+    from .. import cells
+    p = session.params
+    x, theta = session.ens.state.x[0], session.ens.state.theta[0]
+    pairs = cells.neighbour_pairs(x, p.space, p.radius)
+    sel = session.selected
+    return describe.vicsek(
+        x, theta, pairs, float(session.ens.order[0]), float(session.ens.align[0]), int(session.ens.t),
+        selected=None if sel is None else sel + 1,
+        neighbours=None if sel is None else int(np.count_nonzero(pairs.i == sel)),
+        history=list(session.history), baseline=session.constants()["baseline"])
+
+
+def _describe_boids(session: Any) -> dict:
+    # the history's latest sample (at most 10 steps = 0.25 s old): no second neighbour search,
+    # which with 2,000 boids in a small sky would cost seconds
+    s, p, h = session.state, session.params, session.history
+    m = {k: h.values[k][-1] for k in ("P", "spacing", "flocks")}
+    return describe.boids(s.v, m, treat=bool(session.treat.on),
+                          weights=(p.k_sep, p.k_ali, p.k_coh), history=h)
+
+
+_DESCRIBERS = {"swarm": _describe_swarm, "vicsek": _describe_vicsek, "boids": _describe_boids}
 
 
 def _finite_number(name: str, value: Any) -> float:

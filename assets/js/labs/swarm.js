@@ -127,7 +127,7 @@ async function mountLab(section, ctx) {
     "aria-label": "The simulated world, 160 by 100 lengths, wrapping at the edges. Click or tap an animal to select it; left and right arrow keys select the previous or next one.",
   });
   const clockEl = el("div", { class: "swarm-clock", "aria-live": "off" });
-  const limitBox = el("div", { class: "swarm-limit", role: "alertdialog", "aria-labelledby": "swarm-limit-text" });
+  const limitBox = el("div", { class: "swarm-limit", role: "group", "aria-labelledby": "swarm-limit-text" });
   limitBox.hidden = true;
   const limitText = el("p", { id: "swarm-limit-text", text: "Five model minutes have passed, so the run is paused. Continue keeps everything: positions, settings and the charts." });
   const continueBtn = el("button", { type: "button", class: "btn primary swarm-continue", text: "Continue" });
@@ -296,7 +296,7 @@ async function mountLab(section, ctx) {
     }
     controlSets.push(set);
     if (group.id === "world") {
-      const minus = el("button", { type: "button", class: "btn swarm-pop-minus", text: "Remove 10", "aria-label": "Remove the 10 most recently added animals" });
+      const minus = el("button", { type: "button", class: "btn swarm-pop-minus", text: "Remove 10", "aria-label": "Remove 10, the most recently added animals" });
       const plus = el("button", { type: "button", class: "btn swarm-pop-plus", text: "Add 10", "aria-label": "Add 10 animals" });
       minus.addEventListener("click", () => stepper.track(changePopulation(-10)));
       plus.addEventListener("click", () => stepper.track(changePopulation(10)));
@@ -528,8 +528,7 @@ async function mountLab(section, ctx) {
   function showLimit() {
     atLimit = true;
     setPlaying(false);
-    limitBox.hidden = false;
-    continueBtn.focus({ preventScroll: true });
+    limitBox.hidden = false; // announced by ui/access.js; focus stays where the student is
   }
 
   async function continueRun() {

@@ -115,11 +115,16 @@ export function buildControls(container, specs, opts = {}) {
       if (spec.kind === "choice") return input.value;
       return spec.kind === "int" ? parseInt(input.value, 10) : parseFloat(input.value);
     };
+    // An <output> is a live region: write it only when its text changes, so that one change
+    // (a key on a slider, a Restart) is announced once, not once per control.
+    const put = (text) => { if (output.textContent !== text) output.textContent = text; };
     const show = (v) => {
       if (spec.kind === "bool") input.checked = Boolean(v);
       else input.value = v;
-      if (spec.kind !== "bool" && spec.kind !== "choice") output.textContent = formatValue(spec, v);
-      if (input.type === "range") input.setAttribute("aria-valuetext", formatValue(spec, v));
+      if (spec.kind !== "bool" && spec.kind !== "choice") put(formatValue(spec, v));
+      if (input.type === "range" && input.getAttribute("aria-valuetext") !== formatValue(spec, v)) {
+        input.setAttribute("aria-valuetext", formatValue(spec, v));
+      }
     };
     show(values[name]);
 
@@ -142,7 +147,7 @@ export function buildControls(container, specs, opts = {}) {
       const mine = ++latest;
       const result = opts.apply ? opts.apply(name, v) : { ok: true };
       if (result && typeof result.then === "function") {
-        if (input.type === "range") output.textContent = formatValue(spec, v);
+        if (input.type === "range") put(formatValue(spec, v));
         result.then((r) => { if (mine === latest) settle(v, r); },
           (err) => { if (mine === latest) settle(v, { ok: false, error: String((err && err.message) || err) }); });
       } else {
@@ -151,7 +156,7 @@ export function buildControls(container, specs, opts = {}) {
     };
     // Sliders apply live while dragging; selects and checkboxes on change.
     if (input.type === "range") {
-      input.addEventListener("input", () => { output.textContent = formatValue(spec, read()); commit(); });
+      input.addEventListener("input", () => { put(formatValue(spec, read())); commit(); });
     } else {
       input.addEventListener("change", commit);
     }

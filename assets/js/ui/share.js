@@ -8,7 +8,7 @@
 // each case produces a notice the page shows.  Nothing ever blanks the page.
 
 /** Query keys that belong to the shell (or a lab's page, like the boids world size), not to a lab's parameters. */
-export const SHELL_KEYS = new Set(["lab", "embed", "trial", "controls", "world", "engine"]);
+export const SHELL_KEYS = new Set(["lab", "embed", "trial", "controls", "world", "engine", "theme"]);
 
 /** Settings for `lab` found in `params` (URLSearchParams): a Promise of {values, notices}.
  *  A key given twice keeps its FIRST value, as `lab` and `trial` do (URLSearchParams.get),

@@ -10,6 +10,7 @@
 import { WORLD } from "./renderer.js";
 import { fitCanvas, plural } from "../../ui/dom.js";
 import { ARROWS, NEIGHBOURS, SELECTED, THREAT } from "./palette.js";
+import { drawMark } from "../../ui/marks.js";
 
 export const RULES = [
   { key: "separation", label: "space", color: ARROWS.separation },
@@ -21,6 +22,8 @@ export const RULES = [
 const SOCIAL = NEIGHBOURS.social;
 const PERSONAL = NEIGHBOURS.personal;
 const EXCLUDED = NEIGHBOURS.excluded;
+// each neighbour class has its own shape as well as its colour (ui/marks.js; legend swatches alike)
+export const NEIGHBOUR_SHAPES = { social: "disc", personal: "square", excluded: "ring" };
 
 function minImage(d, L) {
   return d - L * Math.round(d / L);
@@ -45,9 +48,9 @@ export class SensePanel {
       <canvas class="sense-canvas" role="img" aria-describedby="swarm-sense-text"></canvas>
       <ul class="legend sense-legend">
         <li><span class="swatch sw-selected"></span>this animal</li>
-        <li><span class="swatch sw-social"></span>social neighbour</li>
-        <li><span class="swatch sw-personal"></span>in personal space</li>
-        <li><span class="swatch sw-excluded"></span>nearby, not counted</li>
+        <li><span class="swatch sw-social mark-disc"></span>social neighbour (disc)</li>
+        <li><span class="swatch sw-personal mark-square"></span>in personal space (square)</li>
+        <li><span class="swatch sw-excluded mark-ring"></span>nearby, not counted (ring)</li>
       </ul>
       <p class="sense-text" id="swarm-sense-text"></p>
       <p class="sense-counts"></p>
@@ -66,7 +69,12 @@ export class SensePanel {
     this.rows = new Map();
     // the legend's swatches are painted from the same palette as the drawing
     const swatch = { selected: SELECTED, social: SOCIAL, personal: PERSONAL, excluded: EXCLUDED };
-    for (const [k, c] of Object.entries(swatch)) root.querySelector(`.sw-${k}`).style.background = c;
+    for (const [k, c] of Object.entries(swatch)) {
+      const el = root.querySelector(`.sw-${k}`);
+      // a ring swatch is an outline in the class colour on the stage's dark ground
+      if (el.classList.contains("mark-ring")) el.style.borderColor = c;
+      else el.style.background = c;
+    }
     for (const r of RULES) {
       const tr = document.createElement("tr");
       tr.innerHTML = `<th scope="row"><span class="arrow-key"></span>${r.label}</th><td class="num">0.00</td>`;
@@ -130,7 +138,7 @@ export class SensePanel {
       this.rows.get(r.key).textContent = Math.hypot(v[0], v[1]).toFixed(2);
     }
     this.canvas.setAttribute("aria-label",
-      `Zoomed view around individual #${info.id + 1}: ${ns} social neighbours in cyan, ${np} in personal space in coral, ${ne} nearby but not counted in grey, with steering arrows.`);
+      `Zoomed view around individual #${info.id + 1}: ${ns} social neighbours as cyan discs, ${np} in personal space as coral squares, ${ne} nearby but not counted as grey rings, with steering arrows.`);
   }
 
   /** The "who" line is a polite live region: write it only when it changes, or a screen
@@ -223,9 +231,9 @@ export class SensePanel {
 
     // neighbours (personal-space ones that are also social get a cyan ring)
     const dotR = Math.max(2.5, Math.min(4.5, 0.45 * s));
-    for (const j of info.excluded) this._dot(data, f, j, x0, y0, cx, cy, s, dotR, EXCLUDED, null);
-    for (const j of info.social) if (!this.personalSet.has(j)) this._dot(data, f, j, x0, y0, cx, cy, s, dotR, SOCIAL, null);
-    for (const j of info.personal) this._dot(data, f, j, x0, y0, cx, cy, s, dotR, PERSONAL, this.socialSet.has(j) ? SOCIAL : null);
+    for (const j of info.excluded) this._dot(data, f, j, x0, y0, cx, cy, s, dotR, EXCLUDED, null, NEIGHBOUR_SHAPES.excluded);
+    for (const j of info.social) if (!this.personalSet.has(j)) this._dot(data, f, j, x0, y0, cx, cy, s, dotR, SOCIAL, null, NEIGHBOUR_SHAPES.social);
+    for (const j of info.personal) this._dot(data, f, j, x0, y0, cx, cy, s, dotR, PERSONAL, this.socialSet.has(j) ? SOCIAL : null, NEIGHBOUR_SHAPES.personal);
 
     // the selected animal
     g.beginPath();
@@ -284,18 +292,17 @@ export class SensePanel {
     }
   }
 
-  _dot(data, f, j, x0, y0, cx, cy, s, r, color, ring) {
+  _dot(data, f, j, x0, y0, cx, cy, s, r, color, ring, shape = "disc") {
     if (j < 0 || j >= f.n) return;
     const g = this.g;
     const o = f.offset + f.stride * j;
     const px = cx + minImage(data[o] - x0, WORLD.width) * s;
     const py = cy - minImage(data[o + 1] - y0, WORLD.height) * s;
     const th = data[o + 2];
-    g.beginPath();
-    g.arc(px, py, r, 0, Math.PI * 2);
-    g.fillStyle = color;
-    g.fill();
+    drawMark(g, px, py, r, shape, color);
     if (ring) {
+      g.beginPath();
+      g.arc(px, py, r + 1.5, 0, Math.PI * 2);
       g.strokeStyle = ring;
       g.lineWidth = 2;
       g.stroke();

@@ -1,0 +1,338 @@
+// Interactive description (PhET's term): what a screen-reader user hears about the labs.
+//
+// Installed once by app.js.  Per lab it adds, next to the stage, an "access bar": a
+// Describe button, the keyboard-help button and the visible key hints (ui/keys.js), and
+// it keeps three things true:
+//   - the stage canvas's accessible name follows the state ("… Now: 150 animals, mostly in
+//     one group heading north-east; …");
+//   - every chart canvas has a text alternative (current values and the trend over the
+//     last 10 s), linked with aria-describedby;
+//   - one polite live region (#access-live) speaks: the answer to Describe (button or D),
+//     a response to each action (threat sent, trial started, preset applied, restart, the
+//     five-minute pause), and while a lab plays, a fresh summary when something meaningful
+//     changed, at most once every SUMMARY_EVERY_MS.
+//
+// Two display choices sit in the same bar: "Sound" (ui/sound.js, off by default: agreement
+// as pitch, a click when a threat is sent) and "Projector colours" (a light, high-contrast
+// stage for a projected classroom screen; also ?theme=projector in the address).
+//
+// The words are the engine's (op_describe, app/swarmlab/describe.py), computed from the
+// same numbers as the readouts; this module only decides when to ask and where to put them.
+// The labs' own files need no change: the table LAB_ACCESS (ui/keys.js) names the elements
+// by their classes, and a controller's settle() says when an action's effect is on screen.
+
+import { LAB_ACCESS, installKeys, keyHints } from "./keys.js";
+import { Sonifier } from "./sound.js";
+
+export const SUMMARY_EVERY_MS = 10000; // at most one automatic summary per 10 s
+export const POLL_MS = 2500;           // how often a playing lab's description is refreshed
+
+let live = null;
+
+/** The page's one polite live region for descriptions (created on first use). */
+export function liveRegion() {
+  if (!live) {
+    live = document.getElementById("access-live");
+    if (!live) {
+      live = document.createElement("div");
+      live.id = "access-live";
+      live.className = "sr-only";
+      live.setAttribute("role", "status");
+      live.setAttribute("aria-live", "polite");
+      live.setAttribute("aria-atomic", "true");
+      document.body.append(live);
+    }
+  }
+  return live;
+}
+
+/** Speak `text` politely.  The same text twice in a row is re-spoken (cleared first). */
+export function say(text, kind = "response") {
+  const region = liveRegion();
+  const stamp = performance.now();
+  region.dataset.kind = kind;
+  if (region.textContent === text) {
+    region.textContent = "";
+    setTimeout(() => { region.textContent = text; }, 60);
+  } else {
+    region.textContent = text;
+  }
+  // a log for the browser tests (and for anyone curious in the console)
+  (window.__accessLog ||= []).push({ t: stamp, kind, text });
+}
+
+/**
+ * @param {object} opts
+ *   engine       the engine (call/tryCall)
+ *   activeLab()  the lab on screen
+ *   controller(lab)  its controller (or null while it mounts)
+ */
+export function installAccess({ engine, activeLab, controller }) {
+  const perLab = new Map();
+  liveRegion();
+  const sound = new Sonifier();
+  const toggles = { sound: [], projector: [] }; // every lab's toggle buttons, kept in step
+  setProjector(new URLSearchParams(location.search).get("theme") === "projector", false);
+
+  function setProjector(on, remember = true) {
+    if (on) document.documentElement.dataset.theme = "projector";
+    else delete document.documentElement.dataset.theme;
+    for (const b of toggles.projector) b.setAttribute("aria-pressed", String(on));
+    if (remember) {
+      const q = new URLSearchParams(location.search);
+      if (on) q.set("theme", "projector"); else q.delete("theme");
+      history.replaceState(history.state, "", `${location.pathname}?${q.toString()}${location.hash}`);
+    }
+    window.dispatchEvent(new Event("resize")); // labs redraw their canvases
+  }
+
+  function setSound(on) {
+    const now = sound.setOn(on);
+    for (const b of toggles.sound) b.setAttribute("aria-pressed", String(now));
+    if (now) poll(true);
+  }
+
+  function stateOf(lab) {
+    if (!perLab.has(lab)) {
+      perLab.set(lab, { lastKey: null, labelKey: null, lastSummaryAt: performance.now(), baseLabel: null, busy: false, playingSince: null });
+    }
+    return perLab.get(lab);
+  }
+
+  async function describe(lab, force = false) {
+    const res = await engine.tryCall(lab, "describe");
+    if (!res.ok) return null;
+    apply(lab, res.value, force);
+    return res.value;
+  }
+
+  /** Put a description where it belongs: stage name, chart texts, the visible line.
+   *  While the stage has focus its name changes only with the coarse key (or on Describe):
+   *  some screen readers speak a focused element's new name, and the numbers change often. */
+  function apply(lab, d, force = false) {
+    const cfg = LAB_ACCESS[lab];
+    const section = document.getElementById(`lab-${lab}`);
+    if (!cfg || !section) return;
+    const st = stateOf(lab);
+    const stage = section.querySelector(cfg.stage);
+    if (stage) {
+      if (st.baseLabel === null) st.baseLabel = cfg.stageLabel || stage.getAttribute("aria-label") || "";
+      const label = `${st.baseLabel} Now: ${d.text}`;
+      const quiet = document.activeElement === stage && d.key === st.labelKey && !force;
+      if (!quiet && stage.getAttribute("aria-label") !== label) {
+        stage.setAttribute("aria-label", label);
+        st.labelKey = d.key;
+      }
+    }
+    for (const [id, text] of Object.entries(d.charts || {})) {
+      const node = section.querySelector(`#access-chart-${lab}-${id}`);
+      if (node && node.textContent !== text) node.textContent = text;
+    }
+  }
+
+  async function describeNow(lab, prefix = "") {
+    const d = await describe(lab, true);
+    if (!d) return;
+    const st = stateOf(lab);
+    st.lastKey = d.key;
+    const shown = document.querySelector(`#lab-${lab} .access-said`);
+    if (shown) shown.textContent = d.text;
+    say(prefix ? `${prefix} ${d.text}` : d.text, prefix ? "response" : "describe");
+  }
+
+  /** After an action: wait until its effect is on screen, then answer with the new state. */
+  async function respond(lab, prefix) {
+    const c = controller(lab);
+    const settle = c && (c.settle || (c.test && c.test.settle));
+    try {
+      if (settle) await settle.call(c);
+    } catch (_) { /* the lab reports its own errors */ }
+    await describeNow(lab, prefix);
+    stateOf(lab).lastSummaryAt = performance.now(); // an answer counts as the latest summary
+  }
+
+  function playing(lab) {
+    const section = document.getElementById(`lab-${lab}`);
+    const p = section && section.dataset.playing;
+    return p === "1" || p === "true";
+  }
+
+  // ---- the automatic summaries while a lab plays ----
+  async function poll(soundOnly = false) {
+    const lab = activeLab();
+    if (!lab || document.hidden || !LAB_ACCESS[lab]) { sound.update(false, NaN); return; }
+    const st = stateOf(lab);
+    if (st.busy) return;
+    const on = playing(lab);
+    if (!on) { st.playingSince = null; sound.update(false, NaN); return; }
+    if (soundOnly) return;
+    if (st.playingSince === null) {
+      st.playingSince = performance.now();
+      // wait a full interval after Play before the first automatic summary
+      st.lastSummaryAt = Math.max(st.lastSummaryAt, st.playingSince);
+    }
+    st.busy = true;
+    try {
+      const d = await describe(lab);
+      if (!d) return;
+      sound.update(playing(lab), d.values ? d.values.P : NaN);
+      if (st.lastKey === null) st.lastKey = d.key;
+      const now = performance.now();
+      if (d.key !== st.lastKey && now - st.lastSummaryAt >= SUMMARY_EVERY_MS) {
+        st.lastKey = d.key;
+        st.lastSummaryAt = now;
+        say(d.text, "summary");
+      }
+    } finally {
+      st.busy = false;
+    }
+  }
+  setInterval(poll, POLL_MS);
+
+  // ---- per lab, once it is mounted: the access bar, chart texts, action responses ----
+  function decorate(lab) {
+    const cfg = LAB_ACCESS[lab];
+    const section = document.getElementById(`lab-${lab}`);
+    if (!cfg || !section || section.dataset.access === "1") return;
+    const stage = section.querySelector(cfg.stage);
+    const after = section.querySelector(cfg.barAfter);
+    if (!stage || !after) return; // the lab failed to build: nothing to describe
+    section.dataset.access = "1";
+
+    // the stage: keys of its own make it an application (browse mode would swallow them)
+    const hintsId = `access-keys-${lab}`;
+    stage.setAttribute("role", "application");
+    if (cfg.roledescription) stage.setAttribute("aria-roledescription", cfg.roledescription);
+    const described = (stage.getAttribute("aria-describedby") || "").split(/\s+/).filter(Boolean);
+    if (!described.includes(hintsId)) stage.setAttribute("aria-describedby", [...described, hintsId].join(" "));
+    if (cfg.stageLabel) stage.setAttribute("aria-label", cfg.stageLabel);
+
+    const bar = document.createElement("div");
+    bar.className = "access-bar";
+    const describeBtn = document.createElement("button");
+    describeBtn.type = "button";
+    describeBtn.className = "btn access-describe";
+    describeBtn.textContent = "Describe";
+    describeBtn.setAttribute("aria-keyshortcuts", "D");
+    describeBtn.addEventListener("click", () => describeNow(lab));
+    const helpBtn = document.createElement("button");
+    helpBtn.type = "button";
+    helpBtn.className = "btn access-help-open";
+    helpBtn.textContent = "Keys (?)";
+    helpBtn.setAttribute("aria-keyshortcuts", "Shift+?");
+    helpBtn.setAttribute("aria-haspopup", "dialog");
+    helpBtn.addEventListener("click", () => keys.openHelp(lab, helpBtn));
+    const soundBtn = document.createElement("button");
+    soundBtn.type = "button";
+    soundBtn.className = "btn access-sound";
+    soundBtn.textContent = "Sound";
+    soundBtn.setAttribute("aria-pressed", String(sound.on));
+    soundBtn.title = "A soft tone whose pitch rises with the whole-group agreement, and a click when a threat is sent";
+    soundBtn.addEventListener("click", () => setSound(!sound.on));
+    toggles.sound.push(soundBtn);
+    const projBtn = document.createElement("button");
+    projBtn.type = "button";
+    projBtn.className = "btn access-projector";
+    projBtn.textContent = "Projector colours";
+    projBtn.setAttribute("aria-pressed", String(document.documentElement.dataset.theme === "projector"));
+    projBtn.title = "A light, high-contrast stage for a projector";
+    projBtn.addEventListener("click", () => setProjector(document.documentElement.dataset.theme !== "projector"));
+    toggles.projector.push(projBtn);
+    bar.append(describeBtn, helpBtn, soundBtn, projBtn);
+    for (const extra of cfg.extraButtons || []) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = `btn ${extra.className}`;
+      b.textContent = extra.text;
+      b.addEventListener("click", () => extra.run(controller(lab), section));
+      bar.append(b);
+    }
+    const hints = document.createElement("p");
+    hints.className = "access-hints";
+    hints.id = hintsId;
+    hints.innerHTML = keyHints(lab);
+    const said = document.createElement("p");
+    said.className = "access-said";
+    said.setAttribute("aria-live", "off");
+    const wrap = document.createElement("div");
+    wrap.className = "access-wrap";
+    wrap.append(bar, hints, said);
+    after.after(wrap);
+
+    // headings: the lab's panels (h3) sit under an h2 for the simulation part, so the
+    // outline reads h1 (the lab), h2, h3 without a skipped level
+    if (cfg.heading) {
+      const layout = section.querySelector(cfg.heading[0]);
+      if (layout && !layout.querySelector(":scope > h2.access-heading")) {
+        const h = document.createElement("h2");
+        h.className = "sr-only access-heading";
+        h.textContent = cfg.heading[1];
+        layout.prepend(h);
+      }
+    }
+
+    // formulas wider than a phone scroll sideways: such a box becomes a Tab stop, so a
+    // keyboard can scroll it too (re-checked when the page's width changes)
+    const formulas = [...section.querySelectorAll(".formula")];
+    const focusWide = () => {
+      for (const f of formulas) {
+        const wide = f.scrollWidth > f.clientWidth + 1;
+        if (wide && f.getAttribute("tabindex") !== "0") f.setAttribute("tabindex", "0");
+        if (!wide && f.hasAttribute("tabindex")) f.removeAttribute("tabindex");
+      }
+    };
+    if (formulas.length && typeof ResizeObserver !== "undefined") {
+      const ro = new ResizeObserver(focusWide);
+      for (const f of formulas) ro.observe(f);
+    }
+    focusWide();
+
+    // charts: a text alternative under each (read with the chart, spoken on Describe)
+    for (const [id, selectors] of Object.entries(cfg.charts || {})) {
+      const canvases = selectors.map((s) => section.querySelector(s)).filter(Boolean);
+      if (!canvases.length) continue;
+      const p = document.createElement("p");
+      p.className = "sr-only access-chart-text";
+      p.id = `access-chart-${lab}-${id}`;
+      canvases[0].after(p);
+      for (const c of canvases) {
+        const ids = (c.getAttribute("aria-describedby") || "").split(/\s+/).filter(Boolean);
+        if (!ids.includes(p.id)) c.setAttribute("aria-describedby", [...ids, p.id].join(" "));
+      }
+    }
+
+    // actions answer with what they did and the new state
+    section.addEventListener("click", (ev) => {
+      for (const [selector, words] of cfg.actions || []) {
+        const btn = ev.target.closest(selector);
+        if (btn && section.contains(btn)) {
+          const prefix = typeof words === "function" ? words(btn) : words;
+          if (selector === cfg.clickOn) sound.click();
+          respond(lab, prefix);
+          return;
+        }
+      }
+    });
+
+    // automatic events announce themselves and leave focus where it was
+    for (const watch of cfg.watch || []) {
+      const node = section.querySelector(watch.selector);
+      if (!node) continue;
+      let was = !node.hidden;
+      new MutationObserver(() => {
+        const shown = !node.hidden;
+        if (shown && !was) say(watch.text(node), "event");
+        was = shown;
+      }).observe(node, { attributes: true, attributeFilter: ["hidden"] });
+    }
+    describe(lab); // the stage's name and the chart texts from the start
+  }
+
+  const keys = installKeys({
+    activeLab,
+    controller,
+    describe: (lab) => describeNow(lab),
+  });
+
+  return { decorate, describeNow, say, sound, setSound, setProjector };
+}

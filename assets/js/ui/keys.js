@@ -1,0 +1,289 @@
+// Keyboard: the global shortcuts, the keyboard-help dialog, the visible key hints and
+// roving-tabindex lists.  One table (LAB_ACCESS) says, per lab, which element does what,
+// by the classes the labs already give their elements; a shortcut clicks the same button
+// a pointer would, so keys and buttons can never disagree.
+//
+// Shortcuts never fire while the user types (text, number and search boxes, selects,
+// text areas), with Ctrl/Alt/Meta held, or for a key the focused element already used
+// (a stage's own keys call preventDefault, so Space on Lab 3's stage stays the treat).
+
+export const GLOBAL_KEYS = [
+  { key: " ", show: "Space", what: "play or pause" },
+  { key: "r", show: "R", what: "restart" },
+  { key: "t", show: "T", what: "send a threat past the selected animal (Swarm Lab)" },
+  { key: "n", show: "N", what: "next individual (Swarm Lab: animal; Few turns: followed arrow)" },
+  { key: "p", show: "P", what: "previous individual" },
+  { key: "d", show: "D", what: "describe what the stage shows now" },
+  { key: "?", show: "?", what: "this list of keys" },
+  { key: "Escape", show: "Esc", what: "close this list, or the five-minute note" },
+];
+
+function clickIn(section, selector) {
+  const b = section.querySelector(selector);
+  if (!b || b.hidden || b.disabled || !b.offsetParent) return false;
+  b.click();
+  return true;
+}
+
+/** Per lab: where the stage is, what each shortcut does, what the stage's own keys are. */
+export const LAB_ACCESS = {
+  swarm: {
+    stage: ".swarm-canvas",
+    barAfter: ".swarm-transport", // after Play and the disturbances, which stay right under the stage
+    heading: [".swarm-layout", "Simulation, controls and measurements"],
+    roledescription: "simulation stage",
+    stageLabel: "Swarm Lab stage: the simulated world, 160 by 100 lengths, wrapping at the edges. " +
+      "Click or tap an animal to select it.",
+    stageKeys: [["← →", "previous / next animal (stage focused)"]],
+    shortcuts: {
+      play: (s) => clickIn(s, ".swarm-play"),
+      restart: (s) => clickIn(s, ".swarm-restart"),
+      threat: (s) => clickIn(s, ".swarm-threat"),
+      next: (s) => clickIn(s, ".sense-next"),
+      prev: (s) => clickIn(s, ".sense-prev"),
+      escape: (s) => {
+        const note = s.querySelector(".swarm-limit");
+        if (!note || note.hidden) return false;
+        note.hidden = true;
+        return true;
+      },
+    },
+    hints: ["play", "restart", "threat", "next", "describe"],
+    clickOn: ".swarm-threat", // the sound's click
+    actions: [
+      [".swarm-threat", "Threat sent."],
+      [".swarm-turn", "One individual turned by 60 degrees."],
+      [".swarm-restart-trial", "Trial restarted."],
+      [".swarm-restart", "Restarted."],
+      [".swarm-trial-start", (b) => `Trial started: ${b.closest(".swarm-trial")?.querySelector("h4")?.textContent || ""}.`],
+      [".swarm-continue", "Continued."],
+      [".swarm-pop-minus", "Removed the 10 most recently added animals."],
+      [".swarm-pop-plus", "Added 10 animals."],
+    ],
+    watch: [{
+      selector: ".swarm-limit",
+      text: (n) => `${n.querySelector("p")?.textContent || "Paused."} The Continue button is on the stage; Escape closes this note.`,
+    }],
+    charts: { agree: [".swarm-chart-agree", ".swarm-live-agree"], space: [".swarm-chart-space", ".swarm-live-space"] },
+    roving: [[".swarm-markers", ".swarm-marker"]],
+  },
+  vicsek: {
+    stage: ".vk-canvas",
+    barAfter: ".vk-stage",
+    heading: [".vk-layout", "Simulation and controls"],
+    roledescription: "simulation stage",
+    stageLabel: "Few turns stage: sixty-four arrows moving in a square with wrapping edges. Tap an arrow to follow it.",
+    stageKeys: [["← → ↑ ↓", "follow the next / previous arrow (stage focused)"], ["Esc", "stop following"]],
+    shortcuts: {
+      play: (s) => clickIn(s, ".vk-play"),
+      restart: (s) => clickIn(s, ".vk-restart"),
+      next: (s, c) => follow(c, 1),
+      prev: (s, c) => follow(c, -1),
+    },
+    hints: ["play", "restart", "next", "describe"],
+    extraButtons: [
+      { className: "access-follow-prev", text: "◀ Follow previous", run: (c) => follow(c, -1) },
+      { className: "access-follow-next", text: "Follow next ▶", run: (c) => follow(c, 1) },
+      { className: "access-follow-stop", text: "Stop following", run: (c) => c && c.select(-1) },
+    ],
+    actions: [[".vk-restart", "Restarted from seed 3, with the same random nudges."]],
+    charts: { P: [".vk-pplot"] },
+  },
+  boids: {
+    stage: ".bd-canvas",
+    barAfter: ".bd-stage",
+    heading: [".bd-layout", "Simulation and controls"],
+    stageKeys: [["← → ↑ ↓", "move the treat cursor (stage focused)"], ["Enter / Space (hold)", "hold the treat"], ["Esc", "let go"]],
+    shortcuts: {
+      play: (s) => clickIn(s, ".bd-play"),
+      restart: (s) => clickIn(s, ".bd-restart"),
+    },
+    hints: ["play", "restart", "describe"],
+    actions: [
+      [".bd-restart", "Restarted."],
+      [".bd-preset", (b) => `Preset applied: ${(b.firstChild?.textContent || b.textContent).trim()}.`],
+    ],
+    charts: { chart: [".bd-chart"] },
+  },
+};
+
+const HINT_WORDS = {
+  play: "<kbd>Space</kbd> play/pause",
+  restart: "<kbd>R</kbd> restart",
+  threat: "<kbd>T</kbd> threat",
+  next: "<kbd>N</kbd>/<kbd>P</kbd> next/previous",
+  describe: "<kbd>D</kbd> describe",
+};
+
+/** The visible key hints by a lab's stage (HTML of fixed strings only). */
+export function keyHints(lab) {
+  const cfg = LAB_ACCESS[lab];
+  const own = (cfg.stageKeys || []).map(([k, w]) => `<kbd>${k}</kbd> ${w}`);
+  const global = (cfg.hints || []).map((h) => HINT_WORDS[h]);
+  return `Keys: ${[...global, ...own].join(" · ")} · <kbd>?</kbd> all keys`;
+}
+
+function follow(c, delta) {
+  if (!c || typeof c.select !== "function") return false;
+  const n = 64;
+  const cur = Number.isInteger(c.selected) ? c.selected : -1;
+  const next = cur < 0 ? (delta > 0 ? 0 : n - 1) : (cur + delta + n) % n;
+  c.select(next);
+  return true;
+}
+
+/** True if the key goes to a place where the user types text. */
+export function typing(target) {
+  if (!target || !target.tagName) return false;
+  if (target.isContentEditable) return true;
+  const tag = target.tagName;
+  if (tag === "TEXTAREA" || tag === "SELECT") return true;
+  if (tag === "INPUT") return !["range", "checkbox", "radio", "button", "submit", "reset", "color"].includes(target.type);
+  return false;
+}
+
+/** True if Space on this element already means something (press a button, follow a link…). */
+function spaceTaken(target) {
+  if (!target || !target.closest) return false;
+  return Boolean(target.closest("button, a[href], summary, input, select, textarea, [role=tab], [role=button], [role=slider], [contenteditable]"));
+}
+
+/**
+ * A list whose items are one Tab stop: arrow keys, Home and End move between them.
+ * Survives the list being rebuilt (a MutationObserver re-applies the tabindex).
+ */
+export function roving(list, itemSelector) {
+  if (!list || list.dataset.roving === "1") return;
+  list.dataset.roving = "1";
+  let current = 0;
+  const items = () => [...list.querySelectorAll(itemSelector)];
+  const apply = () => {
+    const all = items();
+    if (!all.length) return;
+    current = Math.max(0, Math.min(current, all.length - 1));
+    all.forEach((b, i) => { const v = i === current ? "0" : "-1"; if (b.getAttribute("tabindex") !== v) b.setAttribute("tabindex", v); });
+  };
+  list.addEventListener("focusin", (ev) => {
+    const i = items().indexOf(ev.target.closest(itemSelector));
+    if (i >= 0 && i !== current) { current = i; apply(); }
+  });
+  list.addEventListener("keydown", (ev) => {
+    const all = items();
+    const i = all.indexOf(ev.target.closest(itemSelector));
+    if (i < 0) return;
+    let j = null;
+    if (ev.key === "ArrowDown" || ev.key === "ArrowRight") j = Math.min(all.length - 1, i + 1);
+    else if (ev.key === "ArrowUp" || ev.key === "ArrowLeft") j = Math.max(0, i - 1);
+    else if (ev.key === "Home") j = 0;
+    else if (ev.key === "End") j = all.length - 1;
+    if (j === null) return;
+    ev.preventDefault();
+    current = j;
+    apply();
+    all[j].focus();
+  });
+  new MutationObserver(apply).observe(list, { childList: true, subtree: true });
+  apply();
+}
+
+/** The keyboard-help dialog (one for the page; its lab part follows the open lab). */
+function helpDialog() {
+  let dlg = document.getElementById("access-help");
+  if (dlg) return dlg;
+  dlg = document.createElement("dialog");
+  dlg.id = "access-help";
+  dlg.className = "access-help";
+  dlg.setAttribute("aria-labelledby", "access-help-title");
+  dlg.innerHTML = `
+    <h2 id="access-help-title">Keyboard</h2>
+    <p>These keys work anywhere in the lab except while you type in a box.</p>
+    <table class="access-keys-global"><caption>Every lab</caption><tbody></tbody></table>
+    <table class="access-keys-lab"><caption>On this lab's stage</caption><tbody></tbody></table>
+    <p>Elsewhere: <kbd>Tab</kbd> moves between controls; <kbd>←</kbd> <kbd>→</kbd> switch labs on the lab tabs
+      and change a focused slider; <kbd>↑</kbd> <kbd>↓</kbd> <kbd>Home</kbd> <kbd>End</kbd> move within the list of chart markers.</p>
+    <p><button type="button" class="btn primary access-help-close">Close</button></p>`;
+  const body = dlg.querySelector(".access-keys-global tbody");
+  for (const k of GLOBAL_KEYS) {
+    const tr = document.createElement("tr");
+    const th = document.createElement("th");
+    th.scope = "row";
+    const kbd = document.createElement("kbd");
+    kbd.textContent = k.show;
+    th.append(kbd);
+    const td = document.createElement("td");
+    td.textContent = k.what;
+    tr.append(th, td);
+    body.append(tr);
+  }
+  dlg.querySelector(".access-help-close").addEventListener("click", () => dlg.close());
+  document.body.append(dlg);
+  return dlg;
+}
+
+/**
+ * Wire the global shortcuts and the help dialog.
+ * @param {object} o  activeLab(), controller(lab), describe(lab)
+ */
+export function installKeys({ activeLab, controller, describe }) {
+  let opener = null;
+
+  function openHelp(lab, from = null) {
+    const dlg = helpDialog();
+    const cfg = LAB_ACCESS[lab] || {};
+    const body = dlg.querySelector(".access-keys-lab tbody");
+    body.textContent = "";
+    for (const [k, w] of cfg.stageKeys || []) {
+      const tr = document.createElement("tr");
+      tr.innerHTML = `<th scope="row"><kbd></kbd></th><td></td>`;
+      tr.querySelector("kbd").textContent = k;
+      tr.querySelector("td").textContent = w;
+      body.append(tr);
+    }
+    dlg.querySelector(".access-keys-lab").hidden = !body.children.length;
+    opener = from || document.activeElement;
+    if (!dlg.open) dlg.showModal();
+    dlg.querySelector(".access-help-close").focus();
+  }
+  const dlg = helpDialog();
+  dlg.addEventListener("close", () => {
+    if (opener && opener.isConnected && typeof opener.focus === "function") opener.focus({ preventScroll: true });
+    opener = null;
+  });
+
+  for (const [lab, cfg] of Object.entries(LAB_ACCESS)) {
+    for (const [listSel, itemSel] of cfg.roving || []) {
+      const section = document.getElementById(`lab-${lab}`);
+      const install = () => roving(section && section.querySelector(listSel), itemSel);
+      if (section) new MutationObserver(install).observe(section, { childList: true, subtree: true });
+    }
+  }
+
+  document.addEventListener("keydown", (ev) => {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (helpDialog().open) return; // the dialog handles its own keys (Escape closes it)
+    const lab = activeLab();
+    const cfg = LAB_ACCESS[lab];
+    const section = document.getElementById(`lab-${lab}`);
+    if (!cfg || !section || section.dataset.access !== "1") return;
+    if (typing(ev.target) || ev.defaultPrevented) return;
+    const key = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
+    const c = controller(lab);
+    const act = (name) => {
+      const fn = cfg.shortcuts && cfg.shortcuts[name];
+      return fn ? fn(section, c) !== false : false;
+    };
+    let done = false;
+    if (key === "?") { openHelp(lab); done = true; }
+    else if (key === "Escape") done = act("escape");
+    else if (ev.repeat) return;
+    else if (key === " ") { if (!spaceTaken(ev.target)) done = act("play"); }
+    else if (key === "r") done = act("restart");
+    else if (key === "t") done = act("threat");
+    else if (key === "n") done = act("next");
+    else if (key === "p") done = act("prev");
+    else if (key === "d") { describe(lab); done = true; }
+    if (done) ev.preventDefault();
+  });
+
+  return { openHelp };
+}

@@ -1,0 +1,578 @@
+"""Access (issue 15): the live description, the keyboard, colour and shape, axe-core.
+
+The words come from the engine (op_describe, tested in tests/unit/test_describe.py); here
+we check that the page asks for them, speaks them in its one polite live region
+(#access-live, whose every write is logged in ``window.__accessLog``), puts them in the
+stage's name and the charts' text alternatives, and that every shortcut does what its
+button does.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from browserlib import ROOT, SHOTS, engine_call, settle, wait_ready
+
+LABS = ("swarm", "vicsek", "boids")
+STAGE = {"swarm": ".swarm-canvas", "vicsek": ".vk-canvas", "boids": ".bd-canvas"}
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+
+
+# ------------------------------------------------------------------------------- helpers
+def open_lab(page, server, lab, query=""):
+    page.goto(f"{server}/?lab={lab}" + (f"&{query}" if query else ""))
+    wait_ready(page)
+    page.wait_for_selector(f"#lab-{lab}[data-access='1']")
+    return page
+
+
+def pause(page, lab):
+    page.evaluate("""(lab) => { const c = window.swarmlab.labs.get(lab);
+        if (c.test) c.test.setPlaying(false); else c.pause(); }""", lab)
+    settle(page, lab)
+
+
+def log(page, kind=None):
+    entries = page.evaluate("() => window.__accessLog || []")
+    return [e for e in entries if kind is None or e["kind"] == kind]
+
+
+def wait_said(page, contains, timeout=15_000):
+    page.wait_for_function(
+        "(s) => (window.__accessLog || []).some((e) => e.text.includes(s))", arg=contains, timeout=timeout)
+    return [e for e in log(page) if contains in e["text"]][-1]
+
+
+def press_on_body(page, key):
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.keyboard.press(key)
+
+
+def lab_playing(page, lab):
+    return page.evaluate("(lab) => window.swarmlab.labs.get(lab).playing ?? window.swarmlab.labs.get(lab).test.playing", lab)
+
+
+# ------------------------------------------------------------------------------- describe
+@pytest.mark.parametrize("lab", LABS)
+def test_describe_button_and_d_key_speak_the_engines_summary(page, server, lab):
+    open_lab(page, server, lab)
+    pause(page, lab)
+    want = engine_call(page, lab, "describe")["text"]
+    press_on_body(page, "d")
+    said = wait_said(page, want)
+    assert said["kind"] == "describe"
+    region = page.locator("#access-live")
+    assert region.get_attribute("aria-live") == "polite" and region.get_attribute("role") == "status"
+    assert region.inner_text() == want
+    # the button does the same, and shows the words for sighted keyboard users too
+    page.evaluate("() => { window.__accessLog = []; }")
+    page.locator(f"#lab-{lab} .access-describe").click()
+    wait_said(page, want)
+    assert page.locator(f"#lab-{lab} .access-said").inner_text() == want
+    # the stage's name follows the state
+    label = page.locator(f"#lab-{lab} {STAGE[lab]}").get_attribute("aria-label")
+    assert label.endswith(f"Now: {want}")
+    assert page.locator(f"#lab-{lab} {STAGE[lab]}").get_attribute("role") == "application"
+
+
+def test_d_does_not_fire_while_typing(page, server):
+    open_lab(page, server, "swarm")
+    pause(page, "swarm")
+    page.evaluate("() => { window.__accessLog = []; }")
+    box = page.locator("#swarm-sample")
+    box.scroll_into_view_if_needed()
+    box.focus()
+    page.keyboard.press("d")
+    page.keyboard.press("r")
+    page.keyboard.press("Space")
+    time.sleep(0.5)
+    assert log(page) == []
+    assert not lab_playing(page, "swarm")
+
+
+def test_charts_have_text_alternatives_with_trend(page, server):
+    open_lab(page, server, "swarm")
+    pause(page, "swarm")
+    engine_call(page, "swarm", "step", {"n": 900})  # 15 s
+    page.locator("#lab-swarm .access-describe").click()
+    settle(page, "swarm")
+    d = engine_call(page, "swarm", "describe")
+    page.wait_for_function("(t) => document.getElementById('access-chart-swarm-agree').textContent === t",
+                           arg=d["charts"]["agree"])
+    for sel, key in ((".swarm-chart-agree", "agree"), (".swarm-live-agree", "agree"), (".swarm-chart-space", "space")):
+        ids = page.locator(f"#lab-swarm {sel}").get_attribute("aria-describedby").split()
+        assert f"access-chart-swarm-{key}" in ids
+    text = page.locator("#access-chart-swarm-agree").text_content()
+    assert text.startswith("Agreement chart: whole-group agreement P 0.")
+    assert "over the last 10 s" in text
+
+
+def test_playing_speaks_summaries_at_most_every_10_s_and_answers_actions(page, server):
+    """30 s of play: at least one automatic summary, none closer than 10 s, and each action answered."""
+    open_lab(page, server, "swarm")
+    page.evaluate("() => { window.__accessLog = []; }")
+    page.evaluate("() => window.swarmlab.labs.get('swarm').test.setPlaying(true)")
+    t0 = time.monotonic()
+    page.locator("#lab-swarm .swarm-threat").click()
+    said = wait_said(page, "Threat sent.")
+    assert "a threat is passing" in said["text"]
+    while time.monotonic() - t0 < 30:
+        time.sleep(1)
+    summaries = log(page, "summary")
+    assert len(summaries) >= 1, log(page)
+    times = [e["t"] for e in summaries]
+    assert all(b - a >= 10_000 for a, b in zip(times, times[1:])), times
+    assert all(e["text"].startswith(("150 animals", "150 animals,")) for e in summaries)
+    # the other actions answer too
+    page.locator("#lab-swarm .swarm-restart").click()
+    wait_said(page, "Restarted.")
+    trial = page.locator("#lab-swarm .swarm-trial-start").first
+    title = page.locator("#lab-swarm .swarm-trial h4").first.inner_text()
+    trial.click()
+    said = wait_said(page, f"Trial started: {title}.")
+    assert f"Trial: {title}." in said["text"]
+
+
+def test_boids_preset_and_vicsek_restart_answer(page, server):
+    open_lab(page, server, "boids")
+    btn = page.locator("#lab-boids .bd-preset").first
+    name = btn.evaluate("(b) => b.firstChild.textContent.trim()")
+    btn.click()
+    said = wait_said(page, f"Preset applied: {name}.")
+    assert "Weights: separation" in said["text"]
+    open_lab(page, server, "vicsek")
+    pause(page, "vicsek")
+    page.locator("#lab-vicsek .vk-restart").click()
+    said = wait_said(page, "Restarted from seed 3")
+    assert "Update 0:" in said["text"]
+    # the eight-seed check announces when it is done (its own status region)
+    page.wait_for_function("() => document.querySelector('.vk-check-announce').textContent.includes('done')",
+                           timeout=120_000)
+
+
+# ------------------------------------------------------------------------------- keyboard
+def test_help_dialog_lists_every_shortcut_and_escape_closes_it(page, server):
+    open_lab(page, server, "swarm")
+    opener = page.locator("#lab-swarm .access-help-open")
+    opener.focus()
+    page.keyboard.press("Enter")
+    dlg = page.locator("#access-help")
+    assert dlg.is_visible()
+    text = dlg.inner_text()
+    for key in ("Space", "R", "T", "N", "P", "D", "?", "Esc"):
+        assert page.locator("#access-help .access-keys-global kbd", has_text=key).count() >= 1, key
+    assert "previous / next animal" in text
+    page.keyboard.press("Escape")
+    assert dlg.is_hidden()
+    assert page.evaluate("() => document.activeElement.classList.contains('access-help-open')")
+    # "?" opens it from anywhere in the lab
+    press_on_body(page, "Shift+Slash")
+    assert dlg.is_visible()
+    page.keyboard.press("Escape")
+    assert dlg.is_hidden()
+
+
+def test_visible_key_hints_by_each_stage(page, server):
+    for lab, must in (("swarm", ["Space", "R", "T", "N", "D", "?"]),
+                      ("vicsek", ["Space", "R", "N", "D", "Esc"]),
+                      ("boids", ["Space", "R", "D", "Enter / Space (hold)"])):
+        open_lab(page, server, lab)
+        hints = page.locator(f"#lab-{lab} .access-hints")
+        assert hints.is_visible()
+        kbds = hints.locator("kbd").all_inner_texts()
+        for k in must:
+            assert k in kbds, (lab, k, kbds)
+        stage = page.locator(f"#lab-{lab} {STAGE[lab]}")
+        assert hints.get_attribute("id") in stage.get_attribute("aria-describedby").split()
+        # next to the stage: the hints start within 260 px under the stage's bottom edge (Lab 1
+        # keeps its Play row and disturbances right under the stage, then the hints)
+        s, h = stage.bounding_box(), hints.bounding_box()
+        assert 0 <= h["y"] - (s["y"] + s["height"]) < 260, (lab, s, h)
+
+
+def test_swarm_shortcuts_do_what_their_buttons_do(page, server):
+    open_lab(page, server, "swarm")
+    pause(page, "swarm")
+    press_on_body(page, "Space")
+    page.wait_for_function("() => window.swarmlab.labs.get('swarm').test.playing")
+    press_on_body(page, "Space")
+    page.wait_for_function("() => !window.swarmlab.labs.get('swarm').test.playing")
+    engine_call(page, "swarm", "step", {"n": 120})
+    press_on_body(page, "t")
+    wait_said(page, "Threat sent.")
+    assert engine_call(page, "swarm", "state")["threat_active"]
+    before = engine_call(page, "swarm", "state")["selected_index"]
+    press_on_body(page, "n")
+    page.wait_for_function("(b) => window.swarmlab.engine.call('swarm', 'state').then((s) => s.selected_index === b + 1)",
+                           arg=before)
+    press_on_body(page, "p")
+    page.wait_for_function("(b) => window.swarmlab.engine.call('swarm', 'state').then((s) => s.selected_index === b)",
+                           arg=before)
+    press_on_body(page, "r")
+    wait_said(page, "Restarted.")
+    assert engine_call(page, "swarm", "state")["step"] == 0
+    # Space on the stage plays too (its own keys are the arrows); the stage keeps focus
+    page.locator("#lab-swarm .swarm-canvas").focus()
+    page.keyboard.press("Space")
+    page.wait_for_function("() => window.swarmlab.labs.get('swarm').test.playing")
+    assert page.evaluate("() => document.activeElement.classList.contains('swarm-canvas')")
+
+
+def test_vicsek_follow_buttons_and_keys(page, server):
+    open_lab(page, server, "vicsek")
+    pause(page, "vicsek")
+    ctl = "window.swarmlab.labs.get('vicsek')"
+    page.locator("#lab-vicsek .access-follow-stop").click()
+    page.wait_for_function(f"() => {ctl}.selected === -1")
+    page.locator("#lab-vicsek .access-follow-next").click()
+    page.wait_for_function(f"() => {ctl}.selected === 0")
+    page.locator("#lab-vicsek .access-follow-next").click()
+    page.wait_for_function(f"() => {ctl}.selected === 1")
+    page.locator("#lab-vicsek .access-follow-prev").click()
+    page.wait_for_function(f"() => {ctl}.selected === 0")
+    press_on_body(page, "p")
+    page.wait_for_function(f"() => {ctl}.selected === 63")
+    press_on_body(page, "n")
+    page.wait_for_function(f"() => {ctl}.selected === 0")
+    page.locator("#lab-vicsek .access-follow-stop").click()
+    page.wait_for_function(f"() => {ctl}.selected === -1")
+    press_on_body(page, "Space")
+    page.wait_for_function(f"() => {ctl}.playing")
+
+
+def test_boids_space_on_the_stage_is_the_treat_not_pause(page, server):
+    open_lab(page, server, "boids")
+    ctl = "window.swarmlab.labs.get('boids')"
+    page.wait_for_function(f"() => {ctl}.playing")
+    page.locator("#lab-boids .bd-canvas").focus()
+    page.keyboard.down("Space")
+    page.wait_for_function("() => document.getElementById('lab-boids').dataset.treat === 'on'")
+    assert page.evaluate(f"() => {ctl}.playing")
+    page.keyboard.up("Space")
+    press_on_body(page, "Space")
+    page.wait_for_function(f"() => !{ctl}.playing")
+
+
+def test_markers_are_one_tab_stop_with_arrow_keys(page, server):
+    open_lab(page, server, "swarm")
+    pause(page, "swarm")
+    for name, value in (("alignment", False), ("alignment", True), ("cohesion", False)):
+        engine_call(page, "swarm", "set", {"name": name, "value": value})
+        engine_call(page, "swarm", "step", {"n": 40})
+    page.evaluate("() => window.swarmlab.labs.get('swarm').test.render()")
+    page.wait_for_function("() => document.querySelectorAll('.swarm-marker').length >= 3")
+    tabbable = page.evaluate("() => [...document.querySelectorAll('.swarm-marker')].map((b) => b.tabIndex)")
+    assert tabbable.count(0) == 1 and all(t == -1 for t in tabbable if t != 0)
+    first = page.locator(".swarm-marker").first
+    first.focus()
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("() => document.activeElement.dataset.index") == "1"
+    page.keyboard.press("End")
+    n = len(tabbable)
+    assert page.evaluate("() => document.activeElement.dataset.index") == str(n - 1)
+    tabbable = page.evaluate("() => [...document.querySelectorAll('.swarm-marker')].map((b) => b.tabIndex)")
+    assert tabbable.count(0) == 1 and tabbable[n - 1] == 0
+
+
+def test_five_minute_pause_announces_itself_and_keeps_focus(page, server):
+    open_lab(page, server, "swarm")
+    ctl = "window.swarmlab.labs.get('swarm').test"
+    page.evaluate(f"() => {{ {ctl}.stopLoop(); {ctl}.setPlaying(false); }}")
+    engine_call(page, "swarm", "population", {"n": 3})
+    done, limit = 0, 5 * 60 * 60
+    while done < limit - 10:
+        n = min(6000, limit - 10 - done)
+        engine_call(page, "swarm", "step", {"n": n})
+        done += n
+    describe_btn = page.locator("#lab-swarm .access-describe")
+    describe_btn.focus()
+    page.evaluate(f"() => {ctl}.setPlaying(true)")
+    for _ in range(4):
+        page.evaluate(f"() => {ctl}.tick(0.1)")
+    assert page.locator(".swarm-limit").is_visible()
+    assert page.evaluate("() => document.activeElement.classList.contains('access-describe')")
+    wait_said(page, "Five model minutes have passed")
+    page.keyboard.press("Escape")
+    assert page.locator(".swarm-limit").is_hidden()
+
+
+# ------------------------------------------------------------------------------- colour and shape
+def _styles(locator, props):
+    return locator.evaluate("(e, props) => { const s = getComputedStyle(e); return props.map((p) => s[p]); }", props)
+
+
+PROPS = ["backgroundColor", "color", "borderTopWidth", "borderTopStyle", "outlineStyle", "textDecorationLine"]
+
+
+def test_forced_colors_keep_selected_and_pressed_states_visible(browser, server):
+    for size, name in (({"width": 1280, "height": 800}, "desktop"), ({"width": 390, "height": 844}, "phone")):
+        phone = name == "phone"
+        context = browser.new_context(viewport=size, forced_colors="active", has_touch=phone, is_mobile=phone)
+        page = context.new_page()
+        try:
+            open_lab(page, server, "swarm")
+            assert page.evaluate("() => matchMedia('(forced-colors: active)').matches")
+            on, off = page.locator("#tab-swarm"), page.locator("#tab-vicsek")
+            assert _styles(on, PROPS) != _styles(off, PROPS)
+            pressed = page.locator("#lab-swarm .swarm-speed [aria-pressed=true]")
+            unpressed = page.locator("#lab-swarm .swarm-speed [aria-pressed=false]").first
+            assert _styles(pressed, PROPS) != _styles(unpressed, PROPS)
+            pause(page, "swarm")
+            first_trial = page.locator("#lab-swarm .swarm-trial-start").first
+            first_trial.click()
+            settle(page, "swarm")
+            active = page.locator("#lab-swarm .swarm-trial.active")
+            other = page.locator("#lab-swarm .swarm-trial:not(.active)").first
+            assert _styles(active, PROPS) != _styles(other, PROPS)
+            page.evaluate("() => window.scrollTo(0, 0)")
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / f"access-forced-colors-swarm-{name}.png"), full_page=True)
+            open_lab(page, server, "vicsek")
+            sel = page.locator("#lab-vicsek .vk-steptab[aria-selected=true]")
+            uns = page.locator("#lab-vicsek .vk-steptab[aria-selected=false]").first
+            assert _styles(sel, PROPS) != _styles(uns, PROPS)
+            page.screenshot(path=str(SHOTS / f"access-forced-colors-vicsek-{name}.png"), full_page=True)
+        finally:
+            context.close()
+
+
+def _lum(rgb):
+    def ch(c):
+        c = c / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (ch(v) for v in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a, b):
+    la, lb = sorted((_lum(a), _lum(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def _rgb(css):
+    import re
+    return tuple(int(float(v)) for v in re.findall(r"[\d.]+", css)[:3])
+
+
+def test_neighbour_classes_differ_by_shape_not_only_hue(page, server):
+    open_lab(page, server, "swarm")
+    # the marks the panel draws: the same colour, three shapes, compared as alpha masks
+    masks = page.evaluate("""async () => {
+        const { drawMark } = await import('/assets/js/ui/marks.js');
+        const { NEIGHBOUR_SHAPES } = await import('/assets/js/labs/swarm/panel.js');
+        const out = {};
+        for (const [cls, shape] of Object.entries(NEIGHBOUR_SHAPES)) {
+            const c = document.createElement('canvas'); c.width = c.height = 24;
+            const g = c.getContext('2d');
+            drawMark(g, 12, 12, 8, shape, '#808080');
+            const d = g.getImageData(0, 0, 24, 24).data;
+            out[cls] = Array.from({ length: 576 }, (_, k) => d[4 * k + 3] > 127 ? 1 : 0);
+        }
+        return out;
+    }""")
+    names = list(masks)
+    assert set(names) == {"social", "personal", "excluded"}
+    for i in range(3):
+        for j in range(i + 1, 3):
+            a, b = masks[names[i]], masks[names[j]]
+            differ = sum(x != y for x, y in zip(a, b))
+            assert differ >= 30, (names[i], names[j], differ)  # of 576 pixels
+    # legend swatches: a shape besides the colour, and an edge of 3:1 or more
+    sw = page.locator("#lab-swarm .sense-legend .swatch")
+    shapes = sw.evaluate_all("(els) => els.map((e) => { const s = getComputedStyle(e); return [s.borderTopLeftRadius, s.borderTopWidth, s.backgroundColor]; })")
+    assert len({(r, w) for r, w, _ in shapes}) == 3, shapes
+    panel_bg = _rgb(page.locator("#lab-swarm .swarm-sense").evaluate("(e) => getComputedStyle(e).backgroundColor"))
+    for loc in (sw, page.locator("#lab-vicsek .vk-legend .swatch")):
+        for ring, fill in loc.evaluate_all("""(els) => els.map((e) => { const s = getComputedStyle(e);
+                return [s.boxShadow, s.borderTopWidth !== '0px' && s.borderTopStyle !== 'none' ? s.borderTopColor : s.backgroundColor]; })"""):
+            ring_rgb = _rgb(ring)
+            assert contrast(ring_rgb, panel_bg) >= 3
+            if "gradient" not in fill and fill not in ("rgba(0, 0, 0, 0)",):
+                assert contrast(_rgb(fill), ring_rgb) >= 3, (fill, ring)
+
+
+# ------------------------------------------------------------------------------- axe-core
+def _axe(page, context=None):
+    assert AXE.exists(), "node_modules/axe-core is missing: run `make node-dev`"
+    if not page.evaluate("() => Boolean(window.axe)"):
+        page.add_script_tag(path=str(AXE))
+    return page.evaluate("""async (ctx) => {
+        const r = await axe.run(ctx || document, { resultTypes: ['violations'] });
+        return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.slice(0, 6).map((n) => n.target.join(' ') + ' :: ' + n.failureSummary.slice(0, 200)) }));
+    }""", context)
+
+
+def _states(page, lab):
+    """Yield (name) after putting the lab in each of its main states."""
+    yield "ready"
+    if lab == "swarm":
+        pause(page, "swarm")
+        for det in page.locator("#lab-swarm details.swarm-group").all():
+            det.evaluate("(d) => { d.open = true; }")
+        yield "settings open"
+        page.locator("#lab-swarm .swarm-trial-start").first.click()
+        settle(page, "swarm")
+        yield "trial running"
+        page.locator("#lab-swarm .access-help-open").click()
+        yield "help open"
+        page.keyboard.press("Escape")
+    elif lab == "vicsek":
+        page.wait_for_function("() => document.querySelector('.vk-check-announce').textContent.includes('done')",
+                               timeout=120_000)
+        page.locator("#lab-vicsek .access-follow-next").click()
+        settle(page, "vicsek")
+        yield "check done, following"
+        page.locator("#lab-vicsek .vk-steptab").nth(1).click()
+        yield "step 2"
+    else:
+        page.locator("#lab-boids details.bd-advanced").evaluate("(d) => { d.open = true; }")
+        yield "settings open"
+        page.locator("#lab-boids .bd-canvas").focus()
+        page.keyboard.down("Enter")
+        page.wait_for_function("() => document.getElementById('lab-boids').dataset.treat === 'on'")
+        yield "treat held"
+        page.keyboard.up("Enter")
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+@pytest.mark.parametrize("lab", LABS)
+def test_axe_finds_nothing(browser, server, lab, width):
+    context = browser.new_context(viewport={"width": width, "height": 800 if width > 400 else 812})
+    page = context.new_page()
+    try:
+        open_lab(page, server, lab)
+        found = {}
+        for state in _states(page, lab):
+            v = _axe(page)
+            if v:
+                found[state] = v
+        assert not found, json.dumps(found, indent=1)
+    finally:
+        context.close()
+
+
+# ------------------------------------------------------------------------------- structure
+WATCH_OUTPUTS = """(lab) => {
+    window.__outputs = new Set();
+    const outs = [...document.querySelectorAll(`#lab-${lab} output`)];
+    outs.forEach((o, k) => new MutationObserver(() => window.__outputs.add(k))
+        .observe(o, { childList: true, characterData: true, subtree: true }));
+    return outs.length;
+}"""
+
+
+def test_one_output_changes_per_change(page, server):
+    """An <output> is a live region: one slider key or a Restart rewrites only what changed."""
+    open_lab(page, server, "boids")
+    assert page.evaluate(WATCH_OUTPUTS, "boids") >= 3
+    slider = page.locator("#lab-boids input[type=range]").first
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    settle(page, "boids")
+    time.sleep(0.5)
+    assert page.evaluate("() => window.__outputs.size") == 1
+    open_lab(page, server, "swarm")
+    pause(page, "swarm")
+    n = page.evaluate(WATCH_OUTPUTS, "swarm")
+    assert n >= 8
+    page.locator("#lab-swarm .swarm-restart").click()
+    settle(page, "swarm")
+    time.sleep(0.5)
+    assert page.evaluate("() => window.__outputs.size") == 0  # nothing changed: nothing re-announced
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_nothing_overflows_at_320_px(browser, server, lab):
+    context = browser.new_context(viewport={"width": 320, "height": 640})
+    page = context.new_page()
+    try:
+        open_lab(page, server, lab)
+        wide = page.evaluate("""() => {
+            const W = document.documentElement.clientWidth;
+            const out = [];
+            for (const e of document.querySelectorAll('#labs *')) {
+                const r = e.getBoundingClientRect();
+                if (r.width && r.right > W + 1 && !e.closest('.formula') && getComputedStyle(e).position !== 'absolute')
+                    out.push(`${e.tagName}.${e.className} ${Math.round(r.right)}`);
+            }
+            return { scroll: document.documentElement.scrollWidth, W, out: out.slice(0, 8) };
+        }""")
+        assert wide["scroll"] <= wide["W"] and not wide["out"], wide
+    finally:
+        context.close()
+
+
+# ------------------------------------------------------------------------------- sound, projector
+COUNT_AUDIO = """(() => {
+    window.__audioContexts = 0;
+    const AC = window.AudioContext;
+    window.AudioContext = class extends AC { constructor(...a) { super(...a); window.__audioContexts++; } };
+})();"""
+
+
+def test_sound_is_off_until_asked_and_follows_agreement(page, server):
+    page.add_init_script(COUNT_AUDIO)
+    open_lab(page, server, "swarm")
+    page.evaluate("() => window.swarmlab.labs.get('swarm').test.setPlaying(true)")
+    time.sleep(3)
+    assert page.evaluate("() => window.__audioContexts") == 0  # no sound without a user action
+    btn = page.locator("#lab-swarm .access-sound")
+    assert btn.get_attribute("aria-pressed") == "false"
+    btn.click()
+    assert btn.get_attribute("aria-pressed") == "true"
+    assert page.evaluate("() => window.__audioContexts") == 1
+    # within a poll or two the tone is audible and its pitch is the engine's agreement
+    page.wait_for_function("() => window.swarmlab.access.sound.level > 0", timeout=10_000)
+    # freeze the model (the loop stops, the lab still counts as playing): after one more poll the
+    # pitch is exactly the engine's agreement
+    page.evaluate("() => window.swarmlab.labs.get('swarm').test.stopLoop()")
+    time.sleep(3.2)
+    freq = page.evaluate("() => window.swarmlab.access.sound.freq")
+    P = engine_call(page, "swarm", "describe")["values"]["P"]
+    assert freq == pytest.approx(220 + 440 * P, abs=1e-9)
+    page.evaluate("() => window.swarmlab.labs.get('swarm').test.startLoop()")
+    page.locator("#lab-swarm .swarm-threat").click()
+    page.wait_for_function("() => window.swarmlab.access.sound.clicks === 1")
+    page.evaluate("() => window.swarmlab.labs.get('swarm').test.setPlaying(false)")
+    page.wait_for_function("() => window.swarmlab.access.sound.level === 0", timeout=10_000)
+    btn.click()
+    assert btn.get_attribute("aria-pressed") == "false"
+
+
+def test_pitch_rises_with_agreement(page, server):
+    open_lab(page, server, "swarm")
+    f = page.evaluate("""async () => { const { pitchFor } = await import('/assets/js/ui/sound.js');
+        return [0, 0.25, 0.5, 1, 2, NaN].map(pitchFor); }""")
+    assert f[:4] == [220, 330, 440, 660] and f[4] == 660 and f[5] == 220
+
+
+@pytest.mark.parametrize("size,name", [((1280, 800), "desktop"), ((390, 844), "phone")])
+def test_projector_colours_by_control_and_url(browser, server, size, name):
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    page = context.new_page()
+    try:
+        open_lab(page, server, "swarm", "theme=projector")
+        assert page.evaluate("() => document.documentElement.dataset.theme") == "projector"
+        assert "theme" not in page.locator("#notices").inner_text()  # a display choice, not a setting
+        assert "invert(1)" in page.locator(".swarm-canvas").evaluate("(c) => getComputedStyle(c).filter")
+        btn = page.locator("#lab-swarm .access-projector")
+        assert btn.get_attribute("aria-pressed") == "true"
+        page.evaluate("() => window.swarmlab.labs.get('swarm').test.setPlaying(false)")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"access-projector-swarm-{name}.png"))
+        open_lab(page, server, "boids", "theme=projector")
+        page.screenshot(path=str(SHOTS / f"access-projector-boids-{name}.png"))
+        btn = page.locator("#lab-boids .access-projector")
+        btn.click()
+        assert page.evaluate("() => document.documentElement.dataset.theme") is None
+        assert "theme=" not in page.url and btn.get_attribute("aria-pressed") == "false"
+        assert page.locator(".bd-canvas").evaluate("(c) => getComputedStyle(c).filter") == "none"
+        btn.click()
+        assert "theme=projector" in page.url
+    finally:
+        context.close()

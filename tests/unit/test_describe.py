@@ -1,0 +1,215 @@
+"""The spoken summaries (swarmlab/describe.py) and op_describe in every session.
+
+Oracles: hand-built states whose shape is known (two separated clusters, one cluster
+heading a known way), direct loops for the groups, and the sessions' own metrics for
+the numbers the text must quote.
+"""
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from swarmlab import cells, describe, metrics, sessions, swarm
+from swarmlab.space import Box
+
+
+def test_compass_words():
+    assert describe.compass(0.0) == "east"
+    assert describe.compass(math.pi / 4) == "north-east"
+    assert describe.compass(math.pi / 2) == "north"
+    assert describe.compass(-math.pi / 2) == "south"
+    assert describe.compass(math.pi) == "west"
+    assert describe.compass(-math.pi) == "west"
+    assert describe.compass(3 * math.pi / 4 + 0.3) == "north-west"
+    assert describe.compass(-math.pi / 4 - 0.1) == "south-east"
+    # the sector edges are halfway between the words
+    assert describe.compass(math.pi / 8 - 1e-6) == "east"
+    assert describe.compass(math.pi / 8 + 1e-6) == "north-east"
+
+
+def _groups_by_loops(x, box, r, u, min_size):
+    """Breadth-first search over all pairs within r (the oracle for describe.groups)."""
+    n = len(x)
+    d = np.array([[math.dist((0, 0), tuple(((x[j] - x[i] + box.size / 2) % box.size) - box.size / 2))
+                   for j in range(n)] for i in range(n)])
+    seen, out = set(), []
+    for s in range(n):
+        if s in seen:
+            continue
+        comp, todo = [], [s]
+        seen.add(s)
+        while todo:
+            i = todo.pop()
+            comp.append(i)
+            for j in range(n):
+                if j != i and j not in seen and d[i, j] <= r:
+                    seen.add(j)
+                    todo.append(j)
+        if len(comp) >= min_size:
+            m = u[comp].mean(axis=0)
+            out.append((len(comp), float(np.hypot(*m))))
+    return sorted(out, key=lambda g: -g[0])
+
+
+def test_groups_match_breadth_first_search():
+    rng = np.random.default_rng(5)
+    box = Box(40.0, 30.0)
+    x = np.concatenate([rng.uniform(0, 6, (20, 2)) + [3, 3], rng.uniform(0, 4, (9, 2)) + [25, 18],
+                        rng.uniform(0, 40, (6, 2)) * [1, 0.75]])
+    th = rng.uniform(-math.pi, math.pi, len(x))
+    u = np.column_stack([np.cos(th), np.sin(th)])
+    pairs = cells.neighbour_pairs(x, box, 2.5)
+    got = describe.groups(metrics.group_labels(pairs), u)
+    want = _groups_by_loops(x, box, 2.5, u, describe.GROUP_MIN)
+    assert [g["size"] for g in got] == [w[0] for w in want]
+    assert [g["agreement"] for g in got] == pytest.approx([w[1] for w in want], abs=1e-12)
+
+
+def test_shape_phrases():
+    one = [{"size": 140, "agreement": 0.9, "heading": math.pi / 4}]
+    text, key = describe.shape_phrase(150, one, "animals")
+    assert text == "150 animals, mostly in one group heading north-east"
+    assert key == ("one", 1)
+    text, _ = describe.shape_phrase(150, [{"size": 150, "agreement": 0.9, "heading": 0.0}], "animals")
+    assert text == "150 animals, all in one group heading east"
+    # Lab 3 keeps screen coordinates: +y is south
+    text, _ = describe.shape_phrase(80, [{"size": 80, "agreement": 0.9, "heading": math.pi / 2}], "boids", y_down=True)
+    assert text.endswith("heading south")
+    two = [{"size": 60, "agreement": 0.2, "heading": 0.3}, {"size": 30, "agreement": 0.95, "heading": 0.0}]
+    text, key = describe.shape_phrase(100, two, "animals")
+    assert text == "100 animals in 2 groups; the largest, 60 animals, heading many ways; 10 on their own"
+    text, _ = describe.shape_phrase(100, two[:1], "animals", milling=0.7)
+    assert "circling" in text and "one group of 60" in text
+    assert describe.shape_phrase(5, [], "animals")[0] == "5 animals, scattered, none in a group"
+    assert describe.shape_phrase(1, [], "animals")[0].startswith("1 animal,")
+
+
+def test_trend_words_and_window():
+    t = [0.25 * k for k in range(200)]  # 50 s
+    rising = [k / 200 for k in range(200)]
+    tr = describe.trend(t, rising)
+    assert tr["word"] == "rising" and tr["span"] == pytest.approx(10.0)
+    assert tr["then"] == pytest.approx(rising[t.index(t[-1] - 10.0)])
+    assert describe.trend(t, [0.5] * 200)["word"] == "steady"
+    assert describe.trend(t, rising[::-1])["word"] == "falling"
+    assert describe.trend([], [])["word"] == ""
+    assert describe.trend([0.0], [0.3])["word"] == ""
+    with_nan = rising[:-1] + [math.nan]
+    assert describe.trend(t, with_nan)["now"] == rising[-2]
+    text = describe.trend_phrase("P", describe.trend(t, rising), lambda v: f"{v:.2f}")
+    assert text == f"P {rising[-1]:.2f}, rising from {rising[-41]:.2f} over the last 10 s"
+
+
+def test_swarm_summary_quotes_the_engine_numbers():
+    s = sessions.create("swarm")
+    s.op_step(n=600)
+    d = s.op_describe()
+    m = s.op_metrics()
+    text = d["text"]
+    assert text.startswith("150 animals")
+    assert f"agreement {m['P']:.2f} whole group, {m['local']:.2f} local" in text
+    assert f"mean spacing {m['spacing']:.1f} lengths" in text
+    assert "threat" not in text
+    # the heading word is the compass word of the whole group's mean heading (P is high here)
+    assert m["P"] > 0.5
+    mean = s.state.u.mean(axis=0)
+    assert f"heading {describe.compass(math.atan2(mean[1], mean[0]))}" in text
+    assert d["values"]["P"] == m["P"]
+    assert set(d["charts"]) == {"agree", "space"}
+    assert re.search(r"whole-group agreement P \d\.\d\d, (rising|falling|steady)", d["charts"]["agree"])
+
+
+def test_swarm_summary_events_change_the_key():
+    s = sessions.create("swarm")
+    s.op_step(n=60)
+    before = s.op_describe()
+    s.op_threat()
+    s.op_step(n=1)
+    after = s.op_describe()
+    assert "a threat is passing" in after["text"] and "Individual 1 is selected" in after["text"]
+    assert after["key"] != before["key"]
+    s.op_set("obstacle", "passage")
+    assert "a narrow passage in the way" in s.op_describe()["text"]
+    s.op_restart_trial(swarm.TRIALS[0].id)
+    assert f"Trial: {swarm.TRIALS[0].title}." in s.op_describe()["text"]
+
+
+def test_swarm_key_ignores_small_changes():
+    s = sessions.create("swarm")
+    s.op_step(n=1800)  # settled: one polarised flock
+    keys = set()
+    for _ in range(5):
+        s.op_step(n=6)  # 0.1 s
+        keys.add(s.op_describe()["key"])
+    assert len(keys) == 1
+
+
+def test_two_separate_clusters_read_as_two_groups():
+    rng = np.random.default_rng(1)
+    x = np.concatenate([rng.uniform(0, 8, (40, 2)) + [20, 20], rng.uniform(0, 8, (30, 2)) + [100, 70]])
+    th = np.concatenate([np.full(40, math.pi / 2), np.full(30, math.pi)])
+    u = np.column_stack([np.cos(th), np.sin(th)])
+    pairs = cells.neighbour_pairs(x, swarm.BOX, 10.0)
+    m = {"P": metrics.polarization(u), "local": 1.0, "spacing": 1.5, "milling": 0.0}
+    d = describe.swarm(70, u, pairs, m)
+    assert d["text"].startswith("70 animals in 2 groups; the largest, 40 animals, heading north;")
+
+
+def test_vicsek_summary():
+    s = sessions.create("vicsek")
+    s.op_step(n=120)
+    d = s.op_describe()
+    P = s.op_metrics()["P"]
+    assert d["text"].startswith("Update 120: 64 arrows")
+    assert f"P {P:.2f}" in d["text"] and "alignment a 1" in d["text"]
+    s.op_select(index=4)
+    nb = s.op_neighbours(4)
+    d = s.op_describe()
+    assert f"Following arrow 5, with {len(nb['neighbours'])} neighbour" in d["text"]
+    assert d["charts"]["P"].startswith(f"P chart: P {P:.2f}")
+    assert d["values"]["P"] == P
+    s.op_reset(a=0.0)
+    s.op_step(n=200)
+    d = s.op_describe()
+    assert "alignment a 0" in d["text"]
+    assert s.op_metrics()["P"] > 0.5 or "close to random headings" in d["text"] or "partly" in d["text"]
+
+
+def test_boids_summary():
+    s = sessions.create("boids")
+    s.op_step(n=800)
+    d = s.op_describe()
+    m = s.op_metrics()
+    assert d["text"].startswith(f"{m['N']} boids")
+    assert f"shared heading P {m['P']:.2f}" in d["text"]
+    flocks = {0: "no flock yet", 1: "one flock flying one way"}.get(m["flocks"], f"in {m['flocks']} flocks")
+    assert flocks in d["text"]
+    assert "Weights: separation 1.5, alignment 1, cohesion 1." in d["text"]
+    assert "treat" not in d["text"]
+    assert d["values"]["P"] == m["P"]
+    s.op_treat(x=10, y=10, on=True)
+    d2 = s.op_describe()
+    assert "the treat is held" in d2["text"] and d2["key"] != d["key"]
+    assert d["charts"]["chart"].startswith(f"Chart: shared heading P {m['P']:.2f}")
+
+
+def test_boids_words_follow_flocks_and_heading():
+    v = np.tile([[0.0, -3.0]], (80, 1))  # everyone flying up the screen: north in Lab 3
+    d = describe.boids(v, {"P": 1.0, "spacing": 2.0, "flocks": 1})
+    assert d["text"].startswith("80 boids, one flock flying one way, heading north;")
+    d = describe.boids(v, {"P": 0.3, "spacing": 2.0, "flocks": 3})
+    assert d["text"].startswith("80 boids in 3 flocks; shared heading P 0.30")
+    assert describe.boids(v, {"P": 0.1, "spacing": 5.0, "flocks": 0})["text"].startswith("80 boids, no flock yet;")
+
+
+def test_op_describe_through_the_host():
+    from swarmlab.sessions.host import Host
+    import json
+    host = Host()
+    for lab in sessions.LABS:
+        reply, _ = host.handle(json.dumps({"lab": lab, "ops": [["describe", {}]]}))
+        value = json.loads(reply)["results"][0]["value"]
+        assert isinstance(value["text"], str) and value["text"].endswith(".")
+        assert isinstance(value["key"], str) and value["charts"]
