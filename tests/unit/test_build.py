@@ -494,6 +494,7 @@ def test_gzip_server_compresses_and_answers_revalidation_with_304(tmp_path):
         with pytest.raises(urllib.error.HTTPError) as not_modified:
             urllib.request.urlopen(again)
         assert not_modified.value.code == 304
+        not_modified.value.close()  # an HTTPError holds the connection open
     finally:
         httpd.shutdown()
         httpd.server_close()
