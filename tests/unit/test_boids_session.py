@@ -119,7 +119,7 @@ def test_treat_through_the_session_gathers_then_releases(s):
     assert out["treat"] == {"on": True, "x": 140.0, "y": 30.0}
     f = s.frame()
     assert f[2] == 1 and f[3] == 140.0 and f[4] == 30.0
-    call(s, "step", n=320)
+    call(s, "step", n=480)  # hold for 12 model s: the far side of the world is 16 s away at full speed
     near = distance(s.state.x, np.array([140.0, 30.0]), s.params.box)
     assert np.mean(near < 16.0) >= 0.75
     out = call(s, "treat", x=140.0, y=30.0, on=False)

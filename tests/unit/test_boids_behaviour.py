@@ -1,0 +1,136 @@
+"""Lab 3 behaviour: the balanced flock keeps flowing, and the presets teach (issue 13).
+
+The goal table (SPEC.md, Lab 3, "Behaviour the student must see"; issue 13) is measured
+on the eight samples fixed before tuning (``boids.GOAL_SAMPLES`` = 1..8), 300 model s
+each, with the engine's own measures (``boids.goal_row``, the same numbers
+``python -m swarmlab boids --samples 1-8 --seconds 300`` prints):
+
+=================  ==========================================================  ======================
+measure            definition                                                  issue 13's goal
+=================  ==========================================================  ======================
+splits             a group of 6+ whose members are in two groups of 3+ 1 s     >= 3 every sample
+                   later (60-300 s)
+turns              a group of 6+ flying one way whose mean heading turns       >= 10 every sample
+                   faster than 20 deg/s over 1 s (60-300 s)
+psi6               mean hexatic order (no crystal)                             <= 0.6 every sample
+P, share           mean whole-group P; share of boids in groups of 6+          >= 0.5, >= 60 %
+clumps             cohesion only: groups of 6+ at 60 s                         1 in >= 6 of 8
+=================  ==========================================================  ======================
+
+What the tuned defaults reach (app/IMPLEMENTATION_NOTES.md has the table, before and
+after): psi6, P and share hold on every sample; splits on 7 of 8 and turns on 6 of 8
+(sample 4 locks into one calm flock after about a minute, sample 5 turns 8 times);
+cohesion only ends in 2-4 clumps, not one.  The tests below assert exactly that level,
+so a change that loses any of it fails; the goals still missing are asserted as the
+counts reached, not skipped, and named in the notes.
+
+No statistical margin is needed: the runs are deterministic and bit-identical in every
+runtime (IEEE-exact state path, tests/parity/test_boids_parity.py), so a number here
+cannot wobble from one machine to the next; only a change of the model moves it.
+This costs 8 runs of 300 model s (12,000 steps of 80 boids each) plus 8 of 60 s,
+about a minute and a half of CPU on an idle machine.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from swarmlab import boids as B
+from swarmlab import metrics
+from swarmlab.space import distance
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return [B.goal_row(B.Params(sample=s)) for s in B.GOAL_SAMPLES]
+
+
+def test_the_goal_table_is_measured_on_eight_fixed_samples(rows):
+    assert [r["sample"] for r in rows] == list(range(1, 9))
+    assert all(r["seconds"] == 241 for r in rows)  # one observation a second, 60..300 s
+
+
+def test_balanced_keeps_splitting_and_turning(rows):
+    splits = [r["splits"] for r in rows]
+    turns = [r["turns"] for r in rows]
+    assert sum(k >= B.GOALS["splits"] for k in splits) >= 7, splits
+    assert sum(k >= B.GOALS["turns"] for k in turns) >= 6, turns
+    assert np.median(splits) >= 4 * B.GOALS["splits"] and np.median(turns) >= 1.5 * B.GOALS["turns"], (splits, turns)
+
+
+def test_balanced_never_freezes_into_a_lattice(rows):
+    assert max(r["psi6"] for r in rows) <= B.GOALS["psi6"] - 0.05, [round(r["psi6"], 3) for r in rows]
+
+
+def test_balanced_is_still_a_flock(rows):
+    assert min(r["P"] for r in rows) >= B.GOALS["P"], [round(r["P"], 3) for r in rows]
+    assert min(r["share"] for r in rows) >= B.GOALS["share"] + 0.2, [round(r["share"], 3) for r in rows]
+
+
+def test_cohesion_only_collapses_into_a_few_clumps(rows):
+    """Cohesion alone gathers the sky into 2-4 clumps of 6+ within a minute (issue 13
+    asks for one in 6 of 8 samples: not reached, see the module docstring)."""
+    clumps = [r["clumps"] for r in rows]
+    assert all(1 <= c <= 4 for c in clumps), clumps
+    assert np.mean(clumps) <= 3.5, clumps
+
+
+def test_goals_met_reports_each_goal(rows):
+    met = B.goals_met(rows)
+    assert met == {"splits": False, "turns": False, "psi6": True, "P": True, "share": True, "one_clump": False}
+    lively = [dict(r, splits=5, turns=12, clumps=1) for r in rows]
+    assert all(B.goals_met(lively).values())
+    assert B.goals_met([dict(lively[0], P=0.49)] + lively[1:])["P"] is False
+
+
+def test_an_all_round_view_calms_the_flock():
+    """What the page says: the blind spot behind is what keeps it lively.  With a 360
+    degree view (everything else the default) the same samples turn and split far less."""
+    for s in (1, 2):
+        blind = B.liveliness(B.Params(sample=s), 180.0)
+        allround = B.liveliness(B.Params(sample=s, view=360.0), 180.0)
+        assert allround["turns"] + allround["splits"] < 0.5 * (blind["turns"] + blind["splits"]), (blind, allround)
+
+
+# ----------------------------------------------------------------------------------------
+# the other presets
+
+
+def series(preset, seed, seconds):
+    p = B.Params(sample=seed).with_values(**B.PRESETS[preset])
+    st = B.initial_state(p)
+    out = [B.measure(st, p)]
+    while st.t < seconds - 1e-9:
+        st = B.run(st, p, B.STEPS_PER_SECOND)
+        out.append(B.measure(st, p))
+    return out, st, p
+
+
+@pytest.mark.parametrize("seed", (1, 2, 3))
+def test_separation_only_fans_out_and_each_keeps_its_space(seed):
+    ser, st, p = series("separation", seed, 40.0)
+    start = ser[0]["spacing"]
+    late = np.mean([m["spacing"] for m in ser[-10:]])
+    assert late > 1.15 * start  # spread further apart than the random start
+    # nobody is left close to anyone (the random start has pairs far closer)
+    r = metrics.nearest_distances(st.x, p.box)
+    assert r.min() > 2.0 and metrics.nearest_distances(B.initial_state(p).x, p.box).min() < 1.0
+    assert np.mean([m["P"] for m in ser[-10:]]) < 0.4  # and they do not fly together
+
+
+@pytest.mark.parametrize("seed", (1, 2, 3))
+def test_treat_gathers_the_flock_and_release_lets_it_disperse(seed):
+    p = B.Params(sample=seed)
+    st = B.run(B.initial_state(p), p, 400)  # 10 s of ordinary flocking first
+    treat = B.Treat(True, 40.0, 70.0)
+    point = np.array([treat.x, treat.y])
+    before = distance(st.x, point, p.box)
+    st = B.run(st, p, int(12 / B.DT), treat)  # hold for 12 s (the far side of the world is 16 s away)
+    held = distance(st.x, point, p.box)
+    assert np.mean(held < 16.0) >= 0.75 and np.mean(before < 16.0) < 0.5
+    st = B.run(st, p, int(4 / B.DT))  # release for 4 s
+    released = distance(st.x, point, p.box)
+    assert np.median(released) > 1.5 * np.median(held)
