@@ -75,12 +75,12 @@ before/after table over the eight samples of :data:`GOAL_SAMPLES`, 300 model s e
   at the front of a group see only those beside them, are pulled sideways and swing
   off; the rest follow, so whole groups turn, and streams tear off and rejoin.  With
   a 360 degree view the flock calms into one disc cruising straight on (the page
-  invites the student to try it; tested); a wider view than ~230 degrees already
-  settles, a narrower one than ~180 breaks the flock into loose swirls (low P).
+  invites the student to try it; tested); in the sweep (at speeds up to 8) a
+  230-270 degree view already settled in most runs.
 * ``max_force`` = 10 lengths/s^2 against ``v_max`` = 6 lengths/s: a boid at full
   speed can turn at up to 10/6 rad/s (95 deg/s), so a group can swing round within
-  a second.  The balance is narrow: at the same ranges max_force 9 or 12, or v_max
-  8, settle into one calm flock in most samples.
+  a second.  The balance is narrow: in the sweep (v_max 8, cohesion range 40)
+  max_force 9 and 12 both settled into one calm flock where 10 kept moving.
 * ranges 4 / 15 / 17 lengths (separation / alignment / cohesion): boids keep a few
   lengths apart, match the boids around them, and are drawn a little further, so
   a stream that breaks away is pulled back and rejoins.  Longer cohesion (>= 20)

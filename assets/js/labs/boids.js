@@ -47,7 +47,7 @@ const PRESETS = [
     name: "cohesion",
     title: "Cohesion only",
     weights: "0 / 0 / 1",
-    look: "Every boid only heads for the middle of the boids it sees, so within a minute the sky empties into one tight, nervous clump (now and then two) of boids buzzing round each other and going nowhere.",
+    look: "Every boid only heads for the middle of the boids it sees, so within a minute the sky empties into a few tight, nervous clumps (two to four) of boids buzzing round each other.",
   },
   {
     name: "balanced",
@@ -135,7 +135,7 @@ function explainHtml(c) {
     <li><strong>Separation — keep your space.</strong> Steer away from the boids in view closer than
       ${P("sep_radius")} body lengths; the closer one is, the harder the push.</li>
     <li><strong>Alignment — fly like those around you.</strong> Steer towards the average velocity of the boids in
-      view within <span class="bd-radius">${c.radius}</span> lengths.</li>
+      view within <span class="bd-radius bd-param" data-param="radius">${c.radius}</span> lengths.</li>
     <li><strong>Cohesion — stay with the others.</strong> Steer towards the middle of the boids in view within
       ${P("coh_radius")} lengths.</li>
   </ol>
