@@ -119,8 +119,9 @@ def parse_samples(text: str) -> list[int]:
     return out
 
 
-def table(params: boids.Params, samples: list[int], seconds: float, out=sys.stdout) -> dict[str, bool]:
+def table(params: boids.Params, samples: list[int], seconds: float, out=None) -> dict[str, bool]:
     """Print the goal table (one row per sample, :func:`boids.goal_row`) and which goals hold."""
+    out = out or sys.stdout
     print(f"liveliness {boids.WATCH_START:g}-{seconds:g} s, groups of {boids.GROUP_MIN}+ boids linked within "
           f"the alignment range; clumps = groups of {boids.GROUP_MIN}+ after {boids.CLUMP_SECONDS:g} s of "
           f"cohesion only", file=out)
