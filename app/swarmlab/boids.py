@@ -341,9 +341,15 @@ def in_view(pairs: cells.Pairs, u: np.ndarray, view_deg: float) -> np.ndarray:
     return dot >= cos_half_view(view_deg) * pairs.r
 
 
-def rule_pairs(pairs: cells.Pairs, seen: np.ndarray, reach: float) -> cells.Pairs:
-    """The pairs in view (``seen``) within ``reach`` lengths, in the search's order."""
-    return pairs.take(np.flatnonzero(seen & (pairs.r <= reach)))
+def rule_pairs(pairs: cells.Pairs, seen: np.ndarray | None, reach: float) -> cells.Pairs:
+    """The pairs in view (``seen``; None = all of them) within ``reach`` lengths, in the
+    search's order.  When every pair qualifies, ``pairs`` itself (no copy)."""
+    keep = pairs.r <= reach
+    if seen is not None:
+        keep &= seen
+    if keep.all():
+        return pairs
+    return pairs.take(np.flatnonzero(keep))
 
 
 def separation(pairs: cells.Pairs, eps: float = EPS) -> np.ndarray:
@@ -453,13 +459,16 @@ def requests(state: BoidsState, pairs: cells.Pairs, params: Params) -> list[np.n
     0 and is not computed."""
     v = state.v
     p = params
-    seen = in_view(pairs, unit_headings(v), p.view)
+    # the pairs in view, once; each rule then keeps those within its reach (often all of
+    # them in a crowded sky, and then without a copy).  The order stays the search's, so
+    # every bincount adds the same numbers in the same order as filtering in one go.
+    visible = rule_pairs(pairs, in_view(pairs, unit_headings(v), p.view), p.reach)
     out = []
     for k, reach, rule in ((p.k_sep, p.sep_radius, lambda q: separation(q)),
                            (p.k_ali, p.radius, lambda q: alignment(q, v)),
                            (p.k_coh, p.coh_radius, cohesion)):
         if k:
-            out.append(k * steer(rule(rule_pairs(pairs, seen, reach)), v, p.v_max, p.max_force))
+            out.append(k * steer(rule(rule_pairs(visible, None, reach)), v, p.v_max, p.max_force))
         else:
             out.append(np.zeros_like(v))
     return out

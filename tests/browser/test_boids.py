@@ -175,19 +175,19 @@ def test_radius_setting_is_live_and_the_text_follows(lab):
     page.click("#lab-boids .bd-advanced summary")
     settle(page, LAB)
     slider = page.locator("#lab-boids .ctl[data-param=radius] input")
-    t0 = state(page)["t"]
+    t0, r0 = state(page)["t"], state(page)["params"]["radius"]
     slider.focus()
     page.keyboard.press("ArrowRight")
     settle(page, LAB)
     st = state(page)
-    assert st["params"]["radius"] == 10.5 and st["t"] >= t0
+    assert st["params"]["radius"] == r0 + 0.5 and st["t"] >= t0
     texts = page.eval_on_selector_all("#lab-boids .bd-radius", "els => els.map(e => e.textContent)")
-    assert texts and all(t == "10.5" for t in texts)
-    assert "within 10.5 lengths" in page.inner_text("#lab-boids .bd-world")
+    assert texts and all(t == f"{r0 + 0.5:g}" for t in texts)
+    assert f"within {r0 + 0.5:g} lengths" in page.inner_text("#lab-boids .bd-world")
     page.keyboard.press("ArrowLeft")
     settle(page, LAB)
-    assert state(page)["params"]["radius"] == 10
-    assert page.text_content("#lab-boids .bd-radius") == "10"
+    assert state(page)["params"]["radius"] == r0
+    assert page.text_content("#lab-boids .bd-radius") == f"{r0:g}"
     page.click("#lab-boids .bd-advanced summary")
     settle(page, LAB)
 
