@@ -103,7 +103,7 @@ def test_page_builds_from_specs_with_defaults_and_text(lab):
         assert len(look.split()) > 10
     # explanations: formulas in MathML, the scaling and robotics sections, the source
     text = page.inner_text("#lab-boids .bd-explain")
-    for heading in ("Three rules, and nothing else", "The formulas", "Why the flock never settles",
+    for heading in ("Three rules, and nothing else", "The formulas", "Why the flock keeps flowing",
                     "Why purely local rules scale", "Why robot swarms care", "Sources"):
         assert heading in text
     assert "calm" not in page.inner_text("#lab-boids .bd-try")  # no "flock calmed down?" tip any more
@@ -111,7 +111,7 @@ def test_page_builds_from_specs_with_defaults_and_text(lab):
     assert page.locator("#lab-boids .bd-explain math").count() >= 6
     assert "ε" in page.text_content("#lab-boids .bd-explain math[aria-label=separation]")
     assert "cap" in page.text_content("#lab-boids .bd-explain math[aria-label=steering]")
-    assert "allocate" in page.text_content("#lab-boids .bd-explain math[aria-label='velocity update']")
+    assert "allocate" in page.text_content("#lab-boids .bd-explain math[aria-label=allocation]")
     # Reynolds' ingredients: one control each, built from the engine's specs, and the text
     # quotes the engine's values (no copies in the page)
     specs = {s["name"]: s for s in page.evaluate("async () => await window.swarmlab.engine.spec('boids')")}

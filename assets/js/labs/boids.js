@@ -53,7 +53,7 @@ const PRESETS = [
     name: "balanced",
     title: "All three balanced",
     weights: "1.5 / 1 / 1 (default weights)",
-    look: "Keeping space, matching and staying close together turn the scattered boids into streams that meet and merge, split and rejoin, while whole groups suddenly swing round; it keeps flowing for as long as you watch.",
+    look: "Keeping space, matching and staying close together turn the scattered boids into streams that meet and merge, split and rejoin, while whole groups suddenly swing round; in most runs it keeps flowing for as long as you watch.",
   },
 ];
 
@@ -171,8 +171,10 @@ function explainHtml(c) {
   velocity by at most <var>F</var> per second in all, and the rules are served in order, separation first, then
   alignment, then cohesion. Each takes what it asks for while the allowance lasts, the one that does not fit gets what
   is left, and the rest wait (Reynolds' "prioritised allocation"):</p>
+  <div class="formula"><math display="block" aria-label="allocation">
+    <msub>${b("a")}<mi>i</mi></msub><mo>=</mo><mtext>allocate</mtext><mrow><mo>(</mo>${steerOf("sep")}<mo>,</mo>${steerOf("ali")}<mo>,</mo>${steerOf("coh")}<mo>;</mo><mi>F</mi><mo>)</mo></mrow>
+  </math></div>
   <div class="formula"><math display="block" aria-label="velocity update">
-    <msub>${b("a")}<mi>i</mi></msub><mo>=</mo><mtext>allocate</mtext><mrow><mo>(</mo>${steerOf("sep")}<mo>,</mo>${steerOf("ali")}<mo>,</mo>${steerOf("coh")}<mo>;</mo><mi>F</mi><mo>)</mo></mrow><mo>,</mo><mspace width="0.6em"/>
     ${vi}<mo>←</mo><mtext>limit</mtext><mrow><mo>(</mo>${vi}<mo>+</mo><msub>${b("a")}<mi>i</mi></msub><mi>Δt</mi><mo>)</mo></mrow>
   </math></div>
   <div class="formula"><math display="block" aria-label="position update">
@@ -185,10 +187,12 @@ function explainHtml(c) {
 
   </div>
   <div class="bd-col">
-  <h2>Why the flock never settles</h2>
+  <h2>Why the flock keeps flowing</h2>
   <p>At the start every boid is in a random place with a random heading. Close neighbours soon agree, and the sky fills
-  with small groups and streams. They meet and join, yet the flock never freezes into one block flying straight on,
-  and nothing random is added after the start: the liveliness comes from the rules themselves.</p>
+  with small groups and streams. They meet and join, yet in most runs the flock never freezes into one block flying
+  straight on, although nothing random is added after the start: the liveliness comes from the rules themselves.
+  (Now and then a run does settle into one calm flock; in our tests one sample in eight did. Try another sample
+  number under “More settings” and press Restart.)</p>
   <p>The blind spot is the key. The boids at the front of a group see nobody ahead, only the few beside them, so they
   are pulled sideways and swing off; the boids behind see them turn and follow, and the whole group wheels round. A
   stream that turns away from the rest may tear off as a group of its own; cohesion, which reaches further than the
