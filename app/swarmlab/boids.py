@@ -1,4 +1,4 @@
-"""Lab 3 "Three rules": classic Reynolds boids (Reynolds 1987, doi:10.1145/37401.37406).
+"""Lab 3 "Three rules": Reynolds boids (Reynolds 1987, doi:10.1145/37401.37406).
 
 Units and frames
 ----------------
@@ -10,76 +10,90 @@ Units and frames
   are one model second and a 0.25 s metric sample is exactly 10 steps.
 * Positions ``x`` live in ``[0, width) x [0, height)``; the renderer maps them
   1:1 onto the canvas (x right, y down).  Velocities ``v`` are in lengths/s and
-  every speed stays in ``[V_MIN, V_MAX]``.
+  every speed stays in ``[v_min, v_max]``.
 
-The three rules (acceleration of boid i over its neighbours j in N_i, the
-boids within ``radius`` of it; a boid with no neighbour feels none of them)::
+What a boid perceives (Reynolds' neighbourhood: a distance and an angle of view)
+------------------------------------------------------------------------------
+Boid j is *in view* of boid i when it lies inside i's field of view, a cone of
+total angle ``view`` (degrees) centred on i's heading ``u_i = v_i / |v_i|``;
+the cone test uses a dot product, never an angle::
 
-    separation  a_sep = k_sep * SEP_SCALE * sum_j (p_i - p_j) / (|p_i - p_j|^2 + EPS)
-    alignment   a_ali = k_ali * ALI_SCALE * (mean_j v_j - v_i)
-    cohesion    a_coh = k_coh * COH_SCALE * mean_j (p_j - p_i)
+    u_i . d_ij >= cos(view / 2) * |d_ij|,     d_ij = displacement(p_i, p_j)
 
-Every ``p_j - p_i`` is the minimum-image ``space.displacement(p_i, p_j)``
-(``pairs.d`` of the step's one neighbour search), so the rules work across the
-wrap; ``p_i - p_j`` is its negative, ``displacement(p_j, p_i)``.  The weights
-``k_*`` are the dimensionless numbers on the sliders (defaults 1.5 / 1.0 / 1.0).
-The fixed ``*_SCALE`` constants carry the units, because the three sums have
-different dimensions (1/length, length/s and length).
+(``view`` = 360 sees all round).  Each rule then has its own range: boids in
+view closer than ``sep_radius`` are avoided, those closer than ``radius`` are
+matched, and those closer than ``coh_radius`` are gathered towards
+(separation acts at the shortest range, cohesion at the longest).
 
-The treat (an attractor under the held pointer) adds seek steering::
+The three rules as steering (Reynolds 1987; "steering = desired - current")
+-------------------------------------------------------------------------
+Each rule gives a direction, and the boid's *desired velocity* is full speed
+``v_max`` that way; the rule's steering is desired minus current velocity,
+capped at the maximum force ``max_force`` (an acceleration, lengths/s^2)::
 
-    a_treat = TREAT_RATE * (V_MAX * d_i / |d_i| - v_i),   d_i = displacement(p_i, treat)
+    separation  s_i = sum_{j in S_i} (p_i - p_j) / (|p_i - p_j|^2 + EPS)   (inverse-square)
+    alignment   a_i = mean_{j in A_i} v_j                                  (neighbours' velocity)
+    cohesion    c_i = mean_{j in C_i} (p_j - p_i)                          (towards their centre)
 
-i.e. each boid relaxes its velocity, at rate ``TREAT_RATE``, towards flying at
-full speed straight at the treat.  The three rules keep acting, so the flock
-packs into a swirling ball around the point (80 boids, defaults: 80 % within
-about 14 lengths after 8 s); on release the term vanishes and the flock flies
-off under the three rules alone and spreads out again.
+    steer_r = limit(v_max * r_i / |r_i| - v_i, max_force),   r = s, a or c
+
+A rule with nobody in its range (or a zero vector) asks for nothing.  The
+slider weights scale the requests: ``k_sep steer_s``, ``k_ali steer_a``,
+``k_coh steer_c``.
+
+Prioritised allocation (Reynolds 1987, "prioritized acceleration allocation"):
+a boid can turn and speed up by at most ``max_force`` in total.  The requests
+are served in priority order, separation first, then alignment, then cohesion:
+each takes what it asks for while the budget lasts; the one that does not fit
+is shortened to what is left; later ones get nothing.  So a boid about to
+collide only avoids, and a boid with room to spare also matches and gathers.
+
+The treat (an attractor under the held pointer) adds seek steering outside the
+budget::
+
+    a_treat = TREAT_RATE * (v_max * d_i / |d_i| - v_i),   d_i = displacement(p_i, treat)
 
 Update order of one step (pure: old state in, new state out)
 -------------------------------------------------------------
-1. one neighbour search: ``cells.neighbour_pairs(x, box, radius)``;
-2. accelerations of all boids from the OLD positions and velocities;
-3. ``v' = limit_speed(v + a * DT)`` (semi-implicit Euler);
+1. one neighbour search: ``cells.neighbour_pairs(x, box, max range)``;
+2. view test and steering of all boids from the OLD positions and velocities;
+3. ``v' = limit_speed(v + a * DT)`` into ``[v_min, v_max]`` (semi-implicit Euler);
 4. ``x' = wrap(x + v' * DT)``;  ``t' = (steps + 1) * DT``.
+
+Exact replay: every operation on the state is IEEE-exact (+ - * /, sqrt,
+comparisons, ``np.bincount`` sums in a fixed order); the one cosine (of the
+half view angle) and the birth headings come from :mod:`swarmlab.detmath`.  So
+CPython and Pyodide give bit-identical runs (``tests/parity/test_boids_parity.py``).
 
 Choice of constants
 -------------------
-Tuned by simulation (12 samples, default 80 boids in 160 x 100, radius 10,
-mean over 50-60 s):
+Tuned by measurement (app/IMPLEMENTATION_NOTES.md, "Lab 3", has the sweep and the
+before/after table over the eight samples of :data:`GOAL_SAMPLES`, 300 model s each;
+``python -m swarmlab boids --samples 1-8 --seconds 300`` prints it).  In short:
 
-================  ==============================  ===============  ===========================
-preset            mean nearest spacing (lengths)  polarisation P   look
-================  ==============================  ===============  ===========================
-start (random)    6.3-7.7                         ~0.1             scattered
-separation only   9.3-9.6 (none closer than 3)    ~0.15            evenly spread, dodging
-cohesion only     0.5-1.0                         ~0.05            tight swirling clumps
-balanced          4.2-4.4                         0.85-1.0         compact travelling flocks (*)
-================  ==============================  ===============  ===========================
-
-(*) Balanced, over time: after 10 s about 4-10 small flocks; they meet, swing
-round and merge; by 60-120 s usually one flock (sometimes two side by side) that
-then cruises on, curving only slowly, because with no noise nothing disturbs it
-(measured in app/IMPLEMENTATION_NOTES.md; tests/unit/test_boids.py checks merging,
-turns, and the two ways the page suggests to stir a calm flock).
-
-* ``SEP_SCALE`` is large enough that separation alone keeps every boid out of
-  its neighbours' way (nobody within 3 lengths) although it only acts inside
-  the radius.
-* ``SEP_SCALE / COH_SCALE`` sets the balanced spacing: a lone pair settles at
-  ``s^2 + EPS = k_sep SEP_SCALE / (k_coh COH_SCALE)``, s = 2.3 lengths; in a
-  flock the sum over many neighbours spreads them to ~4.
-* ``COH_SCALE`` (an angular frequency of sqrt(12) = 3.5 rad/s) makes
-  cohesion-only clumps tight: a boid that must keep at least ``V_MIN`` swings
-  through its clump with an amplitude of about ``V_MIN / 3.5`` ~ 1 length.
-* ``ALI_SCALE`` gives a 0.5 s velocity-matching time: flocks line up within a
-  minute but can still turn and merge.
-* ``EPS`` = 1 length^2 caps the push from any one neighbour at
-  ``1 / (2 sqrt(EPS))`` = 0.5 per length (times weight and scale), reached at
-  one body length; coincident boids push each other with exactly 0.
-* ``V_MIN`` keeps boids flying (no hovering); ``V_MAX`` sets the pace.
-* ``TREAT_RATE`` = 5/s turns a boid towards the treat within a fraction of a
-  second; stronger pulls barely shrink the ball, whose size is set by separation.
+* ``view`` = 200 degrees: a blind cone of 160 degrees behind each boid.  The boids
+  at the front of a group see only those beside them, are pulled sideways and swing
+  off; the rest follow, so whole groups turn, and streams tear off and rejoin.  With
+  a 360 degree view the flock calms into one disc cruising straight on (the page
+  invites the student to try it; tested); in the sweep (at speeds up to 8) a
+  230-270 degree view already settled in most runs.
+* ``max_force`` = 10 lengths/s^2 against ``v_max`` = 6 lengths/s: a boid at full
+  speed can turn at up to 10/6 rad/s (95 deg/s), so a group can swing round within
+  a second.  The balance is narrow: in the sweep (v_max 8, cohesion range 40)
+  max_force 9 and 12 both settled into one calm flock where 10 kept moving.
+* ranges 4 / 15 / 16 lengths (separation / alignment / cohesion): boids keep a few
+  lengths apart, match the boids around them, and are drawn a little further, so
+  a stream that breaks away is pulled back and rejoins.  In the sweep a cohesion
+  range of 17 let one sample in eight settle into one calm flock, alignment 18-20
+  settled most; cohesion 15 split the sky into groups flying different ways (whole-
+  group P below 0.5 in one sample).
+* Separation first in the allocation: a crowded boid spends its whole budget on
+  keeping its space and for that moment does not match or gather, which keeps the
+  boids from settling into a lattice (|psi6| 0.38-0.42 against 0.65-0.76 before).
+* ``EPS`` = 1 length^2 keeps the inverse-square push finite for touching boids.
+* ``TREAT_RATE`` = 5/s turns a boid towards the treat within a fraction of a second
+  (outside the steering budget, so it gathers even a crowded flock); the far side of
+  the default world is 16 s away at full speed.
 
 Randomness
 ----------
@@ -91,11 +105,12 @@ order of population changes.  Steps themselves are deterministic.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from . import cells, metrics, noise
+from . import cells, detmath, metrics, noise
 from .params import ParamSpec, validate, validate_many
 from .space import Box, displacement, wrap
 
@@ -104,15 +119,15 @@ from .space import Box, displacement, wrap
 DT = 0.025  # s per step
 WORLD_WIDTH = 160.0  # lengths, default
 WORLD_HEIGHT = 100.0  # lengths, default
-RADIUS = 10.0  # lengths: neighbour radius (default; an advanced parameter)
+RADIUS = 15.0  # lengths: alignment range (the "neighbour radius")
+SEP_RADIUS = 4.0  # lengths: separation range
+COH_RADIUS = 16.0  # lengths: cohesion range
+VIEW_DEG = 200.0  # degrees: field of view (360 = all round)
+MAX_FORCE = 10.0  # lengths/s^2: the steering budget (and each rule's cap)
 EPS = 1.0  # lengths^2: separation softening
 V_MIN = 3.0  # lengths/s
-V_MAX = 10.0  # lengths/s: crossing the default world takes 16 s at full speed
-SEP_SCALE = 50.0  # lengths^3/s^2: separation sum (1/length) -> acceleration
-ALI_SCALE = 2.0  # 1/s: alignment relaxation rate at k_ali = 1
-COH_SCALE = 12.0  # 1/s^2: cohesion spring constant at k_coh = 1
+V_MAX = 6.0  # lengths/s
 TREAT_RATE = 5.0  # 1/s: seek relaxation rate towards the treat
-SPAWN_SPEED = 0.5 * (V_MIN + V_MAX)  # lengths/s, speed of a newly born boid
 MAX_POPULATION = 2000  # population slider maximum
 
 PRESETS: dict[str, dict[str, float]] = {
@@ -122,17 +137,34 @@ PRESETS: dict[str, dict[str, float]] = {
 }
 
 SPECS: tuple[ParamSpec, ...] = (
-    ParamSpec("k_sep", 1.5, "Separation weight", min=0.0, max=3.0, step=0.05,
-              help="Weight of the push away from close neighbours (inverse-square)."),
-    ParamSpec("k_ali", 1.0, "Alignment weight", min=0.0, max=3.0, step=0.05,
-              help="Weight of the turn towards the neighbours' mean velocity."),
-    ParamSpec("k_coh", 1.0, "Cohesion weight", min=0.0, max=3.0, step=0.05,
-              help="Weight of the pull towards the neighbours' centre."),
-    ParamSpec("population", 80, "Boids", kind="int", min=2, max=MAX_POPULATION, step=1,
+    ParamSpec("k_sep", 1.5, "Separation weight", min=0.0, max=3.0, step=0.05, group="rules",
+              help="Weight of the steering away from boids too close in view (served first)."),
+    ParamSpec("k_ali", 1.0, "Alignment weight", min=0.0, max=3.0, step=0.05, group="rules",
+              help="Weight of the steering towards the neighbours' mean velocity (served second)."),
+    ParamSpec("k_coh", 1.0, "Cohesion weight", min=0.0, max=3.0, step=0.05, group="rules",
+              help="Weight of the steering towards the centre of the boids in view (served last)."),
+    ParamSpec("population", 80, "Boids", kind="int", min=2, max=MAX_POPULATION, step=1, group="flock",
               help="Number of boids; removing takes the most recently added first."),
-    ParamSpec("radius", RADIUS, "Neighbour radius", min=2.0, max=30.0, step=0.5, unit="lengths",
-              help="Each boid only sees the boids within this distance.", advanced=True),
-    ParamSpec("sample", 42, "Sample number", kind="int", min=0, max=2**31 - 1, step=1,
+    ParamSpec("radius", RADIUS, "Alignment range", min=2.0, max=30.0, step=0.5, unit="lengths",
+              group="neighbourhood", advanced=True,
+              help="A boid matches the velocity of the boids in view within this distance."),
+    ParamSpec("sep_radius", SEP_RADIUS, "Separation range", min=0.5, max=30.0, step=0.5, unit="lengths",
+              group="neighbourhood", advanced=True,
+              help="A boid steers away from the boids in view within this distance."),
+    ParamSpec("coh_radius", COH_RADIUS, "Cohesion range", min=2.0, max=60.0, step=0.5, unit="lengths",
+              group="neighbourhood", advanced=True,
+              help="A boid steers towards the centre of the boids in view within this distance."),
+    ParamSpec("view", VIEW_DEG, "Field of view", min=30.0, max=360.0, step=5.0, unit="°",
+              group="neighbourhood", advanced=True,
+              help="Total angle a boid sees, centred on its heading; 360 = all round, no blind spot behind."),
+    ParamSpec("max_force", MAX_FORCE, "Maximum force", min=0.5, max=50.0, step=0.5, unit="lengths/s²",
+              group="steering", advanced=True,
+              help="The most a boid can change its velocity per second, shared by the rules in priority order."),
+    ParamSpec("v_min", V_MIN, "Minimum speed", min=0.5, max=20.0, step=0.5, unit="lengths/s",
+              group="steering", advanced=True, help="Boids never fly slower (no hovering)."),
+    ParamSpec("v_max", V_MAX, "Maximum speed", min=1.0, max=30.0, step=0.5, unit="lengths/s",
+              group="steering", advanced=True, help="Boids never fly faster; the rules' desired speed."),
+    ParamSpec("sample", 42, "Sample number", kind="int", min=0, max=2**31 - 1, step=1, group="flock",
               help="Seeds the starting positions and headings; applies at restart.", advanced=True),
 )
 
@@ -152,18 +184,46 @@ class Params:
     k_coh: float = 1.0
     population: int = 80
     radius: float = RADIUS
+    sep_radius: float = SEP_RADIUS
+    coh_radius: float = COH_RADIUS
+    view: float = VIEW_DEG
+    max_force: float = MAX_FORCE
+    v_min: float = V_MIN
+    v_max: float = V_MAX
     sample: int = 42
     width: float = WORLD_WIDTH
     height: float = WORLD_HEIGHT
+
+    def __post_init__(self):
+        if self.v_min > self.v_max:
+            raise ValueError(f"v_min ({self.v_min:g}) must not exceed v_max ({self.v_max:g}) lengths/s")
 
     @property
     def box(self) -> Box:
         return Box(self.width, self.height)
 
+    @property
+    def reach(self) -> float:
+        """The longest of the three ranges: the one neighbour search of a step."""
+        return max(self.radius, self.sep_radius, self.coh_radius)
+
+    @property
+    def spawn_speed(self) -> float:
+        """Speed of a newly born boid, lengths/s: the middle of the speed range."""
+        return 0.5 * (self.v_min + self.v_max)
+
     def with_values(self, **values) -> "Params":
         """Validated copy; raises ValueError (naming the parameter) and changes nothing."""
         table = SPECS + WORLD_SPECS
         return replace(self, **validate_many(table, values))
+
+
+def cos_half_view(view_deg: float) -> float:
+    """cos(view / 2) for the field-of-view test, from :func:`detmath.cos` (the same
+    bits in every runtime).  ``view`` >= 360 sees all round: -1 exactly."""
+    if view_deg >= 360.0:
+        return -1.0
+    return float(detmath.cos(np.array(view_deg * (math.pi / 360.0))))
 
 
 @dataclass(frozen=True)
@@ -180,7 +240,7 @@ class BoidsState:
     """State of the flock (arrays, not agent objects).
 
     x       : (N, 2) float64  positions, lengths, in [0, width) x [0, height)
-    v       : (N, 2) float64  velocities, lengths/s, speed in [V_MIN, V_MAX]
+    v       : (N, 2) float64  velocities, lengths/s, speed in [v_min, v_max]
     ids     : (N,)   int64    stable identities, increasing in order of birth
     t       : float           model time, s (= steps * DT)
     steps   : int             steps taken
@@ -211,9 +271,10 @@ def spawn(ids: np.ndarray, params: Params) -> tuple[np.ndarray, np.ndarray]:
     ids = np.asarray(ids, dtype=np.int64)
     px = noise.keyed_uniform(params.sample, STREAM_POS_X, ids, 0) * params.width
     py = noise.keyed_uniform(params.sample, STREAM_POS_Y, ids, 0) * params.height
-    heading = noise.keyed_uniform(params.sample, STREAM_HEADING, ids, 0) * 2.0 * np.pi
+    heading = noise.keyed_uniform(params.sample, STREAM_HEADING, ids, 0) * (2.0 * np.pi)
+    s, c = detmath.sincos(heading)
     x = wrap(np.stack([px, py], axis=1), params.box)
-    v = SPAWN_SPEED * np.stack([np.cos(heading), np.sin(heading)], axis=1)
+    v = params.spawn_speed * np.stack([c, s], axis=1)
     return x, v
 
 
@@ -251,94 +312,140 @@ def rescale_world(state: BoidsState, old: Box, new: Box) -> BoidsState:
 
 
 # --------------------------------------------------------------------------------------
-# The rules.  Each is a weight per neighbour pair (i, j) of the step's one search
-# (``pairs.d`` = displacement(p_i, p_j), the vector from i to j):
-#
-#     rule vector of boid i = sum_{j in N_i} [ w_d(i,j) * d_ij + w_v(i,j) * (v_j - v_i) ]
-#
-# and :func:`pair_sum` does that sum with bincount.  Because every rule has this
-# form, ``acceleration`` adds the weighted rules pair by pair and reduces once.
+# Perception and the rules.  ``pairs`` is the step's one search at ``params.reach``
+# (``pairs.d`` = displacement(p_i, p_j), the vector from i to j); each rule keeps
+# the pairs in view within its own range and reduces them with np.bincount.
 
 
-def separation_weights(pairs: cells.Pairs, eps: float = EPS) -> np.ndarray:
-    """Separation, inverse-square: w_d = -1 / (|d_ij|^2 + eps), (M,), 1/lengths^2.
+def norm(a: np.ndarray) -> np.ndarray:
+    """|a| of (N, 2) rows as sqrt(ax*ax + ay*ay): IEEE-exact (never np.hypot)."""
+    return np.sqrt(a[:, 0] * a[:, 0] + a[:, 1] * a[:, 1])
 
-        s_i = sum_{j in N_i} (p_i - p_j) / (|p_i - p_j|^2 + eps)
 
-    since ``p_i - p_j = displacement(p_j, p_i) = -d_ij``.  ``eps`` > 0 keeps it
-    finite: one neighbour pushes at most 1 / (2 sqrt(eps)) (at distance sqrt(eps)),
-    and an exactly coincident one pushes 0.
+def unit_headings(v: np.ndarray) -> np.ndarray:
+    """(N, 2) velocities -> (N, 2) unit headings (speeds are never 0, see limit_speed)."""
+    s = norm(v)
+    return v / np.where(s > 0, s, 1.0)[:, None]
+
+
+def in_view(pairs: cells.Pairs, u: np.ndarray, view_deg: float) -> np.ndarray:
+    """(M,) bool: j inside the field of view of i, ``u_i . d_ij >= cos(view/2) |d_ij|``.
+
+    u : (N, 2) unit headings.  A dot product and one deterministic cosine, no
+    angle is ever computed; a coincident neighbour (|d| = 0) counts as in view.
     """
-    return -1.0 / (pairs.r * pairs.r + eps)
-
-
-def mean_weights(pairs: cells.Pairs) -> np.ndarray:
-    """Weights of a neighbour mean: 1 / |N_i| per pair, (M,).  Used by two rules:
-
-    alignment  a_i = mean_{j in N_i} v_j - v_i   = sum_{j in N_i} (v_j - v_i) / |N_i|   (w_v)
-    cohesion   c_i = mean_{j in N_i} (p_j - p_i) = sum_{j in N_i} d_ij / |N_i|          (w_d)
-
-    Both are 0 for a boid with no neighbour (it has no pairs).
-    """
+    if view_deg >= 360.0:
+        return np.ones(len(pairs), dtype=bool)
     i = _index(pairs.i)
-    return 1.0 / np.bincount(i, minlength=pairs.n)[i]
+    dot = np.take(np.ascontiguousarray(u[:, 0]), i) * pairs.d[:, 0]
+    dot += np.take(np.ascontiguousarray(u[:, 1]), i) * pairs.d[:, 1]
+    return dot >= cos_half_view(view_deg) * pairs.r
+
+
+def rule_pairs(pairs: cells.Pairs, seen: np.ndarray | None, reach: float) -> cells.Pairs:
+    """The pairs in view (``seen``; None = all of them) within ``reach`` lengths, in the
+    search's order.  When every pair qualifies, ``pairs`` itself (no copy)."""
+    keep = pairs.r <= reach
+    if seen is not None:
+        keep &= seen
+    if keep.all():
+        return pairs
+    return pairs.take(np.flatnonzero(keep))
 
 
 def separation(pairs: cells.Pairs, eps: float = EPS) -> np.ndarray:
-    """Separation vector s_i per boid, (N, 2), 1/lengths (before weight and scale)."""
-    return pair_sum(pairs, w_d=separation_weights(pairs, eps))
+    """s_i = sum_j (p_i - p_j) / (|p_i - p_j|^2 + eps), (N, 2), 1/lengths.
+
+    ``p_i - p_j = -d_ij``.  ``eps`` > 0 keeps it finite: one neighbour pushes at most
+    1 / (2 sqrt(eps)) (at distance sqrt(eps)); an exactly coincident one pushes 0.
+    """
+    w = -1.0 / (pairs.r * pairs.r + eps)
+    return _sum_d(pairs, w)
 
 
 def alignment(pairs: cells.Pairs, v: np.ndarray) -> np.ndarray:
-    """Alignment vector a_i per boid, (N, 2), lengths/s (before weight and scale)."""
-    return pair_sum(pairs, w_v=mean_weights(pairs), v=v)
+    """a_i = mean_j v_j, (N, 2), lengths/s (0 for a boid with no such neighbour)."""
+    n = pairs.n
+    out = np.zeros((n, 2))
+    if len(pairs) == 0:
+        return out
+    i, j = _index(pairs.i), _index(pairs.j)
+    inv = 1.0 / np.maximum(np.bincount(i, minlength=n), 1)
+    for k in (0, 1):
+        out[:, k] = np.bincount(i, weights=np.take(np.ascontiguousarray(v[:, k]), j), minlength=n) * inv
+    return out
 
 
 def cohesion(pairs: cells.Pairs) -> np.ndarray:
-    """Cohesion vector c_i per boid, (N, 2), lengths (before weight and scale)."""
-    return pair_sum(pairs, w_d=mean_weights(pairs))
+    """c_i = mean_j (p_j - p_i) = mean_j d_ij, (N, 2), lengths (0 with no such neighbour)."""
+    n = pairs.n
+    if len(pairs) == 0:
+        return np.zeros((n, 2))
+    inv = 1.0 / np.maximum(np.bincount(_index(pairs.i), minlength=n), 1)
+    return _sum_d(pairs, np.ones(len(pairs))) * inv[:, None]
 
 
-def treat_pull(x: np.ndarray, v: np.ndarray, treat: Treat, box: Box) -> np.ndarray:
-    """Seek steering towards the treat, (N, 2), lengths/s^2.
-
-        a_i = TREAT_RATE * (V_MAX * d_i / |d_i| - v_i),  d_i = displacement(p_i, treat)
-
-    A boid exactly on the treat gets only the damping part ``-TREAT_RATE * v_i``.
-    """
-    d = displacement(x, np.array([treat.x, treat.y]), box)
-    r = np.hypot(d[:, 0], d[:, 1])
-    unit = d / np.where(r > 0, r, 1.0)[:, None]
-    return TREAT_RATE * (V_MAX * unit - v)
-
-
-def pair_sum(pairs: cells.Pairs, w_d: np.ndarray | None = None, w_v: np.ndarray | None = None,
-             v: np.ndarray | None = None) -> np.ndarray:
-    """sum_{j in N_i} [w_d * d_ij + w_v * (v_j - v_i)] for every boid, (n, 2).
-
-    w_d, w_v : (M,) per-pair weights (None = 0);  v : (n, 2) velocities (needed with w_v).
-    Works on x and y separately with 1-D bincounts (much faster in numpy than
-    broadcasting over a trailing axis of length 2).  The ``- w_v * v_i`` part is
-    ``v_i * sum_j w_v``, one more bincount.
-    """
+def _sum_d(pairs: cells.Pairs, w: np.ndarray) -> np.ndarray:
+    """sum_j w_ij d_ij per boid, (N, 2): two 1-D bincounts (x, y)."""
     n = pairs.n
     out = np.zeros((n, 2))
     if len(pairs) == 0:
         return out
     i = _index(pairs.i)
-    j = _index(pairs.j) if w_v is not None else None
-    if w_v is not None:
-        w_v_sum = np.bincount(i, weights=w_v, minlength=n)
     for k in (0, 1):
-        w = np.zeros(len(pairs))
-        if w_d is not None:
-            w += w_d * pairs.d[:, k]
-        if w_v is not None:
-            w += w_v * np.take(np.ascontiguousarray(v[:, k]), j)
-        out[:, k] = np.bincount(i, weights=w, minlength=n)
-        if w_v is not None:
-            out[:, k] -= w_v_sum * v[:, k]
+        out[:, k] = np.bincount(i, weights=w * pairs.d[:, k], minlength=n)
     return out
+
+
+def limit(a: np.ndarray, cap: float) -> np.ndarray:
+    """Rows of ``a`` (N, 2) shortened to length at most ``cap`` (direction kept)."""
+    s = norm(a)
+    f = np.where(s > cap, cap / np.where(s > 0, s, 1.0), 1.0)
+    return a * f[:, None]
+
+
+def steer(rule: np.ndarray, v: np.ndarray, v_max: float, max_force: float) -> np.ndarray:
+    """Reynolds steering towards the direction of ``rule`` (N, 2):
+
+        limit(v_max * rule / |rule| - v, max_force)
+
+    the desired velocity (full speed along the rule) minus the current one,
+    capped at ``max_force``; exactly 0 where the rule vector is 0 (nobody in range).
+    """
+    s = norm(rule)
+    has = s > 0
+    desired = rule * (v_max / np.where(has, s, 1.0))[:, None]
+    return np.where(has[:, None], limit(desired - v, max_force), 0.0)
+
+
+def allocate(requests: list[np.ndarray], budget: float) -> np.ndarray:
+    """Prioritised acceleration allocation (Reynolds 1987): the sum of ``requests``
+    (each (N, 2), highest priority first) taken in order until the total magnitude
+    reaches ``budget``; the request that does not fit is shortened to what is left
+    and later ones get nothing.  The result is never longer than ``budget``.
+    """
+    n = requests[0].shape[0]
+    left = np.full(n, float(budget))
+    a = np.zeros((n, 2))
+    for req in requests:
+        m = norm(req)
+        take = np.minimum(m, left)
+        a += req * (take / np.where(m > 0, m, 1.0))[:, None]
+        left = left - take
+    return a
+
+
+def treat_pull(x: np.ndarray, v: np.ndarray, treat: Treat, box: Box, v_max: float = V_MAX) -> np.ndarray:
+    """Seek steering towards the treat, (N, 2), lengths/s^2.
+
+        a_i = TREAT_RATE * (v_max * d_i / |d_i| - v_i),  d_i = displacement(p_i, treat)
+
+    A boid exactly on the treat gets only the damping part ``-TREAT_RATE * v_i``.
+    """
+    d = displacement(x, np.array([treat.x, treat.y]), box)
+    r = norm(d)
+    unit = d / np.where(r > 0, r, 1.0)[:, None]
+    return TREAT_RATE * (v_max * unit - v)
 
 
 def _index(a: np.ndarray) -> np.ndarray:
@@ -347,27 +454,32 @@ def _index(a: np.ndarray) -> np.ndarray:
     return a.astype(np.intp, copy=False)
 
 
+def requests(state: BoidsState, pairs: cells.Pairs, params: Params) -> list[np.ndarray]:
+    """The three weighted steering requests [separation, alignment, cohesion], each
+    (N, 2) lengths/s^2, in priority order.  A rule whose weight is 0 asks for exactly
+    0 and is not computed."""
+    v = state.v
+    p = params
+    # the pairs in view, once; each rule then keeps those within its reach (often all of
+    # them in a crowded sky, and then without a copy).  The order stays the search's, so
+    # every bincount adds the same numbers in the same order as filtering in one go.
+    visible = rule_pairs(pairs, in_view(pairs, unit_headings(v), p.view), p.reach)
+    out = []
+    for k, reach, rule in ((p.k_sep, p.sep_radius, lambda q: separation(q)),
+                           (p.k_ali, p.radius, lambda q: alignment(q, v)),
+                           (p.k_coh, p.coh_radius, cohesion)):
+        if k:
+            out.append(k * steer(rule(rule_pairs(visible, None, reach)), v, p.v_max, p.max_force))
+        else:
+            out.append(np.zeros_like(v))
+    return out
+
+
 def acceleration(state: BoidsState, pairs: cells.Pairs, params: Params, treat: Treat | None = None) -> np.ndarray:
-    """Total acceleration (N, 2), lengths/s^2: the weighted rules (+ the treat).
-
-        acc_i = k_sep SEP_SCALE s_i + k_ali ALI_SCALE a_i + k_coh COH_SCALE c_i  [+ treat]
-
-    All three rules go through one :func:`pair_sum`.  A rule whose weight is 0
-    contributes exactly 0 and is not computed.
-    """
-    w_d = np.zeros(len(pairs))
-    w_v = None
-    if params.k_sep:
-        w_d += (params.k_sep * SEP_SCALE) * separation_weights(pairs)
-    if params.k_coh or params.k_ali:
-        inv_n = mean_weights(pairs)  # shared by cohesion and alignment
-        if params.k_coh:
-            w_d += (params.k_coh * COH_SCALE) * inv_n
-        if params.k_ali:
-            w_v = (params.k_ali * ALI_SCALE) * inv_n
-    a = pair_sum(pairs, w_d=w_d, w_v=w_v, v=state.v)
+    """Total acceleration (N, 2), lengths/s^2: the prioritised rules (+ the treat)."""
+    a = allocate(requests(state, pairs, params), params.max_force)
     if treat is not None and treat.on:
-        a += treat_pull(state.x, state.v, treat, params.box)
+        a += treat_pull(state.x, state.v, treat, params.box, params.v_max)
     return a
 
 
@@ -376,11 +488,11 @@ def limit_speed(v: np.ndarray, v_prev: np.ndarray, v_min: float = V_MIN, v_max: 
 
     A velocity that came out exactly zero keeps the heading of ``v_prev``.
     """
-    s = np.hypot(v[:, 0], v[:, 1])
+    s = norm(v)
     zero = s == 0.0
     if np.any(zero):
         v = np.where(zero[:, None], v_prev, v)
-        s = np.where(zero, np.hypot(v[:, 0], v[:, 1]), s)
+        s = np.where(zero, norm(v), s)
     target = np.clip(s, v_min, v_max)
     return v * (target / np.where(s > 0, s, 1.0))[:, None]
 
@@ -388,9 +500,9 @@ def limit_speed(v: np.ndarray, v_prev: np.ndarray, v_min: float = V_MIN, v_max: 
 def step(state: BoidsState, params: Params, treat: Treat | None = None) -> BoidsState:
     """One step of DT seconds.  Pure: returns a new state, the input is untouched."""
     box = params.box
-    pairs = cells.neighbour_pairs(state.x, box, params.radius, sort=False)  # only reduced: order not needed
+    pairs = cells.neighbour_pairs(state.x, box, params.reach, sort=False)  # only reduced: order not needed
     a = acceleration(state, pairs, params, treat)
-    v = limit_speed(state.v + a * DT, state.v, V_MIN, V_MAX)
+    v = limit_speed(state.v + a * DT, state.v, params.v_min, params.v_max)
     x = wrap(state.x + v * DT, box)
     steps = state.steps + 1
     return replace(state, x=x, v=v, t=steps * DT, steps=steps)
@@ -406,19 +518,18 @@ def run(state: BoidsState, params: Params, n: int, treat: Treat | None = None) -
 # --------------------------------------------------------------------------------------
 # Metrics.
 
-
-def unit_headings(v: np.ndarray) -> np.ndarray:
-    """(N, 2) velocities -> (N, 2) unit headings (speeds are never 0, see limit_speed)."""
-    s = np.hypot(v[:, 0], v[:, 1])
-    return v / np.where(s > 0, s, 1.0)[:, None]
-
-
-FLOCK_MIN = 5  # boids: the smallest group counted as a flock
+FLOCK_MIN = 5  # boids: the smallest group counted as a flock in the readout
 FLOCK_AGREEMENT = 0.8  # the group's own P at least this: it flies one way
 
 
+def groups(state: BoidsState, params: Params) -> np.ndarray:
+    """(N,) group labels: boids linked by chains of neighbours closer than ``radius``
+    (the alignment range, whatever the field of view), :func:`metrics.group_labels`."""
+    return metrics.group_labels(cells.neighbour_pairs(state.x, params.box, params.radius, sort=False))
+
+
 def measure(state: BoidsState, params: Params) -> dict:
-    """The sampled metrics, from one neighbour search at the radius:
+    """The sampled metrics, from one neighbour search at the alignment range:
 
     P       whole-group agreement, 0..1
     spacing mean nearest distance, lengths (NaN below 2 boids)
@@ -426,7 +537,7 @@ def measure(state: BoidsState, params: Params) -> dict:
             with at least ``FLOCK_MIN`` boids that fly one way (the group's own P is at
             least ``FLOCK_AGREEMENT``).  Separation-only chains and cohesion-only knots
             do not count; neither does one dense swirl filling the sky.
-    loners  boids with no neighbour at all
+    loners  boids with no other boid within the alignment range
     N, t    boids, model time (s)
     """
     pairs = cells.neighbour_pairs(state.x, params.box, params.radius, sort=False)
@@ -441,4 +552,147 @@ def measure(state: BoidsState, params: Params) -> dict:
         "loners": loners,
         "N": state.n,
         "t": state.t,
+    }
+
+
+# --------------------------------------------------------------------------------------
+# Liveliness: does the flock keep flowing?  Measured once per model second.
+
+GROUP_MIN = 6  # boids: groups this big are followed
+PART_MIN = 3  # boids: a split leaves at least this many of the group's members in each of two groups
+TURN_MIN_DEG = 20.0  # degrees in one second: a sudden turn of a whole group
+TURN_AGREEMENT = 0.5  # a group "turns" only if it flies one way (own P) before and after
+HEXATIC_SCALE = 1.5  # bonds: neighbours within this many mean nearest spacings
+HEXATIC_MIN_BONDS = 3
+WATCH_START = 60.0  # s: the measures cover [WATCH_START, end]; the first minute is the forming phase
+STEPS_PER_SECOND = int(round(1.0 / DT))
+
+
+class FlockWatch:
+    """Follows the groups of a run second by second (feed it a state every model second;
+    splits and turns are only read between observations exactly one second apart).
+
+    Per second from ``start`` on it records the whole-group P, the share of boids
+    in groups of ``GROUP_MIN``+, and the hexatic order |psi6|
+    (:func:`metrics.hexatic_order`); between consecutive seconds it tracks each
+    group by membership (:func:`metrics.match_groups`) and counts
+
+    splits  groups of GROUP_MIN+ boids whose members are, one second later, in two
+            or more groups holding PART_MIN+ of them each (:func:`metrics.group_splits`);
+    turns   groups of GROUP_MIN+ boids flying one way whose members' mean heading
+            turned by more than TURN_MIN_DEG in that second (:func:`metrics.group_turns`).
+
+    Groups are the boids linked by chains of neighbours within the alignment range
+    (:func:`groups`).  A change of population resets the tracking (the boids differ).
+    """
+
+    def __init__(self, params: Params, start: float = WATCH_START):
+        self.params = params
+        self.start = float(start)
+        self.splits = 0
+        self.turns = 0
+        self.P: list[float] = []
+        self.share: list[float] = []
+        self.psi6: list[float] = []
+        self.big_groups: list[int] = []
+        self.last_groups = 0  # groups of GROUP_MIN+ at the latest observation
+        self._prev: tuple | None = None  # (t, ids, labels, headings, steps) of the latest observation
+
+    def observe(self, state: BoidsState, params: Params | None = None) -> None:
+        p = params or self.params
+        labels = groups(state, p)
+        u = unit_headings(state.v)
+        t = state.t
+        self.last_groups = int(np.count_nonzero(metrics.group_sizes(labels) >= GROUP_MIN))
+        if t >= self.start - 1e-9:
+            self.P.append(metrics.polarization(u))
+            self.share.append(metrics.grouped_share(labels, GROUP_MIN))
+            self.psi6.append(metrics.hexatic_order(state.x, p.box, HEXATIC_SCALE, HEXATIC_MIN_BONDS)[0])
+            self.big_groups.append(self.last_groups)
+        prev = self._prev
+        if (prev is not None and prev[0] >= self.start - 1e-9 and state.steps - prev[4] == STEPS_PER_SECOND
+                and np.array_equal(prev[1], state.ids)):
+            self.splits += len(metrics.group_splits(prev[2], labels, GROUP_MIN, PART_MIN))
+            self.turns += len(metrics.group_turns(prev[2], prev[3], u, GROUP_MIN,
+                                                  math.radians(TURN_MIN_DEG), TURN_AGREEMENT))
+        self._prev = (t, state.ids.copy(), labels, u, state.steps)
+
+    def summary(self) -> dict:
+        """splits, turns (counts), psi6, P, share (means over the observed seconds),
+        groups (mean number of groups of GROUP_MIN+), seconds observed, final_groups
+        (groups of GROUP_MIN+ at the latest observation)."""
+        def mean(xs):
+            xs = [x for x in xs if math.isfinite(x)]
+            return float(np.mean(xs)) if xs else math.nan
+        return {
+            "splits": self.splits,
+            "turns": self.turns,
+            "psi6": mean(self.psi6),
+            "P": mean(self.P),
+            "share": mean(self.share),
+            "groups": mean(self.big_groups),
+            "seconds": len(self.P),
+            "final_groups": self.last_groups,
+        }
+
+
+def liveliness(params: Params, seconds: float = 300.0, start: float = WATCH_START) -> dict:
+    """Run from the seeded start for ``seconds`` (whole seconds) and return
+    :meth:`FlockWatch.summary` over ``[start, seconds]``."""
+    state = initial_state(params)
+    watch = FlockWatch(params, start)
+    watch.observe(state)
+    for _ in range(int(round(seconds))):
+        state = run(state, params, STEPS_PER_SECOND)
+        watch.observe(state)
+    return watch.summary()
+
+
+def big_groups(state: BoidsState, params: Params) -> int:
+    """Number of groups of GROUP_MIN+ boids now (cohesion only: 1 = one clump)."""
+    return int(np.count_nonzero(metrics.group_sizes(groups(state, params)) >= GROUP_MIN))
+
+
+# --------------------------------------------------------------------------------------
+# The goal table of issue 13 ("a flock that keeps flowing"), over the eight samples.
+
+GOAL_SAMPLES = tuple(range(1, 9))  # samples 1..8, fixed before tuning
+GOAL_SECONDS = 300.0  # s: each balanced run; the measures cover WATCH_START..GOAL_SECONDS
+CLUMP_SECONDS = 60.0  # s: when the cohesion-only run is looked at
+GOALS = {
+    "splits": 3,  # at least, every sample
+    "turns": 10,  # at least, every sample
+    "psi6": 0.6,  # at most (a lattice reads near 1), every sample
+    "P": 0.5,  # at least, every sample
+    "share": 0.6,  # at least, every sample
+    "one_clump": 0.75,  # cohesion only: exactly one group of GROUP_MIN+ in at least this share (6 of 8)
+}
+
+
+def cohesion_clumps(params: Params, seconds: float = CLUMP_SECONDS) -> int:
+    """Groups of GROUP_MIN+ boids after ``seconds`` of the cohesion-only preset from
+    the seeded start of ``params`` (1 = a single clump)."""
+    p = params.with_values(**PRESETS["cohesion"])
+    return big_groups(run(initial_state(p), p, int(round(seconds * STEPS_PER_SECOND))), p)
+
+
+def goal_row(params: Params, seconds: float = GOAL_SECONDS) -> dict:
+    """One sample's row of the goal table: :func:`liveliness` of ``params`` plus
+    ``clumps`` (:func:`cohesion_clumps` at CLUMP_SECONDS)."""
+    row = liveliness(params, seconds)
+    row["sample"] = params.sample
+    row["clumps"] = cohesion_clumps(params)
+    return row
+
+
+def goals_met(rows: list[dict]) -> dict[str, bool]:
+    """Which of the goals hold for these rows (each :func:`goal_row`)."""
+    g = GOALS
+    return {
+        "splits": all(r["splits"] >= g["splits"] for r in rows),
+        "turns": all(r["turns"] >= g["turns"] for r in rows),
+        "psi6": all(r["psi6"] <= g["psi6"] for r in rows),
+        "P": all(r["P"] >= g["P"] for r in rows),
+        "share": all(r["share"] >= g["share"] for r in rows),
+        "one_clump": sum(r["clumps"] == 1 for r in rows) >= math.ceil(g["one_clump"] * len(rows)),
     }

@@ -161,17 +161,14 @@ def _boids_case():
     from swarmlab import boids
 
     p = boids.Params()
-    st = boids.initial_state(p)
-    for _ in range(30):
-        st = boids.step(st, p)
-    return "boids", st, p, ()
+    st = boids.run(boids.initial_state(p), p, 30)
+    return "boids", st, p, (boids.Treat(True, 40.0, 30.0),)  # the step with the treat held
 
 
 CASES = {"swarm": _swarm_case, "swarm_nearest": _swarm_nearest_case, "vicsek": _vicsek_case, "boids": _boids_case}
-#: cases whose step is built from IEEE-exact operations only, so Pyodide must give the same bits.
-#: Boids (Lab 3) still uses numpy's hypot/sin/cos in this tree (its last bits differ between
-#: builds); once Lab 3 is exact too, add "boids" here.
-EXACT = {"swarm", "swarm_nearest", "vicsek"}
+#: cases whose step is built from IEEE-exact operations only, so Pyodide must give the same bits
+#: (all of them: Lab 3 too since issue 16's defect 7, see tests/unit/test_boids_exact.py).
+EXACT = {"swarm", "swarm_nearest", "vicsek", "boids"}
 
 
 @run_in_pyodide(packages=["numpy"])

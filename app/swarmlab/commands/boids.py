@@ -6,10 +6,15 @@
 Samples the whole-group agreement P, the mean nearest spacing and the
 number of flocks (5+ boids linked by chains of neighbours, flying one way) every
 0.25 model s (10 steps), writes them as CSV (units in the header; "-" for
-stdout), and prints a one-line summary.  ``--set`` accepts every Lab 3
-parameter (k_sep, k_ali, k_coh, population, radius, sample) plus the world
-``width``/``height`` in lengths.  Bad values exit with status 2 and a message
-naming the parameter and its range.
+stdout), and prints a one-line summary.  A run longer than 60 model s also
+prints the liveliness measures from 60 s to the end (``boids.FlockWatch``,
+once per model second): splits and sudden turns of groups of 6+, the hexatic
+order |psi6| (a lattice reads near 1), the mean P, the share of boids in groups
+of 6+, and the groups of 6+ at the end (``--preset cohesion --seconds 60``: one
+clump reads 1).  ``--set`` accepts every Lab 3 parameter (k_sep, k_ali, k_coh,
+population, radius, sep_radius, coh_radius, view, max_force, v_min, v_max,
+sample) plus the world ``width``/``height`` in lengths.  Bad values exit with
+status 2 and a message naming the parameter and its range.
 """
 
 from __future__ import annotations
@@ -43,6 +48,9 @@ def register(subparsers) -> None:
     p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VALUE",
                    help="set a parameter (repeatable); applied after --preset")
     p.add_argument("--csv", default=None, metavar="FILE", help="write the sampled history as CSV ('-' = stdout)")
+    p.add_argument("--samples", default=None, metavar="LIST",
+                   help="instead of one run: the liveliness table over these samples (e.g. 1-8 or 1,5,9), "
+                        "each --seconds long, plus cohesion only at 60 s, checked against issue 13's goals")
     p.set_defaults(func=run)
 
 
@@ -66,23 +74,85 @@ def build_params(args) -> boids.Params:
     return params.with_values(**parse_sets(args.sets))
 
 
-def simulate(params: boids.Params, seconds: float) -> History:
-    """Run for ``seconds`` of model time and return the sampled history (t = 0 included)."""
+def simulate(params: boids.Params, seconds: float, watch: boids.FlockWatch | None = None) -> History:
+    """Run for ``seconds`` of model time and return the sampled history (t = 0 included).
+
+    ``watch`` (optional) is fed the state at every whole model second.
+    """
     history = History(SERIES, tick_seconds=boids.DT, interval=SAMPLE_STEPS)
     state = boids.initial_state(params)
     total = int(round(seconds / boids.DT))
     history.record(0, boids.measure(state, params))
+    if watch is not None:
+        watch.observe(state)
     while state.steps < total:
         state = boids.run(state, params, min(SAMPLE_STEPS, total - state.steps))
         history.record(state.steps, boids.measure(state, params))
+        if watch is not None and state.steps % boids.STEPS_PER_SECOND == 0:
+            watch.observe(state)
     return history
+
+
+def liveliness_line(summary: dict, start: float, end: float) -> str:
+    """One line of the liveliness measures (see the module docstring)."""
+    return (
+        f"liveliness {start:g}-{end:g} s (groups of {boids.GROUP_MIN}+ boids, linked within the alignment range): "
+        f"splits={summary['splits']}, turns faster than {boids.TURN_MIN_DEG:g} deg/s={summary['turns']}, "
+        f"hexatic |psi6|={summary['psi6']:.2f}, mean P={summary['P']:.2f}, "
+        f"share in groups={100 * summary['share']:.0f} %, groups at the end={summary['final_groups']}"
+    )
+
+
+def parse_samples(text: str) -> list[int]:
+    """"1-8" or "1,5,9" (or a mix) -> sample numbers, validated; ValueError names the bad part."""
+    out: list[int] = []
+    for part in str(text).split(","):
+        lo, dash, hi = part.strip().partition("-")
+        try:
+            a = int(lo)
+            b = int(hi) if dash else a
+        except ValueError:
+            raise ValueError(f"--samples expects numbers like 1-8 or 1,5,9, got {part.strip()!r}") from None
+        if b < a or b - a >= 1000:
+            raise ValueError(f"--samples range {part.strip()!r} must run upwards and hold at most 1000 samples")
+        out.extend(boids.validate(boids.SPECS, "sample", k) for k in range(a, b + 1))
+    return out
+
+
+def table(params: boids.Params, samples: list[int], seconds: float, out=None) -> dict[str, bool]:
+    """Print the goal table (one row per sample, :func:`boids.goal_row`) and which goals hold."""
+    out = out or sys.stdout
+    print(f"liveliness {boids.WATCH_START:g}-{seconds:g} s, groups of {boids.GROUP_MIN}+ boids linked within "
+          f"the alignment range; clumps = groups of {boids.GROUP_MIN}+ after {boids.CLUMP_SECONDS:g} s of "
+          f"cohesion only", file=out)
+    print(f"{'sample':>6} {'splits':>6} {'turns':>5} {'psi6':>5} {'P':>5} {'share':>5} {'groups':>6} {'clumps':>6}",
+          file=out)
+    rows = []
+    for k in samples:
+        r = boids.goal_row(params.with_values(sample=k), seconds)
+        rows.append(r)
+        print(f"{k:>6} {r['splits']:>6} {r['turns']:>5} {r['psi6']:>5.2f} {r['P']:>5.2f} {r['share']:>5.2f} "
+              f"{r['groups']:>6.2f} {r['clumps']:>6}", file=out, flush=True)
+    met = boids.goals_met(rows)
+    g = boids.GOALS
+    wants = {"splits": f">= {g['splits']}", "turns": f">= {g['turns']}", "psi6": f"<= {g['psi6']:g}",
+             "P": f">= {g['P']:g}", "share": f">= {g['share']:g}",
+             "one_clump": f"clumps == 1 in >= {math.ceil(g['one_clump'] * len(rows))} of {len(rows)}"}
+    print("goals: " + ", ".join(f"{k} {wants[k]}: {'yes' if ok else 'NO'}" for k, ok in met.items()), file=out)
+    return met
 
 
 def run(args) -> int:
     if not (math.isfinite(args.seconds) and 0 < args.seconds <= MAX_SECONDS):
         raise ValueError(f"--seconds must be in (0, {MAX_SECONDS:g}], got {args.seconds!r}")
     params = build_params(args)
-    history = simulate(params, args.seconds)
+    if args.samples is not None:
+        if args.csv:
+            raise ValueError("--csv records one run; leave it out with --samples")
+        table(params, parse_samples(args.samples), args.seconds)
+        return 0
+    watch = boids.FlockWatch(params)
+    history = simulate(params, args.seconds, watch)
     if args.csv == "-":
         sys.stdout.write(history.to_csv())
     elif args.csv:
@@ -93,10 +163,16 @@ def run(args) -> int:
     tail = max(1, len(P) // 4)
     line = (
         f"boids sample {params.sample}: N={params.population}, k_sep={params.k_sep:g}, k_ali={params.k_ali:g}, "
-        f"k_coh={params.k_coh:g}, radius={params.radius:g} lengths, world {params.width:g}x{params.height:g} lengths, "
+        f"k_coh={params.k_coh:g}, ranges {params.sep_radius:g}/{params.radius:g}/{params.coh_radius:g} lengths, "
+        f"view {params.view:g} deg, max force {params.max_force:g}, speeds {params.v_min:g}-{params.v_max:g}, "
+        f"world {params.width:g}x{params.height:g} lengths, "
         f"{history.times()[-1]:g} s: final P={P[-1]:.3f}, spacing={sp[-1]:.2f} lengths, "
         f"flocks={history.values['flocks'][-1]:g}; "
         f"last-quarter mean P={sum(P[-tail:]) / tail:.3f}, spacing={sum(sp[-tail:]) / tail:.2f} lengths"
     )
-    print(line, file=sys.stderr if args.csv == "-" else sys.stdout)
+    out = sys.stderr if args.csv == "-" else sys.stdout
+    print(line, file=out)
+    end = history.times()[-1]
+    if end > watch.start:
+        print(liveliness_line(watch.summary(), watch.start, end), file=out)
     return 0

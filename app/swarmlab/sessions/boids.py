@@ -4,11 +4,11 @@ Ops (JSON in, JSON out through :meth:`Session.call`; every input is validated
 first, so a bad value returns ``{"error": ...}`` and changes nothing):
 
 ``reset(**params)``     restart from the seeded start.  ``params`` may hold any
-                        of the SPECS (k_sep, k_ali, k_coh, population, radius,
-                        sample) and the world ``width``/``height`` in lengths;
+                        of the SPECS (weights, population, ranges, view,
+                        max_force, speeds, sample) and the world ``width``/``height`` in lengths;
                         the others keep their current values.  The treat is released.
 ``set(name, value)``    one live change, no restart (time and positions kept):
-                        weights and radius apply from the next step; population
+                        weights, ranges, view, force and speeds apply from the next step; population
                         adds/removes boids; ``sample`` is stored for the next restart.
 ``preset(name)``        live: "separation" (1.5/0/0), "cohesion" (0/0/1) or
                         "balanced" (1.5/1/1, the defaults).
@@ -166,12 +166,7 @@ class BoidsSession(Session):
         }
 
     def constants(self) -> dict:
-        return {
-            "dt": boids.DT, "eps": boids.EPS, "v_min": boids.V_MIN, "v_max": boids.V_MAX,
-            "sep_scale": boids.SEP_SCALE, "ali_scale": boids.ALI_SCALE,
-            "coh_scale": boids.COH_SCALE, "treat_rate": boids.TREAT_RATE,
-            "presets": boids.PRESETS,
-        }
+        return {"dt": boids.DT, "eps": boids.EPS, "treat_rate": boids.TREAT_RATE, "presets": boids.PRESETS}
 
     def frame(self) -> np.ndarray:
         s = self.state

@@ -41,19 +41,19 @@ const PRESETS = [
     name: "separation",
     title: "Separation only",
     weights: "1.5 / 0 / 0",
-    look: "Every boid only backs away from anyone too close, so the birds fan out over the whole sky and keep an even gap, but nobody flies with anybody.",
+    look: "Every boid only steers away from anyone too close in front or beside it, so the birds fan out over the whole sky and each guards its own space, but nobody flies with anybody.",
   },
   {
     name: "cohesion",
     title: "Cohesion only",
     weights: "0 / 0 / 1",
-    look: "Every boid only heads for the middle of its neighbours, so the sky empties into a few tight knots of boids buzzing round each other and going nowhere.",
+    look: "Every boid only heads for the middle of the boids it sees, so within a minute the sky empties into a few tight, nervous clumps (one to four) of boids buzzing round each other.",
   },
   {
     name: "balanced",
     title: "All three balanced",
     weights: "1.5 / 1 / 1 (default weights)",
-    look: "Keeping space, matching and staying close together turn the scattered boids into small groups and streams that meet, swing round and merge (watch the flocks count fall) until, after a minute or two, usually one calm flock is left.",
+    look: "Keeping space, matching and staying close together turn the scattered boids into streams that meet and merge, split and rejoin, while whole groups suddenly swing round; it keeps flowing for as long as you watch.",
   },
 ];
 
@@ -70,7 +70,7 @@ const LAYOUT = `
       <div class="bd-stage-captions">
       <p class="stage-caption" id="bd-stage-help">
         <strong>The treat:</strong> press and hold on the sky (mouse or finger) and the flock steers towards that
-        spot; keep holding for five to ten seconds and most of it circles round the spot; drag to move it; let go and
+        spot; keep holding for ten seconds or so and most of it swarms round the spot; drag to move it; let go and
         they spread out again. Keyboard: focus the stage, move the cursor with the arrow keys, hold <kbd>Enter</kbd>
         or <kbd>Space</kbd>.
       </p>
@@ -100,17 +100,13 @@ const LAYOUT = `
           <div class="readout"><span class="k">model time</span><span class="v bd-t">–</span></div>
           <div class="readout"><span class="k">shared heading P</span><span class="v bd-P">–</span></div>
           <div class="readout"><span class="k">mean nearest spacing</span><span class="v bd-spacing">–</span></div>
-          <div class="readout" title="A flock here is 5 or more boids linked by a chain of neighbours (each within the neighbour radius of the next) that fly roughly one way. A boid alone sees nobody."><span class="k">flocks</span><span class="v bd-flocks">–</span></div>
+          <div class="readout" title="A flock here is 5 or more boids linked by a chain of neighbours (each within the alignment range of the next) that fly roughly one way. A boid alone has nobody within that range."><span class="k">flocks</span><span class="v bd-flocks">–</span></div>
         </div>
       </div>
       <section class="panel bd-try" aria-labelledby="bd-try-h">
         <h3 id="bd-try-h">Try this</h3>
         <p class="bd-try-intro">Each button changes the three weights at once while the flock keeps flying.</p>
         <div class="bd-presets"></div>
-        <p class="bd-try-more"><strong>Flock calmed down?</strong> Drag cohesion to 0, wait until the flock visibly
-          loosens (two or three seconds), then press <em>All three balanced</em>: it bursts apart and, within about ten
-          seconds, flies on as two or more flocks on different courses, which later meet again. Or hold the treat beside it for a moment, or press
-          Restart to watch it form from scratch.</p>
       </section>
     </div>
   </div>
@@ -120,76 +116,89 @@ const LAYOUT = `
 
 function explainHtml(c) {
   // MathML Core has no bold mathvariant: use the mathematical bold letters themselves.
-  const BOLD = { a: "\u{1D41A}", p: "\u{1D429}", v: "\u{1D42F}" };
+  const BOLD = { a: "\u{1D41A}", p: "\u{1D429}", v: "\u{1D42F}", s: "\u{1D42C}", r: "\u{1D42B}" };
   const b = (s) => `<mi>${BOLD[s]}</mi>`;
   const sub = (base, s) => `<msub>${base}<mi>${s}</mi></msub>`;
   const ksub = (s) => `<msub><mi>k</mi><mtext>${s}</mtext></msub>`;
-  const sumN = `<munder><mo largeop="true" class="bd-sum">∑</mo><mrow><mi>j</mi><mo>∈</mo><msub><mi>N</mi><mi>i</mi></msub></mrow></munder>`;
-  const mean = `<mfrac><mn>1</mn><mrow><mo>|</mo><msub><mi>N</mi><mi>i</mi></msub><mo>|</mo></mrow></mfrac>`;
+  const sum = (set) => `<munder><mo largeop="true" class="bd-sum">∑</mo><mrow><mi>j</mi><mo>∈</mo><msub><mi>${set}</mi><mi>i</mi></msub></mrow></munder>`;
+  const mean = (set) => `<mfrac><mn>1</mn><mrow><mo>|</mo><msub><mi>${set}</mi><mi>i</mi></msub><mo>|</mo></mrow></mfrac>`;
   const pi = sub(b("p"), "i"), pj = sub(b("p"), "j"), vi = sub(b("v"), "i"), vj = sub(b("v"), "j");
+  const P = (name) => `<span class="bd-param" data-param="${name}"></span>`;
+  const steerOf = (rule) => `<msub>${b("s")}<mtext>${rule}</mtext></msub>`;
   return `
   <div class="bd-col">
   <h2>Three rules, and nothing else</h2>
-  <p>Every boid follows the same three habits, and it applies them only to the boids it can see: those within
-  <span class="bd-radius">${c.radius}</span> body lengths of it (its neighbours, <var>N</var><sub>i</sub>). Nothing else reaches it.</p>
+  <p>Every boid follows the same three habits, and it applies them only to the boids it can see. Like a bird, a boid
+  looks ahead and to the sides but not straight back: its field of view is ${P("view")}° wide, centred on where it is
+  heading, so a cone of ${P("blind")}° behind it is blind. Each habit also has its own reach:</p>
   <ol>
-    <li><strong>Separation — keep your space.</strong> Move away from neighbours, and the closer one is, the harder
-      the push.</li>
-    <li><strong>Alignment — fly like those around you.</strong> Nudge your velocity towards the average velocity of
-      your neighbours.</li>
-    <li><strong>Cohesion — stay with the others.</strong> Steer towards the middle of your neighbours.</li>
+    <li><strong>Separation — keep your space.</strong> Steer away from the boids in view closer than
+      ${P("sep_radius")} body lengths; the closer one is, the harder the push.</li>
+    <li><strong>Alignment — fly like those around you.</strong> Steer towards the average velocity of the boids in
+      view within <span class="bd-radius bd-param" data-param="radius">${c.radius}</span> lengths.</li>
+    <li><strong>Cohesion — stay with the others.</strong> Steer towards the middle of the boids in view within
+      ${P("coh_radius")} lengths.</li>
   </ol>
   <p>None of the three rules says where to go, who to follow or what the whole flock is doing. Whatever the flock does, it is each boid
   reacting to a handful of others.</p>
 
   <h2>The formulas</h2>
-  <p>For boid <var>i</var> at position <b>p</b><sub>i</sub> with velocity <b>v</b><sub>i</sub>:</p>
+  <p>For boid <var>i</var> at position <b>p</b><sub>i</sub> with velocity <b>v</b><sub>i</sub>, the boids
+  <var>j</var> in its view within each rule's reach form the sets <var>S</var><sub>i</sub> (separation),
+  <var>A</var><sub>i</sub> (alignment) and <var>C</var><sub>i</sub> (cohesion). Each rule first points a direction:</p>
   <div class="formula"><math display="block" aria-label="separation">
-    <msub>${b("a")}<mtext>sep</mtext></msub><mo>=</mo>${ksub("sep")}${sumN}
+    <msub>${b("r")}<mtext>sep</mtext></msub><mo>=</mo>${sum("S")}
     <mfrac><mrow>${pi}<mo>−</mo>${pj}</mrow><mrow><msup><mrow><mo>|</mo>${pi}<mo>−</mo>${pj}<mo>|</mo></mrow><mn>2</mn></msup><mo>+</mo><mi>ε</mi></mrow></mfrac>
   </math></div>
-  <p>Each neighbour pushes along the line from it to you, with a strength that falls off like one over the distance:
-  the arrow from it to you is as long as the distance, and it is divided by the distance squared (an inverse-square
-  weight). The small <var>ε</var> = ${c.eps} (length²) stops the push from
-  blowing up when two boids touch: one neighbour can push at most 1/(2√<var>ε</var>), and two boids in exactly the same
-  spot push each other not at all.</p>
+  <p>Each close neighbour pushes along the line from it to you, harder the closer it is (an inverse-square weight;
+  <var>ε</var> = ${c.eps} length² keeps the push finite when two boids touch).</p>
   <div class="formula"><math display="block" aria-label="alignment">
-    <msub>${b("a")}<mtext>ali</mtext></msub><mo>=</mo>${ksub("ali")}<mrow><mo>(</mo>${mean}${sumN}${vj}<mo>−</mo>${vi}<mo>)</mo></mrow>
+    <msub>${b("r")}<mtext>ali</mtext></msub><mo>=</mo>${mean("A")}${sum("A")}${vj}
   </math></div>
-  <p>The difference between your neighbours' average velocity and your own: zero when you already match them.</p>
   <div class="formula"><math display="block" aria-label="cohesion">
-    <msub>${b("a")}<mtext>coh</mtext></msub><mo>=</mo>${ksub("coh")}<mrow><mo>(</mo>${mean}${sumN}${pj}<mo>−</mo>${pi}<mo>)</mo></mrow>
+    <msub>${b("r")}<mtext>coh</mtext></msub><mo>=</mo>${mean("C")}${sum("C")}<mo>(</mo>${pj}<mo>−</mo>${pi}<mo>)</mo>
   </math></div>
-  <p>The arrow from you to the centre of your neighbours. A boid with no neighbours feels none of the three rules and
-  flies straight on.</p>
+  <p>The neighbours' average velocity, and the arrow from you to their middle. A rule with nobody in its reach
+  asks for nothing.</p>
+  <p>Then each rule <em>steers</em>, as Reynolds' boids do: the boid would like to fly at full speed
+  (<var>v</var><sub>max</sub> = ${P("v_max")} lengths/s) the way the rule points, and the steering is that wish minus
+  its present velocity, never more than the maximum force <var>F</var> = ${P("max_force")} lengths/s²:</p>
+  <div class="formula"><math display="block" aria-label="steering">
+    ${steerOf("rule")}<mo>=</mo>${ksub("rule")}<mspace width="0.2em"/><mtext>cap</mtext><mrow><mo>(</mo><msub><mi>v</mi><mtext>max</mtext></msub>
+    <mfrac><msub>${b("r")}<mtext>rule</mtext></msub><mrow><mo>|</mo><msub>${b("r")}<mtext>rule</mtext></msub><mo>|</mo></mrow></mfrac><mo>−</mo>${vi}<mo>,</mo><mi>F</mi><mo>)</mo></mrow>
+  </math></div>
+  <p>The sliders are the weights <var>k</var>. A boid cannot do everything at once: in one moment it can change its
+  velocity by at most <var>F</var> per second in all, and the rules are served in order, separation first, then
+  alignment, then cohesion. Each takes what it asks for while the allowance lasts, the one that does not fit gets what
+  is left, and the rest wait (Reynolds' "prioritised allocation"):</p>
+  <div class="formula"><math display="block" aria-label="allocation">
+    <msub>${b("a")}<mi>i</mi></msub><mo>=</mo><mtext>allocate</mtext><mrow><mo>(</mo>${steerOf("sep")}<mo>,</mo>${steerOf("ali")}<mo>,</mo>${steerOf("coh")}<mo>;</mo><mi>F</mi><mo>)</mo></mrow>
+  </math></div>
   <div class="formula"><math display="block" aria-label="velocity update">
-    ${vi}<mo>←</mo><mtext>limit</mtext><mrow><mo>(</mo>${vi}<mo>+</mo><mo>(</mo><msub>${b("a")}<mtext>sep</mtext></msub><mo>+</mo><msub>${b("a")}<mtext>ali</mtext></msub><mo>+</mo><msub>${b("a")}<mtext>coh</mtext></msub><mo>)</mo><mi>Δt</mi><mo>)</mo></mrow>
+    ${vi}<mo>←</mo><mtext>limit</mtext><mrow><mo>(</mo>${vi}<mo>+</mo><msub>${b("a")}<mi>i</mi></msub><mi>Δt</mi><mo>)</mo></mrow>
   </math></div>
   <div class="formula"><math display="block" aria-label="position update">
     ${pi}<mo>←</mo>${pi}<mo>+</mo>${vi}<mi>Δt</mi>
   </math></div>
-  <p>The three pushes are simply added. “limit” keeps every speed between ${c.v_min} and ${c.v_max} body lengths per second:
-  boids never hover and never race. All boids update together from where everyone was a moment before;
-  Δ<var>t</var> = ${c.dt} s. Distances are measured the short way round the wrapping edges.</p>
-  <p class="bd-note">On this page the three sums carry fixed scale factors (${c.sep_scale}, ${c.ali_scale} and ${c.coh_scale})
-  before the slider weights <var>k</var>, because they measure different things (a push per length, a speed, a distance).
-  The factors were chosen so that the default weights 1.5 / 1 / 1 give flocks with boids a few body lengths apart. The treat adds a
-  fourth pull, towards the held point at full speed, with a response rate of ${c.treat_rate} per second.</p>
+  <p>“limit” keeps every speed between ${P("v_min")} and ${P("v_max")} body lengths per second: boids never hover
+  and never race. All boids update together from where everyone was a moment before; Δ<var>t</var> = ${c.dt} s.
+  Distances are measured the short way round the wrapping edges. The treat adds one more pull, towards the held point at
+  full speed with a response rate of ${c.treat_rate} per second. All these settings are under “More settings”.</p>
 
   </div>
   <div class="bd-col">
-  <h2>Why the flock calms down</h2>
+  <h2>Why the flock keeps flowing</h2>
   <p>At the start every boid is in a random place with a random heading. Close neighbours soon agree, and the sky fills
-  with small groups, some stretched into long streams. When two groups cross, they swing round and join, and the
-  flocks count under the controls goes down. Once one flock is left (sometimes two flying side by side), nothing new
-  ever reaches a boid: its neighbours already fly its way at a comfortable gap, every rule asks for no change, and the
-  flock cruises on, curving only slowly. With these plain rules groups join far more often than they break up.</p>
-  <p>Real flocks never get that quiet. Birds misjudge what they see, a hawk dives, a tree is in the way, and each upset
-  spreads from bird to bird, splitting the flock or swinging it round. Here you can be the upset. Hold the treat for a
-  moment beside the flock, then let go, and it wheels round onto a new course. Or switch cohesion off for two or three seconds:
-  with no pull to the middle, separation pushes the boids apart and they fan out in different directions; when the pull
-  comes back, each knot of boids gathers round its own middle and flies off as its own group. The Swarm Lab tab adds noisy senses, a passing threat and obstacles
-  to rules of the same kind.</p>
+  with small groups and streams. They meet and join, yet the flock does not freeze into one block flying straight
+  on, although nothing random is added after the start: the liveliness comes from the rules themselves. (In all
+  eight sample numbers we tested, groups were still splitting and swinging round after five minutes.)</p>
+  <p>The blind spot is the key. The boids at the front of a group see nobody ahead, only the few beside them, so they
+  are pulled sideways and swing off; the boids behind see them turn and follow, and the whole group wheels round. A
+  stream that turns away from the rest may tear off as a group of its own; cohesion, which reaches further than the
+  other two rules, pulls it back later, so streams split and rejoin. The force limit and the order of service add to
+  it: a boid that is crowded spends its whole allowance on keeping its space, and for that moment it does not match or
+  gather, which keeps the boids from settling into a rigid grid. Open “More settings” and widen the field of view to
+  360°: with no blind spot the groups soon calm down into one flock cruising straight on.</p>
   <h2>Why purely local rules scale</h2>
   <p>Each boid's work is a short sum over the few boids near it. When a flock grows by spreading over more sky, that sum
   stays the same size: birds far away add no neighbours nearby. So 25 times as many boids cost about 25 times as much
@@ -211,9 +220,8 @@ function explainHtml(c) {
       <cite>Computer Graphics</cite> 21(4), 25–34 (SIGGRAPH ’87).
       <a href="https://doi.org/10.1145/37401.37406" rel="noopener" target="_blank">doi:10.1145/37401.37406</a></li>
   </ul>
-  <p class="bd-note">What this page simplifies: it is 2-D, the units are illustrative, boids see all round (no blind spot) and
-  sense their neighbours perfectly (no noise), and the rules are plain sums rather than Reynolds' prioritised steering. Try a few sample numbers (More settings): one run
-  can be lucky.</p>
+  <p class="bd-note">What this page simplifies: it is 2-D, the units are illustrative, and boids sense the others in
+  view perfectly (no noise). Try a few sample numbers (More settings): one run can be lucky.</p>
   </div>`;
 }
 
@@ -580,11 +588,19 @@ export async function mount(section, ctx) {
     if (slow) slowEl.textContent = `Slow motion: about ${stepper.pace.ratio.toFixed(1)}× real time with ${m.N} boids on this device.`;
   }
   function showWorld() {
-    for (const el of section.querySelectorAll(".bd-radius")) el.textContent = String(st.params.radius);
+    const p = st.params;
+    for (const el of section.querySelectorAll(".bd-radius")) el.textContent = String(p.radius);
+    const derived = { blind: Math.max(0, 360 - p.view) };
+    for (const el of section.querySelectorAll(".bd-param")) {
+      const name = el.dataset.param;
+      el.textContent = String(name in derived ? derived[name] : p[name]);
+    }
     $(".bd-world").textContent =
       `The sky is ${Math.round(world.width)} × ${Math.round(world.height)} body lengths and its edges wrap around. ` +
-      `Each boid sees the others within ${st.params.radius} lengths. Boids are drawn a little larger than life; colour shows heading. ` +
-      `In the readouts a flock is 5 or more boids, linked by a chain of such neighbours, flying roughly one way.`;
+      `Each boid sees the others within a ${p.view}° field of view: closer than ${p.sep_radius} lengths it keeps away, ` +
+      `within ${p.radius} lengths it matches them, within ${p.coh_radius} lengths it is drawn to them. ` +
+      `Boids are drawn a little larger than life; colour shows heading. ` +
+      `In the readouts a flock is 5 or more boids, linked by a chain of neighbours within ${p.radius} lengths, flying roughly one way.`;
   }
   showWorld();
 
