@@ -240,7 +240,7 @@ def swarm(n: int, u: np.ndarray, pairs, m: Mapping[str, float], *, threat: bool 
 # ------------------------------------------------------------------------------------ Lab 2
 def vicsek(x: np.ndarray, theta: np.ndarray, pairs, P: float, a: float, t: int, *,
            selected: int | None = None, neighbours: int | None = None,
-           history: Sequence[float] = (), baseline: float = math.nan,
+           history: metrics.History | None = None, baseline: float = math.nan,
            window: int = 60) -> dict:
     """Lab 2 ("Few turns, one direction").
 
@@ -249,7 +249,7 @@ def vicsek(x: np.ndarray, theta: np.ndarray, pairs, P: float, a: float, t: int, 
     P         : the order parameter now; a: the alignment knob; t: updates so far
     selected  : the followed arrow's number as the page shows it (index + 1), with its
                 neighbour count (itself excluded)
-    history   : P after each of the last updates, oldest first
+    history   : the session's metrics.History of P (its clock counts updates)
     baseline  : P of independent random headings (about 0.11 for 64)
     window    : updates in the chart trend (60 = 10 s at the default 6 updates/s)
     """
@@ -267,8 +267,7 @@ def vicsek(x: np.ndarray, theta: np.ndarray, pairs, P: float, a: float, t: int, 
     if selected is not None:
         text += f" Following arrow {selected}" + ("" if neighbours is None else
                                                   f", with {plural(neighbours, 'neighbour')} in its circle") + "."
-    hist = list(history)
-    steps = list(range(len(hist)))
+    steps, hist = history_series(history, "P") if history is not None else ([], [])
     tr = trend(steps, hist, window=window)
     chart = trend_phrase("P", tr, _fmt2, unit_word="updates")
     return {"text": text, "key": _key(key, band(P), a), "values": {"P": P},
