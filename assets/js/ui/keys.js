@@ -69,7 +69,7 @@ export const LAB_ACCESS = {
   },
   vicsek: {
     stage: ".vk-canvas",
-    barAfter: ".vk-stage",
+    barAfter: ".vk-legend", // the legend explains the stage, so it stays right under it
     heading: [".vk-layout", "Simulation and controls"],
     roledescription: "simulation stage",
     stageLabel: "Few turns stage: sixty-four arrows moving in a square with wrapping edges. Tap an arrow to follow it.",
