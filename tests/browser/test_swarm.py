@@ -527,8 +527,10 @@ def test_sensing_arrows_have_their_own_colours_and_the_legend_agrees(lab):
         const rgb = (c) => { probe.style.background = c; return getComputedStyle(probe).backgroundColor; };
         const keys = [...document.querySelectorAll('#lab-swarm .sense-arrows tbody tr')].map((tr) =>
             [tr.querySelector('th').textContent.trim(), css(tr.querySelector('.arrow-key'))]);
+        // a ring swatch (the excluded class's shape) shows its colour as its outline
+        const paint = (el) => el.classList.contains('mark-ring') ? getComputedStyle(el).borderTopColor : css(el);
         const sw = Object.fromEntries(['selected', 'social', 'personal', 'excluded'].map((k) =>
-            [k, css(document.querySelector('#lab-swarm .sense-legend .sw-' + k))]));
+            [k, paint(document.querySelector('#lab-swarm .sense-legend .sw-' + k))]));
         const out = {keys, sw, selected: rgb(p.SELECTED), arrows: Object.fromEntries(Object.entries(p.ARROWS).map(([k, c]) => [k, rgb(c)])),
                      neighbours: Object.fromEntries(Object.entries(p.NEIGHBOURS).map(([k, c]) => [k, rgb(c)]))};
         probe.remove();
