@@ -82,7 +82,7 @@ browser: venv vendor chromium
 test: venv vendor chromium node-dev pyodide-test-dist
 	@$(VPY) tools/pyfiles.py
 	node --test tests/js
-	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest -q --ignore=tests/pyodide $(PYTEST_ARGS)
+	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest -q --durations=15 --ignore=tests/pyodide $(PYTEST_ARGS)
 	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest -q tests/pyodide $(PYTEST_ARGS)
 
 bench: venv vendor chromium dist offline
