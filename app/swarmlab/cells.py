@@ -669,8 +669,11 @@ def _emit(i: np.ndarray, j: np.ndarray, ddx: np.ndarray, ddy: np.ndarray, r: np.
     return _emit_sorted(ii, jj, D[0], D[1], rr, n)
 
 
-# Below this many candidate pairs (N <= 90) the search compares all pairs directly:
+# Below this many candidate pairs (N <= 90) a *sorted* search compares all pairs directly:
 # far fewer numpy calls than binning, which dominates small N (~3 us a call in Pyodide).
+# Sorted output is canonical, so it is the same bits either way; unsorted output keeps the
+# cell list's order, which the chaotic runs of Labs 1 and 3 (and their measured goal table,
+# issue 13) depend on, so a share link replays the same run as before.
 _ALL_PAIRS = 4096
 
 
@@ -728,7 +731,7 @@ def neighbour_pairs(
     W, H = float(box.width), float(box.height)
     fast = cutoff * (1.0 + _REL) < 0.5 * min(W, H)
     xw = _wrapped(x, box)
-    if fast and g is None and n * (n - 1) // 2 <= _ALL_PAIRS:
+    if fast and g is None and sort and n * (n - 1) // 2 <= _ALL_PAIRS:
         return _all_pairs(x, xw is x, W, H, cutoff, half, sort)
     reach = min(cutoff * (1.0 + _REL) + _ABS * max(W, H), 1e300)
     max_cells = 4 * n // ngroups + 16

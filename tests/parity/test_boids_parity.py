@@ -13,15 +13,10 @@ treat, an all-round view and a live population change.
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from runtimes import run_both
+
 
 SCRIPT = r'''
 import json, numpy as np
@@ -53,28 +48,9 @@ print("@@RESULT@@" + json.dumps(out))
 '''
 
 
-def run_cpython() -> dict:
-    code = f"import sys; sys.path.insert(0, {str(ROOT / 'app')!r})\n" + SCRIPT
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
-    assert res.returncode == 0, res.stderr
-    return json.loads(res.stdout.split("@@RESULT@@", 1)[1])
-
-
-def run_pyodide() -> dict:
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail("node is required (it is a build requirement); install Node.js")
-    if not (ROOT / "assets" / "vendor" / "pyodide" / "pyodide.mjs").exists():
-        pytest.fail("assets/vendor is missing: run `make test` (it vendors the runtime first)")
-    res = subprocess.run([node, str(ROOT / "tools" / "pyodide_node.mjs")], input=SCRIPT,
-                         capture_output=True, text=True, timeout=900)
-    assert res.returncode == 0, res.stderr[-4000:]
-    return json.loads(res.stdout.split("@@RESULT@@", 1)[1])
-
-
 @pytest.fixture(scope="module")
 def both():
-    return run_cpython(), run_pyodide()
+    return run_both(SCRIPT)
 
 
 def test_it_really_is_two_runtimes(both):

@@ -7,16 +7,11 @@ CPython, and the outputs are compared.  One Pyodide boot serves all checks.
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from runtimes import run_both
+
 
 SCRIPT = r'''
 import json, numpy as np
@@ -93,40 +88,13 @@ out["swarm_obstacle_threat"] = _swarm_run({"obstacle": "passage"}, SWARM_STEPS,
 out["swarm_nearest_fallback"] = _swarm_run({"mode": "nearest", "k": 7, "obstacle": "passage", "N": 300,
                                             "v": 25.0, "sigma": 60.0}, SWARM_STEPS // 3, threats={300: 5})
 
-for lab, steps in (("boids", 120),):
-    try:
-        s = create(lab)
-    except Exception as exc:  # a lab that is missing must fail the comparison, not hide
-        out[lab] = f"unavailable: {type(exc).__name__}: {exc}"
-        continue
-    s.call("step", json.dumps({"n": steps}))
-    out[lab] = s.frame().astype(float).tolist()
 print("@@RESULT@@" + json.dumps(out))
 '''
 
 
-def run_cpython() -> dict:
-    code = f"import sys; sys.path.insert(0, {str(ROOT / 'app')!r})\n" + SCRIPT
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert res.returncode == 0, res.stderr
-    return json.loads(res.stdout.split("@@RESULT@@", 1)[1])
-
-
-def run_pyodide() -> dict:
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail("node is required (it is a build requirement); install Node.js")
-    if not (ROOT / "assets" / "vendor" / "pyodide" / "pyodide.mjs").exists():
-        pytest.fail("assets/vendor is missing: run `make test` (it vendors the runtime first)")
-    res = subprocess.run([node, str(ROOT / "tools" / "pyodide_node.mjs")], input=SCRIPT,
-                         capture_output=True, text=True, timeout=600)
-    assert res.returncode == 0, res.stderr[-4000:]
-    return json.loads(res.stdout.split("@@RESULT@@", 1)[1])
-
-
 @pytest.fixture(scope="module")
 def both():
-    return run_cpython(), run_pyodide()
+    return run_both(SCRIPT)
 
 
 def test_cell_list_is_identical(both):
@@ -190,16 +158,3 @@ def test_obstacle_run_exercises_the_fallback_and_threats(both):
     fast = cpy["swarm_nearest_fallback"]
     assert fast["fallbacks"] > 0 and fast["threatened"] > 0 and fast["step"] == 1200, fast
     assert cpy["swarm_default"]["step"] == 3600
-
-
-def test_boids_agree_closely(both):
-    """Boids (Lab 3; its exact parity is tests/parity/test_boids_parity.py): after 2 model
-    seconds the states must still agree to ~1e-6 lengths."""
-    cpy, pyo = both
-    lab = "boids"
-    assert isinstance(cpy[lab], list), cpy[lab]
-    assert isinstance(pyo[lab], list), pyo[lab]
-    a, b = cpy[lab], pyo[lab]
-    assert len(a) == len(b)
-    worst = max(abs(x - y) for x, y in zip(a, b))
-    assert worst < 1e-4, worst
