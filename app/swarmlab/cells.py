@@ -55,7 +55,8 @@ Algorithm (per call, all numpy, no Python loop over agents)
    in place on two contiguous columns (x and y), one exact filter on ``r^2``,
    and ``sqrt`` on the survivors.  No ``np.take`` (12 ns an element under wasm
    against 1.8 for a 1-D ``a[idx]``).  Below ``_ALL_PAIRS`` candidate pairs
-   (N <= 90, no replicas) every pair is a candidate instead (fewer numpy calls).
+   (N <= 90, no replicas) a sorted search takes every pair as a candidate instead
+   (fewer numpy calls; sorted output is canonical, so the bits are the same).
 5. ``half=True`` returns each unordered pair once.  Otherwise each unordered
    pair is written in both directions into preallocated arrays; the reverse vector is
    ``0.0 - d`` (bit-identical to the minimum image of the reverse unless a
