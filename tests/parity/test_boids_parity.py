@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from runtimes import run_both
+from parity_runtimes import run_both
 
 
 SCRIPT = r'''

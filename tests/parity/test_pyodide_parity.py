@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from runtimes import run_both
+from parity_runtimes import run_both
 
 
 SCRIPT = r'''

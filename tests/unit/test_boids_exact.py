@@ -10,30 +10,16 @@ tests/parity/test_boids_parity.py.)
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
 from swarmlab import boids as B
-
-FORBIDDEN_NP = ("sin", "cos", "tan", "arctan2", "arctan", "arcsin", "arccos", "hypot", "log", "log1p", "exp",
-                "expm1", "power", "einsum")
-FORBIDDEN_MATH = ("sin", "cos", "tan", "atan2", "atan", "hypot", "log", "exp", "pow")
+from libm_guard import forbid_libm
 
 
 @pytest.fixture
 def no_libm(monkeypatch):
-    def forbid(name):
-        def raiser(*args, **kwargs):
-            raise AssertionError(f"{name} was called on a path that feeds the Lab 3 state")
-        return raiser
-
-    for name in FORBIDDEN_NP:
-        monkeypatch.setattr(np, name, forbid(f"np.{name}"))
-    monkeypatch.setattr(np.linalg, "norm", forbid("np.linalg.norm"))
-    for name in FORBIDDEN_MATH:
-        monkeypatch.setattr(math, name, forbid(f"math.{name}"))
+    forbid_libm(monkeypatch, "the Lab 3 state")
 
 
 @pytest.mark.parametrize("values", [
