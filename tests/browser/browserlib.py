@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "tests" / "browser" / "screenshots"
 BOOT_TIMEOUT_MS = 90_000
+
+
+class Served:
+    """An HTTP server (tools/serve.py's) answering on its own loopback port from a daemon thread."""
+
+    def __init__(self, httpd):
+        self.httpd = httpd
+        self.port = httpd.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
 
 
 def wait_ready(page, timeout=BOOT_TIMEOUT_MS):

@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -28,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from serve import make_server  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browserlib import BOOT_TIMEOUT_MS, wait_ready  # noqa: E402,F401
+from browserlib import BOOT_TIMEOUT_MS, Served, wait_ready  # noqa: E402,F401
 
 CHROME_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -50,26 +49,13 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.browser)
 
 
-class Served:
-    def __init__(self, root: Path, csp: str | None = None):
-        self.httpd = make_server(root, "127.0.0.1", 0, csp=csp, quiet=True)
-        self.port = self.httpd.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture(scope="session")
 def serve_root():
     """Start extra servers: serve_root(path, csp=None) -> Served (closed at session end)."""
     started = []
 
     def start(root: Path = ROOT, csp: str | None = None) -> Served:
-        s = Served(root, csp)
+        s = Served(make_server(root, "127.0.0.1", 0, csp=csp, quiet=True))
         started.append(s)
         return s
 

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import functools
 import re
-import threading
 import time
 
-from browserlib import BOOT_TIMEOUT_MS, ROOT, screenshot, wait_ready
+from browserlib import BOOT_TIMEOUT_MS, ROOT, Served, screenshot, wait_ready
 
 RUNTIME = ROOT / "assets" / "vendor" / "pyodide"
 
@@ -90,7 +89,7 @@ def test_a_slow_python_start_is_never_called_a_stall(browser, server):
         context.close()
 
 
-class StallingServer:
+class StallingServer(Served):
     """The repository served by tools/serve.py, except that one file stops after half of its
     bytes for ``pause`` seconds, then sends the rest (a connection that hangs, then recovers)."""
 
@@ -109,14 +108,9 @@ class StallingServer:
                 outputfile.write(data[half:])
 
         handler = type("StallingHandler", (Handler,), {"quiet": True})
-        self.httpd = serve.Server(("127.0.0.1", 0), functools.partial(handler, directory=str(ROOT)))
-        self.httpd.handle_error = lambda request, client_address: None
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        httpd = serve.Server(("127.0.0.1", 0), functools.partial(handler, directory=str(ROOT)))
+        httpd.handle_error = lambda request, client_address: None
+        super().__init__(httpd)
 
 
 def test_a_stalled_download_says_so_and_a_late_success_replaces_it(browser, server):

@@ -23,7 +23,7 @@ import shutil
 
 import pytest
 
-from browserlib import BOOT_TIMEOUT_MS, ROOT, SHOTS, screenshot
+from browserlib import BOOT_TIMEOUT_MS, ROOT, SHOTS, Served, screenshot
 
 
 CHECK_WARMUP, CHECK_MEASURE = 150, 50
@@ -324,21 +324,14 @@ def test_a_policy_without_eval_shows_the_error_panel(browser, serve_root, script
 
 
 # --- offline after the first visit: the service worker of the built site -----------------------
-class GzipSite:
+class GzipSite(Served):
     """A built site served with gzip (as static hosts do), on its own loopback port."""
 
     def __init__(self, root):
-        import threading
-
         serve = load_tool("serve")
-        self.httpd = serve.make_server(root, "127.0.0.1", 0, quiet=True, gzip=True)
-        self.httpd.handle_error = lambda request, client_address: None
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        httpd = serve.make_server(root, "127.0.0.1", 0, quiet=True, gzip=True)
+        httpd.handle_error = lambda request, client_address: None
+        super().__init__(httpd)
 
 
 def new_deploy(site, marker: str) -> str:
