@@ -112,7 +112,7 @@ import numpy as np
 
 from . import cells, detmath, metrics, noise
 from .params import ParamSpec, validate, validate_many
-from .space import Box, displacement, wrap
+from .space import Box, displacement, norm, shift, wrap  # norm: IEEE-exact, never np.hypot
 
 # --------------------------------------------------------------------------------------
 # Constants (see the module docstring for units and for why these values).
@@ -317,11 +317,6 @@ def rescale_world(state: BoidsState, old: Box, new: Box) -> BoidsState:
 # the pairs in view within its own range and reduces them with np.bincount.
 
 
-def norm(a: np.ndarray) -> np.ndarray:
-    """|a| of (N, 2) rows as sqrt(ax*ax + ay*ay): IEEE-exact (never np.hypot)."""
-    return np.sqrt(a[:, 0] * a[:, 0] + a[:, 1] * a[:, 1])
-
-
 def unit_headings(v: np.ndarray) -> np.ndarray:
     """(N, 2) velocities -> (N, 2) unit headings (speeds are never 0, see limit_speed)."""
     s = norm(v)
@@ -503,7 +498,7 @@ def step(state: BoidsState, params: Params, treat: Treat | None = None) -> Boids
     pairs = cells.neighbour_pairs(state.x, box, params.reach, sort=False)  # only reduced: order not needed
     a = acceleration(state, pairs, params, treat)
     v = limit_speed(state.v + a * DT, state.v, params.v_min, params.v_max)
-    x = wrap(state.x + v * DT, box)
+    x = shift(state.x, v, DT, box)
     steps = state.steps + 1
     return replace(state, x=x, v=v, t=steps * DT, steps=steps)
 
