@@ -199,6 +199,18 @@ def periodic_centre(x: np.ndarray, box: Box) -> np.ndarray:
     return np.mod(c / (2.0 * np.pi) * size, size)
 
 
+def concentration(x: np.ndarray, box: Box) -> float:
+    """How gathered the points x (N, 2) are on the torus, 0..1: the smaller over the two axes
+    of the circular mean resultant |mean_k exp(2 pi i x_k / L)|.  About 1 for one compact
+    clump, near 0 for points spread evenly along an axis (a band wrapped round the world
+    reads near 0 even though it is one connected group).  NaN for no points."""
+    if len(x) == 0:
+        return math.nan
+    ang = 2.0 * np.pi * np.asarray(x, dtype=float) / box.size
+    r = np.sqrt(np.cos(ang).mean(axis=0) ** 2 + np.sin(ang).mean(axis=0) ** 2)
+    return float(r.min())
+
+
 def rotation_order(x: np.ndarray, u: np.ndarray, box: Box) -> float:
     """Milling order ``M = |mean_i (rhat_i x u_i)|`` about the periodic centre; NaN for no agents."""
     n = x.shape[0]

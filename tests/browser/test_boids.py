@@ -256,16 +256,23 @@ def test_presets_change_weights_live_and_behave_as_taught(lab):
     page = lab
     engine_call(page, LAB, "reset", {"sample": 4})
     spacing = {}
-    for name, weights in (("separation", (1.5, 0.0, 0.0)), ("cohesion", (0.0, 0.0, 1.0)), ("balanced", (1.5, 1.0, 1.0))):
+    for name, weights, reach in (("separation", (1.5, 0.0, 0.0), 16.0), ("cohesion", (0.0, 0.0, 1.0), 60.0),
+                                 ("balanced", (1.5, 1.0, 1.0), 16.0)):
         t_before = state(page)["t"]
-        page.click(f"#lab-boids .bd-preset[data-preset={name}]")
+        button = page.locator(f"#lab-boids .bd-preset[data-preset={name}]")
+        # the button shows the values it sets (from the session's presets, not a JS copy)
+        assert ("cohesion range 60, field of view 360°" in button.inner_text()) == (name == "cohesion")
+        button.click()
         settle(page, LAB)
         st = state(page)
         assert (st["params"]["k_sep"], st["params"]["k_ali"], st["params"]["k_coh"]) == weights
+        assert st["params"]["coh_radius"] == reach  # cohesion only also looks further, all round (one clump)
+        assert st["params"]["view"] == (360.0 if name == "cohesion" else 200.0)
         assert st["t"] >= t_before  # live, no restart
         assert page.get_attribute(f"#lab-boids .bd-preset[data-preset={name}]", "aria-pressed") == "true"
         shown = [page.locator(f"#lab-boids .ctl[data-param={k}] output").inner_text() for k in ("k_sep", "k_ali", "k_coh")]
         assert shown == [f"{w:.2f}" for w in weights]
+        assert float(page.locator("#lab-boids .ctl[data-param=coh_radius] input").input_value()) == reach
         engine_call(page, LAB, "step", {"n": 800})  # 20 model seconds under this preset
         spacing[name] = engine_call(page, LAB, "metrics")["spacing"]
     assert spacing["separation"] > 1.5 * spacing["balanced"] > 3 * spacing["cohesion"]

@@ -343,9 +343,15 @@ def test_specs_defaults_and_presets():
         assert s.advanced and s.unit and s.help and s.group and s.min <= s.default <= s.max
     d = B.Params()
     assert d.sep_radius < d.radius <= d.coh_radius and d.view < 360 and d.v_min < d.v_max
-    assert B.PRESETS["balanced"] == {"k_sep": 1.5, "k_ali": 1.0, "k_coh": 1.0}
-    assert B.PRESETS["separation"] == {"k_sep": 1.5, "k_ali": 0.0, "k_coh": 0.0}
-    assert B.PRESETS["cohesion"] == {"k_sep": 0.0, "k_ali": 0.0, "k_coh": 1.0}
+    same = {"coh_radius": d.coh_radius, "view": d.view}
+    assert B.PRESETS["balanced"] == {"k_sep": 1.5, "k_ali": 1.0, "k_coh": 1.0, **same}
+    assert B.PRESETS["separation"] == {"k_sep": 1.5, "k_ali": 0.0, "k_coh": 0.0, **same}
+    # cohesion only also looks all round and further, so that it gathers the whole sky (issue 13)
+    assert B.PRESETS["cohesion"] == {"k_sep": 0.0, "k_ali": 0.0, "k_coh": 1.0,
+                                     "coh_radius": B.COH_RADIUS_CLUMP, "view": B.VIEW_CLUMP}
+    assert d.coh_radius < B.COH_RADIUS_CLUMP <= table["coh_radius"].max and B.VIEW_CLUMP == 360.0
+    # every preset sets the same complete set of values, and the page has words for each
+    assert len({tuple(v) for v in B.PRESETS.values()}) == 1 and set(B.PRESET_WORDS) == set(B.PRESETS)
 
 
 def test_no_libm_trig_on_the_state_path():

@@ -14,14 +14,15 @@ turns              a group of 6+ flying one way whose mean heading turns       >
                    faster than 20 deg/s over 1 s (60-300 s)
 psi6               mean hexatic order (no crystal)                             <= 0.6 every sample
 P, share           mean whole-group P; share of boids in groups of 6+          >= 0.5, >= 60 %
-clumps             cohesion only: groups of 6+ at 60 s                         1 in >= 6 of 8
+clumps, compact    cohesion only: groups of 6+ at 60 s, and how gathered       1 compact in >= 6 of 8
 =================  ==========================================================  ======================
 
 What the tuned defaults reach (app/IMPLEMENTATION_NOTES.md has the table, before and
 after): every goal of the balanced flock holds on every sample (splits 11-23, turns
-10-25, |psi6| at most 0.42, P 0.53-0.65, share 89-93 %).  Cohesion only ends in 1-4
-clumps, one clump in only 2 of 8 samples: that goal is not reached, and the test asserts the counts reached
-(so it cannot get worse unnoticed) rather than skipping it.
+10-25, |psi6| at most 0.42, P 0.53-0.65, share 89-93 %).  The cohesion-only preset,
+which also gives the boids an all-round view and a cohesion range of ``COH_RADIUS_CLUMP``
+(60 lengths), ends in one compact clump in 8 of 8 samples; with the default 16 lengths and
+200 degrees it left 1-4 knots and bands (never one compact clump).
 
 No statistical margin is needed: the runs are deterministic and bit-identical in every
 runtime (IEEE-exact state path, tests/parity/test_boids_parity.py), so a number here
@@ -69,18 +70,45 @@ def test_balanced_is_still_a_flock(rows):
     assert min(r["share"] for r in rows) >= B.GOALS["share"] + 0.2, [round(r["share"], 3) for r in rows]
 
 
-def test_cohesion_only_collapses_into_a_few_clumps(rows):
-    """Cohesion alone gathers the sky into 1-4 clumps of 6+ within a minute (issue 13
-    asks for one in 6 of 8 samples; 2 of 8 reached, see the module docstring)."""
-    clumps = [r["clumps"] for r in rows]
-    assert all(1 <= c <= 4 for c in clumps), clumps
-    assert np.mean(clumps) <= 2.5 and clumps.count(1) >= 2, clumps
+def test_cohesion_only_collapses_into_one_clump(rows):
+    """The cohesion-only preset (all-round view, cohesion range COH_RADIUS_CLUMP) gathers
+    the sky into a single compact clump of 6+ within a minute in at least 6 of the 8 samples
+    (issue 13); measured 8 of 8, so one sample may change (a future engine change that moves
+    the bits) and the goal still holds with a sample to spare.  Compact: one group that is a
+    band wrapped round the world does not count (concentration ~0.1-0.4)."""
+    one = [r["clumps"] == 1 and r["compact"] >= B.CLUMP_COMPACT for r in rows]
+    assert sum(one) >= 7, [(r["clumps"], round(r["compact"], 2)) for r in rows]
+
+
+def cohesion_sky(seed, **change):
+    p = B.Params(sample=seed).with_values(**dict(B.PRESETS["cohesion"], **change))
+    st = B.run(B.initial_state(p), p, int(B.CLUMP_SECONDS * B.STEPS_PER_SECOND))
+    return B.big_groups(st, p), metrics.concentration(st.x, p.box)
+
+
+def test_what_the_cohesion_preset_says_about_range_and_blind_spot():
+    """The preset's words: with the default range (16 lengths) cohesion alone leaves several
+    knots in most samples; with the default blind spot (200 degrees) the long range makes one
+    group that is not a clump but a band of boids flying past each other round the world."""
+    short = [cohesion_sky(s, coh_radius=B.COH_RADIUS)[0] for s in B.GOAL_SAMPLES]
+    assert sum(c >= 2 for c in short) >= 5, short  # measured: 6 of 8 (2-4 knots)
+    blind = [cohesion_sky(s, view=B.VIEW_DEG) for s in B.GOAL_SAMPLES[:4]]
+    assert all(c < B.CLUMP_COMPACT for _, c in blind), blind  # measured: 0.06-0.24
+
+
+def test_concentration_tells_a_clump_from_a_wrapped_band():
+    box = B.Params().box
+    rng = np.random.default_rng(0)
+    clump = np.array([80.0, 50.0]) + rng.normal(0, 2, (80, 2))
+    band = np.stack([np.linspace(0, 160, 80, endpoint=False), 50 + rng.normal(0, 1, 80)], axis=1)
+    assert metrics.concentration(clump, box) > 0.95 and metrics.concentration(band, box) < 0.1
 
 
 def test_goals_met_reports_each_goal(rows):
     met = B.goals_met(rows)
-    assert met == {"splits": True, "turns": True, "psi6": True, "P": True, "share": True, "one_clump": False}
-    assert all(B.goals_met([dict(r, clumps=1) for r in rows]).values())
+    assert met == {"splits": True, "turns": True, "psi6": True, "P": True, "share": True, "one_clump": True}
+    assert B.goals_met([dict(r, clumps=2) for r in rows[:3]] + rows[3:])["one_clump"] is False
+    assert B.goals_met([dict(r, compact=0.3) for r in rows[:3]] + rows[3:])["one_clump"] is False
     assert B.goals_met([dict(rows[0], P=0.49)] + rows[1:])["P"] is False
     assert B.goals_met(rows[:3] + [dict(rows[3], turns=9)] + rows[4:])["turns"] is False
 

@@ -212,6 +212,7 @@ def test_cli_samples_prints_the_goal_table(only_boids, capsys):
     want = B.goal_row(B.Params(sample=3), 63.0)
     assert rows[1][1:3] == [str(want["splits"]), str(want["turns"])]
     assert float(rows[1][4]) == pytest.approx(want["P"], abs=0.005) and rows[1][7] == str(want["clumps"])
+    assert float(rows[1][8]) == pytest.approx(want["compact"], abs=0.005)
     assert out[-1].startswith("goals: splits >= 3:") and "one_clump" in out[-1]
 
 

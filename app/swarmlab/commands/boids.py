@@ -124,20 +124,20 @@ def table(params: boids.Params, samples: list[int], seconds: float, out=None) ->
     out = out or sys.stdout
     print(f"liveliness {boids.WATCH_START:g}-{seconds:g} s, groups of {boids.GROUP_MIN}+ boids linked within "
           f"the alignment range; clumps = groups of {boids.GROUP_MIN}+ after {boids.CLUMP_SECONDS:g} s of "
-          f"cohesion only", file=out)
-    print(f"{'sample':>6} {'splits':>6} {'turns':>5} {'psi6':>5} {'P':>5} {'share':>5} {'groups':>6} {'clumps':>6}",
+          f"cohesion only, compact = how gathered they are (1 = one spot)", file=out)
+    print(f"{'sample':>6} {'splits':>6} {'turns':>5} {'psi6':>5} {'P':>5} {'share':>5} {'groups':>6} {'clumps':>6} {'compact':>7}",
           file=out)
     rows = []
     for k in samples:
         r = boids.goal_row(params.with_values(sample=k), seconds)
         rows.append(r)
         print(f"{k:>6} {r['splits']:>6} {r['turns']:>5} {r['psi6']:>5.2f} {r['P']:>5.2f} {r['share']:>5.2f} "
-              f"{r['groups']:>6.2f} {r['clumps']:>6}", file=out, flush=True)
+              f"{r['groups']:>6.2f} {r['clumps']:>6} {r['compact']:>7.2f}", file=out, flush=True)
     met = boids.goals_met(rows)
     g = boids.GOALS
     wants = {"splits": f">= {g['splits']}", "turns": f">= {g['turns']}", "psi6": f"<= {g['psi6']:g}",
              "P": f">= {g['P']:g}", "share": f">= {g['share']:g}",
-             "one_clump": f"clumps == 1 in >= {math.ceil(g['one_clump'] * len(rows))} of {len(rows)}"}
+             "one_clump": f"clumps == 1 and compact >= {boids.CLUMP_COMPACT:g} in >= {math.ceil(g['one_clump'] * len(rows))} of {len(rows)}"}
     print("goals: " + ", ".join(f"{k} {wants[k]}: {'yes' if ok else 'NO'}" for k, ok in met.items()), file=out)
     return met
 

@@ -10,8 +10,8 @@ first, so a bad value returns ``{"error": ...}`` and changes nothing):
 ``set(name, value)``    one live change, no restart (time and positions kept):
                         weights, ranges, view, force and speeds apply from the next step; population
                         adds/removes boids; ``sample`` is stored for the next restart.
-``preset(name)``        live: "separation" (1.5/0/0), "cohesion" (0/0/1) or
-                        "balanced" (1.5/1/1, the defaults).
+``preset(name)``        live: "separation" (1.5/0/0), "cohesion" (0/0/1, cohesion range
+                        45 lengths) or "balanced" (1.5/1/1, the defaults); ``boids.PRESETS``.
 ``step(n)``             advance n steps of ``DT`` = 0.025 s (0 <= n <= 4000).
 ``treat(x, y, on)``     hold (on=true) or release the treat at (x, y) lengths.
 ``population(n)``       live population change (removes the most recent first).
@@ -167,6 +167,11 @@ class BoidsSession(Session):
 
     def constants(self) -> dict:
         return {"dt": boids.DT, "eps": boids.EPS, "treat_rate": boids.TREAT_RATE, "presets": boids.PRESETS}
+
+    def display(self) -> dict:
+        """The presets as the page shows them: name, title, what to look for, and the values set."""
+        return {"presets": [{"name": name, **boids.PRESET_WORDS[name], "values": values}
+                            for name, values in boids.PRESETS.items()]}
 
     def frame(self) -> np.ndarray:
         s = self.state

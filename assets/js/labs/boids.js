@@ -36,27 +36,6 @@ const GLYPH_MIN_PX = 7;             // CSS px, so glyphs stay visible on small s
 const HUES = 24;                    // heading colour buckets (one path per bucket)
 const CURSOR_STEP = 3;              // lengths per arrow key press (Shift: x4)
 
-const PRESETS = [
-  {
-    name: "separation",
-    title: "Separation only",
-    weights: "1.5 / 0 / 0",
-    look: "Every boid only steers away from anyone too close in front or beside it, so the birds fan out over the whole sky and each guards its own space, but nobody flies with anybody.",
-  },
-  {
-    name: "cohesion",
-    title: "Cohesion only",
-    weights: "0 / 0 / 1",
-    look: "Every boid only heads for the middle of the boids it sees, so within a minute the sky empties into a few tight, nervous clumps (one to four) of boids buzzing round each other.",
-  },
-  {
-    name: "balanced",
-    title: "All three balanced",
-    weights: "1.5 / 1 / 1 (default weights)",
-    look: "Keeping space, matching and staying close together turn the scattered boids into streams that meet and merge, split and rejoin, while whole groups suddenly swing round; it keeps flowing for as long as you watch.",
-  },
-];
-
 const LAYOUT = `
   <div class="lab-layout bd-layout">
     <div class="bd-main">
@@ -105,7 +84,7 @@ const LAYOUT = `
       </div>
       <section class="panel bd-try" aria-labelledby="bd-try-h">
         <h3 id="bd-try-h">Try this</h3>
-        <p class="bd-try-intro">Each button changes the three weights at once while the flock keeps flying.</p>
+        <p class="bd-try-intro">Each button sets the three weights (and, for cohesion only, how far the boids see) at once while the flock keeps flying.</p>
         <div class="bd-presets"></div>
       </section>
     </div>
@@ -319,12 +298,6 @@ export async function mount(section, ctx) {
   });
 
   // ---- controls built from the specs ----
-  const labels = {
-    k_sep: "Separation k_sep",
-    k_ali: "Alignment k_ali",
-    k_coh: "Cohesion k_coh",
-    population: "Boids",
-  };
   const apply = (name, v) => stepper.track(applySetting(name, v));
   const applySetting = async (name, v) => {
     const res = await engine.tryCall(LAB, "set", { name, value: v });
@@ -337,19 +310,19 @@ export async function mount(section, ctx) {
     return res;
   };
   const weightCtl = buildControls($(".bd-weights"), specs, {
-    only: ["k_sep", "k_ali", "k_coh"], values: st.params, labels, apply,
+    only: ["k_sep", "k_ali", "k_coh"], values: st.params, apply,
   });
-  const popCtl = buildControls($(".bd-pop"), specs, { only: ["population"], values: st.params, labels, apply });
+  const popCtl = buildControls($(".bd-pop"), specs, { only: ["population"], values: st.params, apply });
   const advNames = specs.filter((s) => s.advanced).map((s) => s.name);
-  const advCtl = buildControls($(".bd-adv-rows"), specs, { only: advNames, values: st.params, labels, apply });
+  const advCtl = buildControls($(".bd-adv-rows"), specs, { only: advNames, values: st.params, apply });
   const allCtls = [weightCtl, popCtl, advCtl];
 
   function syncControls() {
     for (const ctl of allCtls) for (const name of ctl.rows.keys()) ctl.set(name, st.params[name]);
     const w = st.params;
     for (const btn of section.querySelectorAll(".bd-preset")) {
-      const p = st.presets[btn.dataset.preset];
-      btn.setAttribute("aria-pressed", String(p.k_sep === w.k_sep && p.k_ali === w.k_ali && p.k_coh === w.k_coh));
+      const values = st.presets[btn.dataset.preset];
+      btn.setAttribute("aria-pressed", String(Object.keys(values).every((k) => values[k] === w[k])));
     }
     section.dataset.kSep = String(w.k_sep);
     section.dataset.kAli = String(w.k_ali);
@@ -364,14 +337,20 @@ export async function mount(section, ctx) {
 
   // ---- presets ----
   const presetBox = $(".bd-presets");
-  for (const p of PRESETS) {
+  // The presets, their words and values come from the session (boids.PRESETS, PRESET_WORDS).
+  // The button shows the weights, then any other value the preset sets away from its default.
+  const presetValues = (v) => [`${v.k_sep} / ${v.k_ali} / ${v.k_coh}`, ...Object.keys(v)
+    .map((name) => specs.find((s) => s.name === name))
+    .filter((s) => !s.name.startsWith("k_") && v[s.name] !== s.default)
+    .map((s) => `${s.label.toLowerCase()} ${v[s.name]}${s.unit === "°" ? "°" : ""}`)].join(", ");
+  for (const p of layout.display.presets) {
     const item = document.createElement("div");
     item.className = "bd-preset-item";
     const btn = document.createElement("button");
     btn.type = "button";
     btn.className = "btn bd-preset";
     btn.dataset.preset = p.name;
-    btn.innerHTML = `${p.title} <span class="bd-preset-w">${p.weights}</span>`;
+    btn.innerHTML = `${p.title} <span class="bd-preset-w">${presetValues(p.values)}</span>`;
     const look = document.createElement("p");
     look.className = "bd-look";
     look.id = `bd-look-${p.name}`;

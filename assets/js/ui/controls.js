@@ -50,8 +50,6 @@ export function groupSpecs(specs, groups) {
  *   values: {name: value}          initial values (defaults otherwise)
  *   apply(name, value)             -> {ok, error?}
  *   only: [names]                  build only these (in this order)
- *   labels: {name: text}           Lab 3 only, until its labels move into its specs (#12):
- *                                  override spec labels. Labs 1 and 2 show the spec's label.
  *   onError(message)               optional extra reporting
  */
 export function buildControls(container, specs, opts = {}) {
@@ -69,7 +67,7 @@ export function buildControls(container, specs, opts = {}) {
     row.dataset.param = name;
     const label = document.createElement("label");
     label.htmlFor = id;
-    label.textContent = (opts.labels && opts.labels[name]) || spec.label;
+    label.textContent = spec.label;
     let input;
     const output = document.createElement("output");
     output.htmlFor = id;
