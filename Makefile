@@ -14,7 +14,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 CHROMIUM ?= $(shell command -v chromium 2>/dev/null || command -v chromium-browser 2>/dev/null)
 PYTEST_ARGS ?=
 
-.PHONY: run serve vendor test unit browser bench dist offline clean venv chromium help node-dev pyodide-test-dist pyodide engines
+.PHONY: run serve vendor test unit browser bench dist offline clean venv chromium help node-dev lighthouse-dev pyodide-test-dist pyodide engines
 
 help:
 	@echo "make run      serve the app on http://127.0.0.1:$(PORT)/ (vendors the runtime first)"
@@ -53,6 +53,10 @@ chromium: venv
 
 # Dev-only npm packages (puppeteer-core drives Firefox ESR in tests/engines); vendor.py's
 # `npm ci` installs them too, this catches a node_modules made before they were added.
+# Lighthouse for make bench only, with its own package.json and lock (make test does not need it).
+lighthouse-dev:
+	@test -x tools/bench/lighthouse/node_modules/.bin/lighthouse || npm ci --prefix tools/bench/lighthouse --ignore-scripts --no-audit --no-fund
+
 node-dev:
 	@test -d node_modules/puppeteer-core -a -d node_modules/axe-core || npm ci --ignore-scripts --no-audit --no-fund
 
@@ -85,7 +89,7 @@ test: venv vendor chromium node-dev pyodide-test-dist
 	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest -q --durations=15 --ignore=tests/pyodide $(PYTEST_ARGS)
 	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest -q tests/pyodide $(PYTEST_ARGS)
 
-bench: venv vendor chromium dist offline
+bench: venv vendor chromium dist offline lighthouse-dev
 	@mkdir -p dist/bench
 	CHROMIUM=$(CHROMIUM) $(VPY) -m tools.bench
 
