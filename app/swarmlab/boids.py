@@ -156,11 +156,9 @@ PRESET_WORDS: dict[str, dict[str, str]] = {
     },
     "cohesion": {
         "title": "Cohesion only",
-        "look": "Every boid only heads for the middle of the boids it sees. This preset also lets it see "
-                f"all round and far ({VIEW_CLUMP:g}°, {COH_RADIUS_CLUMP:g} lengths instead of {VIEW_DEG:g}° and "
-                f"{COH_RADIUS:g}), so within a minute the whole sky falls into one tight, nervous clump of boids "
-                "buzzing round each other. Give it back its blind spot behind and the boids that overshoot the "
-                "middle lose sight of it and fly on: the clump stretches into streams passing each other.",
+        "look": "Every boid only heads for the middle of the boids it sees, here all round and far "
+                f"({VIEW_CLUMP:g}°, {COH_RADIUS_CLUMP:g} lengths), so within a minute the sky falls into one "
+                "tight, nervous clump. Give the boids back their blind spot and it stretches into passing streams.",
     },
     "balanced": {
         "title": "All three balanced",

@@ -260,8 +260,10 @@ def test_presets_change_weights_live_and_behave_as_taught(lab):
                                  ("balanced", (1.5, 1.0, 1.0), 16.0)):
         t_before = state(page)["t"]
         button = page.locator(f"#lab-boids .bd-preset[data-preset={name}]")
-        # the button shows the values it sets (from the session's presets, not a JS copy)
-        assert ("cohesion range 60, field of view 360°" in button.inner_text()) == (name == "cohesion")
+        # the button shows the weights it sets and its words the rest (from the session, not a JS copy)
+        assert button.inner_text().endswith(" / ".join(f"{w:g}" for w in weights))
+        look = page.locator(f"#bd-look-{name}").inner_text()
+        assert ("360°, 60 lengths" in look) == (name == "cohesion")
         button.click()
         settle(page, LAB)
         st = state(page)

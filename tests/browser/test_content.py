@@ -239,6 +239,8 @@ def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, s
     _tree_with_edits(tmp_path, {
         "app/swarmlab/swarm.py": [
             ("VERY_CLOSE = 1.2  #", "VERY_CLOSE = 1.5  #"),                       # a constant
+            ("PERSONAL = 3.2  #", "PERSONAL = 3.5  #"),                           # quoted in the prose
+            ("RESPONSE_TIME = 0.42  #", "RESPONSE_TIME = 0.45  #"),
             ('"Range R", min=1.0', '"Sensing range R", min=1.0'),                  # a control's label
             ('"a circle", "a narrow passage"', '"a circle", "a gap between two rocks"'),  # a choice label
         ],
@@ -261,6 +263,10 @@ def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, s
         assert lab.locator(".ctl[data-param=R] label").inner_text() == "Sensing range R"
         assert "a gap between two rocks" in lab.locator(".ctl[data-param=obstacle] select").inner_text()
         assert lab.locator(".swarm-group-rules summary").inner_text() == "The three social rules"
+        prose = lab.locator(".swarm-explain").inner_text()
+        assert "closer than 3.5 lengths" in prose and "3.2 lengths" not in prose
+        assert "time scale of 0.45 s" in prose and "closer than 1.5 lengths" in prose
+        assert "3.5" in lab.locator(".swarm-explain .formula[aria-label=Separation]").inner_text()
         series = page.evaluate("() => window.swarmlab.labs.get('swarm').test.charts[1].opts.series.map((s) => s.label)")
         assert "share under 1.5 lengths" in series
         # a live change writes its chart marker with the new words

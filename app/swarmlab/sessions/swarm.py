@@ -404,6 +404,19 @@ class SwarmSession(Session):
             "time_limit_s": swarm.TIME_LIMIT_STEPS * swarm.DT,
             "obstacles": {name: [list(c) for c in discs] for name, discs in obstacles.OBSTACLES.items()},
             "obstacle_codes": dict(swarm.OBSTACLE_CODES),
+            # quoted by the page's explanation (labs/swarm/explain.js)
+            "fov_deg": round(math.degrees(2.0 * swarm.FOV_HALF), 9),
+            "response_time": swarm.RESPONSE_TIME,
+            "max_turn": swarm.MAX_TURN,
+            "turn_one_deg": round(math.degrees(swarm.TURN_ONE), 9),
+            "threat_strength": swarm.THREAT_STRENGTH,
+            "threat_seconds": swarm.THREAT_STEPS * swarm.DT,
+            "obstacle_lookahead": obstacles.LOOKAHEAD,
+            "obstacle_band": obstacles.BAND,
+            "obstacle_margin": obstacles.FALLBACK_MARGIN,
+            "very_close": swarm.VERY_CLOSE,
+            "sample_seconds": swarm.SAMPLE_INTERVAL_STEPS * swarm.DT,
+            "history_capacity": swarm.HISTORY_CAPACITY,
         }
 
     def display(self) -> dict:

@@ -338,11 +338,8 @@ export async function mount(section, ctx) {
   // ---- presets ----
   const presetBox = $(".bd-presets");
   // The presets, their words and values come from the session (boids.PRESETS, PRESET_WORDS).
-  // The button shows the weights, then any other value the preset sets away from its default.
-  const presetValues = (v) => [`${v.k_sep} / ${v.k_ali} / ${v.k_coh}`, ...Object.keys(v)
-    .map((name) => specs.find((s) => s.name === name))
-    .filter((s) => !s.name.startsWith("k_") && v[s.name] !== s.default)
-    .map((s) => `${s.label.toLowerCase()} ${v[s.name]}${s.unit === "°" ? "°" : ""}`)].join(", ");
+  // The button shows the weights; what else a preset sets, its words say (PRESET_WORDS).
+  const presetValues = (v) => `${v.k_sep} / ${v.k_ali} / ${v.k_coh}`;
   for (const p of layout.display.presets) {
     const item = document.createElement("div");
     item.className = "bd-preset-item";

@@ -25,7 +25,7 @@ import { LineChart, formatClock } from "../ui/chart.js";
 import { StageRenderer, GLYPH_LENGTH } from "./swarm/renderer.js";
 import { SensePanel } from "./swarm/panel.js";
 import { createFrameInfo, parseFrame } from "./swarm/frame.js";
-import { EXPLAIN_HTML } from "./swarm/explain.js";
+import { explainHtml } from "./swarm/explain.js";
 
 const LAB = "swarm";
 const SPEEDS = [
@@ -225,7 +225,7 @@ async function mountLab(section, ctx) {
       "one pattern. Build a flock or a school, switch its rules on and off while it moves, disturb it, and find out how " +
       "a group can move as one without anyone in charge." })));
   section.append(el("div", { class: "lab-layout swarm-layout" }, mainCol, side));
-  const explain = el("div", { class: "explain swarm-explain", html: EXPLAIN_HTML });
+  const explain = el("div", { class: "explain swarm-explain", html: explainHtml(consts) });
   section.append(explain);
 
   // ---------------------------------------------------------------- engine objects on the page

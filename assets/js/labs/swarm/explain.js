@@ -1,5 +1,8 @@
 // Explanatory text of the Swarm Lab page (our own words; sources listed at the end).
 // Formulas are MathML (rendered natively by current browsers; no CDN, no script).
+// Every model number quoted here comes from the engine: explainHtml(C) takes the session's
+// constants (sessions/swarm.py, SwarmSession.constants), so a constant changed in Python
+// changes these words too.
 
 const mi = (x) => `<mi>${x}</mi>`;
 const mo = (x) => `<mo>${x}</mo>`;
@@ -18,11 +21,17 @@ const block = (label, body) =>
 const ui = sub(vec("u"), mi("i"));
 const uj = sub(vec("u"), mi("j"));
 
-const FORMULAS = [
+// thousands separator as the prose writes them (2,400), whatever the reader's locale
+const num = (x) => x.toLocaleString("en-GB");
+// small whole numbers in words, as prose writes them ("five model minutes")
+const WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
+const say = (x) => (Number.isInteger(x) && x < WORDS.length ? WORDS[x] : num(x));
+
+const formulas = (C) => [
   block("Separation", row(
     sub(vec("S"), mi("i")), mo("="), mi("cap1"),
     paren(row(`<munder>${mo("∑")}${row(mi("j"), mo("∈"), text("personal space"))}</munder>`,
-      paren(mn("1"), mo("−"), frac(sub(mi("d"), mi("ij")), mn("3.2"))),
+      paren(mn("1"), mo("−"), frac(sub(mi("d"), mi("ij")), mn(C.personal))),
       paren(mo("−"), sub(`<mover accent="true">${mi("r")}<mo stretchy="false">ˆ</mo></mover>`, mi("ij"))))),
   )),
   block("Alignment", row(
@@ -43,35 +52,41 @@ const FORMULAS = [
   )),
   block("Heading update", row(
     sub(mi("θ"), mi("i")), mo("←"), sub(mi("θ"), mi("i")), mo("+"),
-    mi("clip"), paren(frac(row(mi("wrap"), paren(sub(`<msup>${mi("θ")}${mo("*")}</msup>`, mi("i")), mo("−"), sub(mi("θ"), mi("i")))), text("0.42 s")), mo(","), mo("±"), text("3.2 rad/s")),
+    mi("clip"), paren(frac(row(mi("wrap"), paren(sub(`<msup>${mi("θ")}${mo("*")}</msup>`, mi("i")), mo("−"), sub(mi("θ"), mi("i")))), text(`${C.response_time} s`)), mo(","), mo("±"), text(`${C.max_turn} rad/s`)),
     mi("Δt"), mo("+"), mi("σ"), `<msqrt>${mi("Δt")}</msqrt>`, sub(mi("ξ"), mi("i")),
   )),
   block("Position update", row(
     sub(vec("x"), mi("i")), mo("←"), mi("wrap"), paren(sub(vec("x"), mi("i")), mo("+"), mi("v"), ui, mi("Δt")),
-    mo(","), `<mspace width="1em"/>`, mi("Δt"), mo("="), frac(mn("1"), mn("60")), text(" s"),
+    mo(","), `<mspace width="1em"/>`, mi("Δt"), mo("="), frac(mn("1"), mn(Math.round(1 / C.dt))), text(" s"),
   )),
   block("Whole-group agreement", row(
     mi("P"), mo("="), `<mrow><mo fence="true">|</mo>${frac(mn("1"), mi("N"))}<munderover>${mo("∑")}${row(mi("i"), mo("="), mn("1"))}${mi("N")}</munderover>${ui}<mo fence="true">|</mo></mrow>`,
     mo(","), `<mspace width="1em"/>`, mn("0"), mo("≤"), mi("P"), mo("≤"), mn("1"),
   )),
   block("Threat push", row(
-    sub(vec("h"), mi("i")), mo("="), mn("4"), paren(mn("1"), mo("−"), frac(mi("d"), mn("22"))), text(" × (unit vector away from the threat),"),
-    `<mspace width="0.5em"/>`, text("for "), mi("d"), mo("&lt;"), mn("22"),
+    sub(vec("h"), mi("i")), mo("="), mn(C.threat_strength), paren(mn("1"), mo("−"), frac(mi("d"), mn(C.threat_radius))), text(" × (unit vector away from the threat),"),
+    `<mspace width="0.5em"/>`, text("for "), mi("d"), mo("&lt;"), mn(C.threat_radius),
   )),
 ];
 
-export const EXPLAIN_HTML = `
+/** The explanation's HTML, quoting the engine's constants ``C`` (the session's layout().constants). */
+export function explainHtml(C) {
+  const [circle] = C.obstacles.circle;
+  const [top, bottom] = C.obstacles.passage;
+  const gap = (bottom[1] - bottom[2]) - (top[1] + top[2]);
+  const [W, H] = C.world;
+  return `
 <h2 id="swarm-rules">Each animal, three habits, nobody in charge</h2>
 <p>Every animal in this model follows the same three habits, and each habit only uses what is close by.
 Nobody knows the shape of the group, where it is going, or who is at the front.</p>
 <ul>
-  <li><strong>Separation (personal space).</strong> Anyone closer than 3.2 lengths, in any direction, pushes the animal away,
+  <li><strong>Separation (personal space).</strong> Anyone closer than ${C.personal} lengths, in any direction, pushes the animal away,
   and the push grows as the gap shrinks. It is a steering urge, not a collision: two animals can still overlap.</li>
   <li><strong>Alignment.</strong> The animal turns towards the average heading of its social neighbours.</li>
   <li><strong>Cohesion.</strong> The animal turns towards the average position of its social neighbours, more strongly the further away that centre is (up to a cap).</li>
 </ul>
 <p>The three urges are added with their weights and the animal turns towards the combined direction,
-faster when the gap is larger (the gap shrinks on a time scale of 0.42 s) but never faster than 3.2 rad/s. A little random wobble is added,
+faster when the gap is larger (the gap shrinks on a time scale of ${C.response_time} s) but never faster than ${C.max_turn} rad/s. A little random wobble is added,
 and it moves on at the common speed along its new heading. Everyone decides from the same snapshot before anyone moves.
 Switch a rule off while the group is moving and watch what changes first: the picture, the agreement chart or the spacing chart.</p>
 <p><strong>The charts only watch.</strong> No animal is ever told the group's centre, its average direction or a place to go:
@@ -84,7 +99,7 @@ heading, by behavioural rules. Nothing here conserves energy or momentum; real a
 the air or water around them, which is left out. The world's edges are joined, so there is no centre that everything is drawn to.</p>
 
 <h2 id="swarm-neighbours">Who counts as a neighbour: a range, or the nearest few</h2>
-<p>Social neighbours have to be in front or to the side: each animal has a 270° field of view, so the 90° wedge behind it is blind.
+<p>Social neighbours have to be in front or to the side: each animal has a ${C.fov_deg}° field of view, so the ${360 - C.fov_deg}° wedge behind it is blind.
 In <em>range</em> mode every visible animal within the range R counts, so a dense patch gives many neighbours and a sparse one few.
 In <em>nearest-few</em> mode only the k closest visible animals within R count, however crowded it is.</p>
 <p>Why offer the second mode? Ballerini and colleagues (2008) reconstructed wild starling flocks in three dimensions and found
@@ -113,23 +128,23 @@ Read them with care:</p>
 </ul>
 
 <h2 id="swarm-disturbances">Who reacted to what</h2>
-<p><strong>Turn one individual</strong> adds 60° to the heading of the selected animal, and to nothing else: no one else turns at that instant and no one moves.
+<p><strong>Turn one individual</strong> adds ${C.turn_one_deg}° to the heading of the selected animal, and to nothing else: no one else turns at that instant and no one moves.
 In the next steps the animals that count it as a social neighbour feel the change through alignment and cohesion, then their own neighbours feel them, and so on.
 Whether the turn spreads through the group or is simply absorbed depends on the weights, the neighbourhood and the uncertainty.
 Select a neighbour of the turned animal and watch its arrows.</p>
-<p><strong>Send a threat</strong> starts a red marker near the selected animal. It follows a fixed wavy path across the world for 12 s and then disappears.
-Animals inside its 22-length ring are steered away from it, hardest when closest. Animals outside the ring feel nothing directly,
+<p><strong>Send a threat</strong> starts a red marker near the selected animal. It follows a fixed wavy path across the world for ${C.threat_seconds} s and then disappears.
+Animals inside its ${C.threat_radius}-length ring are steered away from it, hardest when closest. Animals outside the ring feel nothing directly,
 so if they turn anyway, the news reached them through their neighbours. The threat never chases, catches or removes anyone.
 Every setting change and disturbance leaves a marker on both charts, so you can compare before and after.</p>
 <p><strong>An outside signal is not coordination.</strong> The threat pushes only the animals inside its ring, and an obstacle adds a local
-steering signal and limits the paths; any turn further away is social. A contrast worth trying: a single 60° turn with no threat, then the
+steering signal and limits the paths; any turn further away is social. A contrast worth trying: a single ${C.turn_one_deg}° turn with no threat, then the
 threat with alignment switched off. Neither outcome needs a leader.</p>
 
 <h2 id="swarm-obstacles">Obstacles</h2>
-<p>The <em>circle</em> has radius 11 and sits at (80, 50). The <em>narrow passage</em> is two circles of radius 28 at (80, 14) and (80, 86):
-their inner edges leave a 16-length gap, and because the world wraps they join across the top and bottom edge into one wall with one gap.
-Each animal checks the boundary at two points, where it is and where it would be 0.7 s ahead if it flew straight on, and steers outward at
-each point that is within 8 lengths of the boundary. If a step still ends inside, the animal is moved to the nearest point 0.15 lengths outside
+<p>The <em>circle</em> has radius ${circle[2]} and sits at (${circle[0]}, ${circle[1]}). The <em>narrow passage</em> is two circles of radius ${top[2]} at (${top[0]}, ${top[1]}) and (${bottom[0]}, ${bottom[1]}):
+their inner edges leave a ${gap}-length gap, and because the world wraps they join across the top and bottom edge into one wall with one gap.
+Each animal checks the boundary at two points, where it is and where it would be ${C.obstacle_lookahead} s ahead if it flew straight on, and steers outward at
+each point that is within ${C.obstacle_band} lengths of the boundary. If a step still ends inside, the animal is moved to the nearest point ${C.obstacle_margin} lengths outside
 and the part of its heading pointing inward is reflected: a safeguard, not realistic contact. Choosing an obstacle at once moves any animal
 that was inside it.</p>
 
@@ -137,19 +152,19 @@ that was inside it.</p>
 <p>Vectors are bold. <b>u</b> = (cos θ, sin θ) is an animal's heading; <b>r</b><sub>ij</sub> is the shortest way from i to j across the
 periodic edges, d<sub>ij</sub> its length and r̂<sub>ij</sub> its direction. cap1 shortens a vector to length 1 if it is longer.
 A rule with no neighbours contributes nothing; a rule that is switched off has weight 0 (its weight slider keeps its value).
-<b>o</b><sub>i</sub> is obstacle avoidance: the sum of the outward pushes at the animal's position and at its 0.7 s look-ahead, each acting within
-8 lengths of the boundary (zero with no obstacle). <b>h</b><sub>i</sub> is the threat's push, 4(1 − d/22) straight away from the threat for an
-animal at distance d &lt; 22, and zero otherwise.</p>
-${FORMULAS.join("\n")}
+<b>o</b><sub>i</sub> is obstacle avoidance: the sum of the outward pushes at the animal's position and at its ${C.obstacle_lookahead} s look-ahead, each acting within
+${C.obstacle_band} lengths of the boundary (zero with no obstacle). <b>h</b><sub>i</sub> is the threat's push, ${C.threat_strength}(1 − d/${C.threat_radius}) straight away from the threat for an
+animal at distance d &lt; ${C.threat_radius}, and zero otherwise.</p>
+${formulas(C).join("\n")}
 <p>ξ<sub>i</sub> is a standard normal number fixed by (sample, animal, time step), so a sample replays exactly at any playback speed;
-σ is the uncertainty, shown in degrees per √second and converted to radians in the formula; unlike the turning, the random part is not capped. The world is 160 × 100 lengths and wraps around at the edges.
-The spacing chart shows the mean distance from each animal to its nearest other animal, and the share of animals whose nearest other is closer than 1.2 lengths.
-Agreement and spacing are sampled every 0.25 model seconds.</p>
+σ is the uncertainty, shown in degrees per √second and converted to radians in the formula; unlike the turning, the random part is not capped. The world is ${W} × ${H} lengths and wraps around at the edges.
+The spacing chart shows the mean distance from each animal to its nearest other animal, and the share of animals whose nearest other is closer than ${C.very_close} lengths.
+Agreement and spacing are sampled every ${C.sample_seconds} model seconds.</p>
 <p><strong>Update details.</strong> Every animal reads the same old state before any animal moves. In nearest-few mode, ties in distance go to
 the animal with the smaller ID. If <b>u</b><sub>i</sub> + <b>g</b><sub>i</sub> is exactly zero the animal keeps its heading. Two animals at exactly
 the same point are pushed apart in opposite, fixed directions.</p>
-<p><strong>History and limits.</strong> The charts keep the whole run: up to about 2,400 samples per series, after which every other sample is
-dropped and sampling halves, so the whole run stays visible. At five model minutes the run pauses; Continue carries on with the same state and
+<p><strong>History and limits.</strong> The charts keep the whole run: up to about ${num(C.history_capacity)} samples per series, after which every other sample is
+dropped and sampling halves, so the whole run stays visible. At ${say(C.time_limit_s / 60)} model minutes the run pauses; Continue carries on with the same state and
 history. A hidden page freezes the run, and if your system asks for reduced motion the lab starts paused. Playback speed changes only how fast
 you watch: the run is the same at every speed.</p>
 
@@ -172,3 +187,4 @@ you watch: the run is the same at every speed.</p>
   <li>Tunstrøm, K., Katz, Y., Ioannou, C. C., Huepe, C., Lutz, M. J., Couzin, I. D. (2013). Collective states, multistability and transitional behavior in schooling fish. <i>PLoS Computational Biology</i>, 9(2), e1002915.</li>
 </ul>
 `;
+}
