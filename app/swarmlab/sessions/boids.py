@@ -166,7 +166,9 @@ class BoidsSession(Session):
         }
 
     def constants(self) -> dict:
-        return {"dt": boids.DT, "eps": boids.EPS, "treat_rate": boids.TREAT_RATE, "presets": boids.PRESETS}
+        return {"dt": boids.DT, "eps": boids.EPS, "treat_rate": boids.TREAT_RATE, "presets": boids.PRESETS,
+                "world_area": boids.WORLD_WIDTH * boids.WORLD_HEIGHT,  # lengths²: the page keeps it at any aspect
+                "flock_min": boids.FLOCK_MIN, "max_population": boids.MAX_POPULATION}
 
     def display(self) -> dict:
         """The presets as the page shows them: name, title, what to look for, and the values set."""

@@ -1,0 +1,143 @@
+// Lab 3's stage: draws the boids, the treat and the keyboard cursor on one canvas.
+//
+// One model-to-view transform, owned here.  The model's frame (app/swarmlab/boids.py) is
+// x right, y DOWN, in lengths, inside [0, width) x [0, height); the canvas is the same
+// orientation in device pixels, so the transform is a pure scale per axis:
+//
+//     px = x * sx,   py = y * sy,   sx = canvas.width / width,   sy = canvas.height / height
+//
+// (a shared link's world keeps its size and is drawn stretched to the canvas, so sx and sy
+// may differ slightly).  toModel() is its inverse for pointer positions.  Nothing is
+// allocated per frame: glyphs are grouped into HUES reusable index buckets (one path and
+// one fill per heading colour), and the treat's glow is one cached gradient drawn translated.
+
+import { frameCount } from "../../ui/frame.js";
+
+const GLYPH_LENGTH = 1.6;   // lengths: glyphs are drawn a little larger than a body
+const GLYPH_MIN_PX = 7;     // CSS px, so glyphs stay visible on small screens
+const HUES = 24;            // heading colour buckets (one path per bucket)
+const SKY = "#0b1d2a";
+const NO_DASH = [];
+const TREAT_FILL = "#ffd666", TREAT_EDGE = "#8a5a00";
+
+export class BoidsStage {
+  /** @param canvas the stage canvas; @param fx the session's frame index (ui/frame.js frameIndex). */
+  constructor(canvas, fx) {
+    this.canvas = canvas;
+    this.g = canvas.getContext("2d");
+    this.fx = fx;
+    this.dpr = 1;
+    this.world = { width: 1, height: 1 };
+    this.sx = 1; this.sy = 1;
+    this.hueStyles = Array.from({ length: HUES }, (_, k) => `hsl(${Math.round((k * 360) / HUES)} 85% 66%)`);
+    this.buckets = Array.from({ length: HUES }, () => []);
+    this.glow = null; this.glowRadius = -1;
+    this.dash = [4, 3];
+  }
+
+  /** Size the canvas backing store: CSS width and height, device pixel ratio. */
+  resize(cssW, cssH, dpr) {
+    this.dpr = dpr;
+    this.dash = [4 * dpr, 3 * dpr];
+    this.canvas.style.height = `${cssH}px`;
+    this.canvas.width = Math.round(cssW * dpr);
+    this.canvas.height = Math.round(cssH * dpr);
+    this._fit();
+  }
+
+  /** The model world drawn on the canvas, {width, height} in lengths. */
+  setWorld(world) {
+    this.world = { width: world.width, height: world.height };
+    this._fit();
+  }
+
+  _fit() {
+    this.sx = this.canvas.width / this.world.width;
+    this.sy = this.canvas.height / this.world.height;
+  }
+
+  /** A pointer's client position -> model position (lengths), clamped inside the world. */
+  toModel(clientX, clientY) {
+    const r = this.canvas.getBoundingClientRect();
+    const fx = clamp((clientX - r.left) / Math.max(1, r.width), 0, 0.99999);
+    const fy = clamp((clientY - r.top) / Math.max(1, r.height), 0, 0.99999);
+    return { x: fx * this.world.width, y: fy * this.world.height };
+  }
+
+  /** Draw one frame: the flock in ``frame`` (its first ``length`` floats), the treat
+   *  ({on, x, y}) and, if ``cursor.visible``, the keyboard cursor ({x, y}). */
+  draw(frame, length, treat, cursor) {
+    const { g, fx, sx, sy, dpr, buckets } = this;
+    const W = this.canvas.width, H = this.canvas.height;
+    g.fillStyle = SKY;
+    g.fillRect(0, 0, W, H);
+    const n = frameCount(fx, frame, length);
+    const base = fx.offset, stride = fx.stride;
+    const L = Math.max(GLYPH_LENGTH * sx, GLYPH_MIN_PX * dpr);
+    for (const b of buckets) b.length = 0;
+    for (let k = 0; k < n; k++) {
+      const o = base + stride * k;
+      const a = Math.atan2(frame[o + 3], frame[o + 2]);
+      buckets[Math.floor(((a + Math.PI) / (2 * Math.PI)) * HUES) % HUES].push(k);
+    }
+    for (let h = 0; h < HUES; h++) {
+      const list = buckets[h];
+      if (!list.length) continue;
+      g.beginPath();
+      for (const k of list) {
+        const o = base + stride * k;
+        const px = frame[o] * sx, py = frame[o + 1] * sy;
+        let ux = frame[o + 2], uy = frame[o + 3];
+        const s = Math.hypot(ux, uy) || 1;
+        ux /= s; uy /= s;
+        g.moveTo(px + ux * 0.6 * L, py + uy * 0.6 * L);
+        g.lineTo(px - ux * 0.4 * L - uy * 0.3 * L, py - uy * 0.4 * L + ux * 0.3 * L);
+        g.lineTo(px - ux * 0.2 * L, py - uy * 0.2 * L);
+        g.lineTo(px - ux * 0.4 * L + uy * 0.3 * L, py - uy * 0.4 * L - ux * 0.3 * L);
+        g.closePath();
+      }
+      g.fillStyle = this.hueStyles[h];
+      g.fill();
+    }
+    if (treat.on) this._treat(treat.x * sx, treat.y * sy);
+    if (cursor.visible) this._cursor(cursor.x * sx, cursor.y * sy);
+  }
+
+  _treat(tx, ty) {
+    const { g, dpr } = this;
+    const r = Math.max(1.2 * this.sx, 7 * dpr);
+    if (r !== this.glowRadius) {           // a new gradient only when the scale changes
+      this.glow = g.createRadialGradient(0, 0, 0, 0, 0, r * 4);
+      this.glow.addColorStop(0, "rgba(255, 214, 102, .55)");
+      this.glow.addColorStop(1, "rgba(255, 214, 102, 0)");
+      this.glowRadius = r;
+    }
+    g.save();
+    g.translate(tx, ty);
+    g.fillStyle = this.glow;
+    g.beginPath(); g.arc(0, 0, r * 4, 0, 2 * Math.PI); g.fill();
+    g.fillStyle = TREAT_FILL;
+    g.strokeStyle = TREAT_EDGE;
+    g.lineWidth = 2 * dpr;
+    g.beginPath(); g.arc(0, 0, r, 0, 2 * Math.PI); g.fill(); g.stroke();
+    g.restore();
+  }
+
+  _cursor(cx, cy) {
+    const { g, dpr } = this;
+    const r = 10 * dpr;
+    g.strokeStyle = "#ffffff";
+    g.lineWidth = 1.5 * dpr;
+    g.setLineDash(this.dash);
+    g.beginPath(); g.arc(cx, cy, r, 0, 2 * Math.PI); g.stroke();
+    g.setLineDash(NO_DASH);
+    g.beginPath();
+    g.moveTo(cx - 1.6 * r, cy); g.lineTo(cx - 0.5 * r, cy);
+    g.moveTo(cx + 0.5 * r, cy); g.lineTo(cx + 1.6 * r, cy);
+    g.moveTo(cx, cy - 1.6 * r); g.lineTo(cx, cy - 0.5 * r);
+    g.moveTo(cx, cy + 0.5 * r); g.lineTo(cx, cy + 1.6 * r);
+    g.stroke();
+  }
+}
+
+function clamp(v, lo, hi) { return Math.min(hi, Math.max(lo, v)); }

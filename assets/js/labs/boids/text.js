@@ -1,0 +1,190 @@
+// Lab 3's words and markup (our own words; the source is cited at the end of the explanation).
+// Static HTML plus explainHtml(c), whose numbers come from the session (its constants and
+// the live parameters, filled into the .bd-param spans), never from literals here.
+
+/** The lab's markup; ``C`` is the session's constants (layout().constants). */
+export const layoutHtml = (C) => `
+  <div class="lab-layout bd-layout">
+    <div class="bd-main">
+      <div class="stage bd-stage">
+        <canvas class="bd-canvas" tabindex="0" role="application" aria-roledescription="flock stage"
+          aria-label="Flock of boids over a sky whose edges wrap around"
+          aria-describedby="bd-stage-help"></canvas>
+        <p class="bd-slow" hidden></p>
+        <p class="bd-sr" role="status" aria-live="polite"></p>
+      </div>
+      <div class="bd-stage-captions">
+      <p class="stage-caption" id="bd-stage-help">
+        <strong>The treat:</strong> press and hold on the sky (mouse or finger) and the flock steers towards that
+        spot; keep holding for ten seconds or so and most of it swarms round the spot; drag to move it; let go and
+        they spread out again. Keyboard: focus the stage, move the cursor with the arrow keys, hold <kbd>Enter</kbd>
+        or <kbd>Space</kbd>.
+      </p>
+      <p class="stage-caption bd-world"></p>
+      </div>
+      <figure class="panel bd-chart-fig">
+        <canvas class="bd-chart" role="img" aria-label="Shared heading P and mean nearest spacing over model time, with a marker at every change of rules"></canvas>
+        <figcaption>Shared heading P (left axis): 1 when every boid heads the same way, about 0.1 for 80 boids heading anywhere. Mean nearest spacing in body lengths (right axis). Sampled four times a model second; vertical lines mark rule changes.</figcaption>
+      </figure>
+    </div>
+    <div class="bd-side">
+      <div class="controls bd-controls">
+        <h3>Rules</h3>
+        <div class="bd-weights"></div>
+        <div class="bd-pop"></div>
+        <details class="bd-advanced">
+          <summary>More settings</summary>
+          <div class="bd-adv-rows"></div>
+        </details>
+        <div class="btn-row bd-transport">
+          <button type="button" class="btn primary bd-play"></button>
+          <button type="button" class="btn bd-restart" title="Start again from the same scattered start, keeping the settings">Restart</button>
+          <button type="button" class="btn bd-copy">Copy link</button>
+        </div>
+        <div class="readouts bd-readouts">
+          <div class="readout"><span class="k">boids</span><span class="v bd-N">–</span></div>
+          <div class="readout"><span class="k">model time</span><span class="v bd-t">–</span></div>
+          <div class="readout"><span class="k">shared heading P</span><span class="v bd-P">–</span></div>
+          <div class="readout"><span class="k">mean nearest spacing</span><span class="v bd-spacing">–</span></div>
+          <div class="readout" title="A flock here is ${C.flock_min} or more boids linked by a chain of neighbours (each within the alignment range of the next) that fly roughly one way. A boid alone has nobody within that range."><span class="k">flocks</span><span class="v bd-flocks">–</span></div>
+        </div>
+      </div>
+      <section class="panel bd-try" aria-labelledby="bd-try-h">
+        <h3 id="bd-try-h">Try this</h3>
+        <p class="bd-try-intro">Each button sets the three weights (and, for cohesion only, how far the boids see) at once while the flock keeps flying.</p>
+        <div class="bd-presets"></div>
+      </section>
+    </div>
+  </div>
+  <div class="bd-below">
+    <div class="panel explain bd-explain"></div>
+  </div>`;
+
+export function explainHtml(c) {
+  // MathML Core has no bold mathvariant: use the mathematical bold letters themselves.
+  const BOLD = { a: "\u{1D41A}", p: "\u{1D429}", v: "\u{1D42F}", s: "\u{1D42C}", r: "\u{1D42B}" };
+  const b = (s) => `<mi>${BOLD[s]}</mi>`;
+  const sub = (base, s) => `<msub>${base}<mi>${s}</mi></msub>`;
+  const ksub = (s) => `<msub><mi>k</mi><mtext>${s}</mtext></msub>`;
+  const sum = (set) => `<munder><mo largeop="true" class="bd-sum">∑</mo><mrow><mi>j</mi><mo>∈</mo><msub><mi>${set}</mi><mi>i</mi></msub></mrow></munder>`;
+  const mean = (set) => `<mfrac><mn>1</mn><mrow><mo>|</mo><msub><mi>${set}</mi><mi>i</mi></msub><mo>|</mo></mrow></mfrac>`;
+  const pi = sub(b("p"), "i"), pj = sub(b("p"), "j"), vi = sub(b("v"), "i"), vj = sub(b("v"), "j");
+  const P = (name) => `<span class="bd-param" data-param="${name}"></span>`;
+  const steerOf = (rule) => `<msub>${b("s")}<mtext>${rule}</mtext></msub>`;
+  return `
+  <div class="bd-col">
+  <h2>Three rules, and nothing else</h2>
+  <p>Every boid follows the same three habits, and it applies them only to the boids it can see. Like a bird, a boid
+  looks ahead and to the sides but not straight back: its field of view is ${P("view")}° wide, centred on where it is
+  heading, so a cone of ${P("blind")}° behind it is blind. Each habit also has its own reach:</p>
+  <ol>
+    <li><strong>Separation — keep your space.</strong> Steer away from the boids in view closer than
+      ${P("sep_radius")} body lengths; the closer one is, the harder the push.</li>
+    <li><strong>Alignment — fly like those around you.</strong> Steer towards the average velocity of the boids in
+      view within <span class="bd-radius bd-param" data-param="radius">${c.radius}</span> lengths.</li>
+    <li><strong>Cohesion — stay with the others.</strong> Steer towards the middle of the boids in view within
+      ${P("coh_radius")} lengths.</li>
+  </ol>
+  <p>None of the three rules says where to go, who to follow or what the whole flock is doing. Whatever the flock does, it is each boid
+  reacting to a handful of others.</p>
+
+  <h2>The formulas</h2>
+  <p>For boid <var>i</var> at position <b>p</b><sub>i</sub> with velocity <b>v</b><sub>i</sub>, the boids
+  <var>j</var> in its view within each rule's reach form the sets <var>S</var><sub>i</sub> (separation),
+  <var>A</var><sub>i</sub> (alignment) and <var>C</var><sub>i</sub> (cohesion). Each rule first points a direction:</p>
+  <div class="formula"><math display="block" aria-label="separation">
+    <msub>${b("r")}<mtext>sep</mtext></msub><mo>=</mo>${sum("S")}
+    <mfrac><mrow>${pi}<mo>−</mo>${pj}</mrow><mrow><msup><mrow><mo>|</mo>${pi}<mo>−</mo>${pj}<mo>|</mo></mrow><mn>2</mn></msup><mo>+</mo><mi>ε</mi></mrow></mfrac>
+  </math></div>
+  <p>Each close neighbour pushes along the line from it to you, harder the closer it is (an inverse-square weight;
+  <var>ε</var> = ${c.eps} length² keeps the push finite when two boids touch).</p>
+  <div class="formula"><math display="block" aria-label="alignment">
+    <msub>${b("r")}<mtext>ali</mtext></msub><mo>=</mo>${mean("A")}${sum("A")}${vj}
+  </math></div>
+  <div class="formula"><math display="block" aria-label="cohesion">
+    <msub>${b("r")}<mtext>coh</mtext></msub><mo>=</mo>${mean("C")}${sum("C")}<mo>(</mo>${pj}<mo>−</mo>${pi}<mo>)</mo>
+  </math></div>
+  <p>The neighbours' average velocity, and the arrow from you to their middle. A rule with nobody in its reach
+  asks for nothing.</p>
+  <p>Then each rule <em>steers</em>, as Reynolds' boids do: the boid would like to fly at full speed
+  (<var>v</var><sub>max</sub> = ${P("v_max")} lengths/s) the way the rule points, and the steering is that wish minus
+  its present velocity, never more than the maximum force <var>F</var> = ${P("max_force")} lengths/s²:</p>
+  <div class="formula"><math display="block" aria-label="steering">
+    ${steerOf("rule")}<mo>=</mo>${ksub("rule")}<mspace width="0.2em"/><mtext>cap</mtext><mrow><mo>(</mo><msub><mi>v</mi><mtext>max</mtext></msub>
+    <mfrac><msub>${b("r")}<mtext>rule</mtext></msub><mrow><mo>|</mo><msub>${b("r")}<mtext>rule</mtext></msub><mo>|</mo></mrow></mfrac><mo>−</mo>${vi}<mo>,</mo><mi>F</mi><mo>)</mo></mrow>
+  </math></div>
+  <p>The sliders are the weights <var>k</var>. A boid cannot do everything at once: in one moment it can change its
+  velocity by at most <var>F</var> per second in all, and the rules are served in order, separation first, then
+  alignment, then cohesion. Each takes what it asks for while the allowance lasts, the one that does not fit gets what
+  is left, and the rest wait (Reynolds' "prioritised allocation"):</p>
+  <div class="formula"><math display="block" aria-label="allocation">
+    <msub>${b("a")}<mi>i</mi></msub><mo>=</mo><mtext>allocate</mtext><mrow><mo>(</mo>${steerOf("sep")}<mo>,</mo>${steerOf("ali")}<mo>,</mo>${steerOf("coh")}<mo>;</mo><mi>F</mi><mo>)</mo></mrow>
+  </math></div>
+  <div class="formula"><math display="block" aria-label="velocity update">
+    ${vi}<mo>←</mo><mtext>limit</mtext><mrow><mo>(</mo>${vi}<mo>+</mo><msub>${b("a")}<mi>i</mi></msub><mi>Δt</mi><mo>)</mo></mrow>
+  </math></div>
+  <div class="formula"><math display="block" aria-label="position update">
+    ${pi}<mo>←</mo>${pi}<mo>+</mo>${vi}<mi>Δt</mi>
+  </math></div>
+  <p>“limit” keeps every speed between ${P("v_min")} and ${P("v_max")} body lengths per second: boids never hover
+  and never race. All boids update together from where everyone was a moment before; Δ<var>t</var> = ${c.dt} s.
+  Distances are measured the short way round the wrapping edges. The treat adds one more pull, towards the held point at
+  full speed with a response rate of ${c.treat_rate} per second. All these settings are under “More settings”.</p>
+
+  </div>
+  <div class="bd-col">
+  <h2>Why the flock keeps flowing</h2>
+  <p>At the start every boid is in a random place with a random heading. Close neighbours soon agree, and the sky fills
+  with small groups and streams. They meet and join, yet the flock does not freeze into one block flying straight
+  on, although nothing random is added after the start: the liveliness comes from the rules themselves. (In all
+  eight sample numbers we tested, groups were still splitting and swinging round after five minutes.)</p>
+  <p>The blind spot is the key. The boids at the front of a group see nobody ahead, only the few beside them, so they
+  are pulled sideways and swing off; the boids behind see them turn and follow, and the whole group wheels round. A
+  stream that turns away from the rest may tear off as a group of its own; cohesion, which reaches further than the
+  other two rules, pulls it back later, so streams split and rejoin. The force limit and the order of service add to
+  it: a boid that is crowded spends its whole allowance on keeping its space, and for that moment it does not match or
+  gather, which keeps the boids from settling into a rigid grid. Open “More settings” and widen the field of view to
+  360°: with no blind spot the groups soon calm down into one flock cruising straight on.</p>
+  <h2>Why purely local rules scale</h2>
+  <p>Each boid's work is a short sum over the few boids near it. When a flock grows by spreading over more sky, that sum
+  stays the same size: birds far away add no neighbours nearby. So 25 times as many boids cost about 25 times as much
+  work, where “everyone looks at everyone” would cost 625 times as much. This needs a quick way to find neighbours; here
+  a grid of cells files boids by place, and each boid checks only the cells next to its own. (Squeezing more boids into
+  the <em>same</em> sky does add neighbours, which is why ${c.max_population.toLocaleString("en-GB")} boids run slower here.) Nobody keeps a list of the whole
+  flock and no message has to reach everyone.</p>
+
+  <h2>Why robot swarms care</h2>
+  <p>Swarms of small drones, ground robots and underwater vehicles can be run the same way: every machine senses and talks
+  only to those near it. There is then no leader whose failure grounds everyone, no single point of failure: lose a few
+  machines and the others simply close the gaps. (Many drone light shows
+  work differently: a central computer plans every path in advance, so those are choreography, not flocking.) Engineers
+  still have to check what local rules produce, which is exactly what you can do with the sliders here.</p>
+
+  <h2>Sources</h2>
+  <ul class="sources">
+    <li>Craig W. Reynolds (1987). Flocks, herds and schools: a distributed behavioral model.
+      <cite>Computer Graphics</cite> 21(4), 25–34 (SIGGRAPH ’87).
+      <a href="https://doi.org/10.1145/37401.37406" rel="noopener" target="_blank">doi:10.1145/37401.37406</a></li>
+  </ul>
+  <p class="bd-note">What this page simplifies: it is 2-D, the units are illustrative, and boids sense the others in
+  view perfectly (no noise). Try a few sample numbers (More settings): one run can be lucky.</p>
+  </div>`;
+}
+
+export const HEADER_HTML = `
+    <header class="lab-head bd-head">
+      <p class="lab-kicker">Collective motion, hands on · Lab 3</p>
+      <h1>Three rules: who steers the flock?</h1>
+      <p class="lab-lead">A murmuration of thousands of starlings twists across the evening sky with no leader
+      and no plan, and each bird keeps track of only a handful of neighbours. So who steers? Nobody. Three
+      simple rules, applied by every bird to what is right around it, are enough.</p>
+    </header>`;
+
+/** The stage caption under the sky: the world and the neighbourhood, from the live parameters. */
+export function worldCaption(world, p, flockMin) {
+  return `The sky is ${Math.round(world.width)} × ${Math.round(world.height)} body lengths and its edges wrap around. ` +
+    `Each boid sees the others within a ${p.view}° field of view: closer than ${p.sep_radius} lengths it keeps away, ` +
+    `within ${p.radius} lengths it matches them, within ${p.coh_radius} lengths it is drawn to them. ` +
+    `Boids are drawn a little larger than life; colour shows heading. ` +
+    `In the readouts a flock is ${flockMin} or more boids, linked by a chain of neighbours within ${p.radius} lengths, flying roughly one way.`;
+}
