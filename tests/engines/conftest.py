@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-for extra in (ROOT / "tools", ROOT / "tools" / "engines"):
+for extra in (ROOT / "tools", ROOT / "tools" / "engines", ROOT / "tests" / "browser"):
     if str(extra) not in sys.path:
         sys.path.insert(0, str(extra))
 
@@ -97,16 +96,14 @@ def eng(engine_name):
 @pytest.fixture(scope="session")
 def app_url():
     """The repo root served on a loopback port (tools/serve.py), as the app is served."""
+    from browserlib import Served
     from serve import make_server
 
     if not (ROOT / "assets" / "vendor" / "VENDORED.json").exists():
         pytest.fail("assets/vendor is missing: run `make test` (it vendors the runtime) or `python3 tools/vendor.py`")
-    httpd = make_server(ROOT, "127.0.0.1", 0, quiet=True)
-    t = threading.Thread(target=httpd.serve_forever, daemon=True)
-    t.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    served = Served(make_server(ROOT, "127.0.0.1", 0, quiet=True))
+    yield served.url
+    served.close()
 
 
 @pytest.fixture(scope="session")

@@ -42,18 +42,11 @@ export async function mount(section, ctx) {
   const specs = await engine.spec(LAB);
   const layout = await engine.layout(LAB);
   const fx = frameIndex(layout.frame);
-  const HEADER = fx.offset, STRIDE = fx.stride;
+  const HEADER = fx.offset;
   const minimal = ctx.params.get("controls") === "minimal";
 
   section.innerHTML = layoutHtml(layout.constants);
-  section.insertAdjacentHTML("afterbegin", `
-    <header class="lab-head bd-head">
-      <p class="lab-kicker">Collective motion, hands on · Lab 3</p>
-      <h1>Three rules: who steers the flock?</h1>
-      <p class="lab-lead">A murmuration of thousands of starlings twists across the evening sky with no leader
-      and no plan, and each bird keeps track of only a handful of neighbours. So who steers? Nobody. Three
-      simple rules, applied by every bird to what is right around it, are enough.</p>
-    </header>`);
+  section.insertAdjacentHTML("afterbegin", HEADER_HTML);
   section.classList.add("bd");
   const $ = (sel) => section.querySelector(sel);
   const canvas = $(".bd-canvas");
