@@ -29,6 +29,7 @@ OPS = {
                "check_advance": ("updates",), "metrics": (), "parse_query": ("query",)},
     "boids": {"set": ("name", "value"), "preset": ("name",), "population": ("n",), "treat": ("x", "y", "on"),
               "resize": ("width", "height"), "parse_world": ("width", "height"), "history": ("since", "version"),
+              "scale": ("n",), "cost": ("steps",),
               "metrics": (), "parse_query": ("query",)},
 }
 NAMES = {"swarm": ["N", "R", "k", "mode", "sample", "sigma", "obstacle", "alignment", "w_s"],

@@ -17,6 +17,12 @@ first, so a bad value returns ``{"error": ...}`` and changes nothing):
 ``population(n)``       live population change (removes the most recent first).
 ``resize(width, height)`` live world resize: positions are stretched with it.
 ``metrics()``           {"P", "spacing", "flocks", "loners", "N", "t"}.
+``scale(n)``            "ten or ten thousand" (:mod:`swarmlab.scaling`): restart with ``n``
+                        boids (10..10,000) in a world grown to keep the default density,
+                        same aspect; the other settings kept.
+``cost(steps)``         time ``steps`` real steps (they advance the run) and one naive
+                        everyone-checks-everyone search of the same positions, in this
+                        runtime: {"n", "step_us", "naive_us"} in microseconds per boid.
 ``state()``             summary: t, steps, N, params, world, treat, constants.
 
 Frame layout (float32, flat), read by assets/js/labs/boids.js::
@@ -31,12 +37,13 @@ Positions in lengths inside [0, width) x [0, height); velocities in lengths/s.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict
+import time
+from dataclasses import asdict, replace
 from typing import Any
 
 import numpy as np
 
-from .. import boids, metrics
+from .. import boids, metrics, scaling
 from ..params import ParamSpec, shown, validate, validate_many
 from ..space import wrap
 from .base import FrameLayout, Session
@@ -82,7 +89,9 @@ class BoidsSession(Session):
 
     # --- restart and live changes ---------------------------------------------------
     def op_reset(self, **params: Any) -> dict:
-        new = self.params.with_values(**params)  # raises before anything changes
+        return self._restart(self.params.with_values(**params))  # raises before anything changes
+
+    def _restart(self, new: boids.Params) -> dict:
         self.params = new
         self.treat = boids.Treat()
         self.state = boids.initial_state(new)
@@ -108,6 +117,22 @@ class BoidsSession(Session):
         self.params = self.params.with_values(**boids.PRESETS[name])
         self._mark(f"preset: {name}")
         return self.op_state()
+
+    def op_scale(self, n: Any) -> dict:
+        n = validate(scaling.SCALE_SPECS, "n", n)
+        width, height = scaling.world_for(n, self.params.width / self.params.height)
+        # the population may exceed the slider's range here: the world grows with it
+        return self._restart(replace(self.params.with_values(width=width, height=height), population=n))
+
+    def op_cost(self, steps: Any = 2) -> dict:
+        steps = validate(scaling.COST_SPECS, "steps", steps)
+        n = self.state.n
+        t0 = time.perf_counter()
+        self.op_step(steps)
+        t1 = time.perf_counter()
+        scaling.everyone_checks_everyone(self.state.x, self.params.box, self.params.reach)
+        t2 = time.perf_counter()
+        return {"n": n, "step_us": (t1 - t0) / steps / n * 1e6, "naive_us": (t2 - t1) / n * 1e6}
 
     def op_population(self, n: Any) -> dict:
         n = validate(self.SPECS, "population", n)

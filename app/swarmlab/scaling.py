@@ -1,0 +1,68 @@
+""""Ten or ten thousand": why local rules scale (Lab 3, issue 17).
+
+The experiment grows the flock from 10 to 10,000 boids while the world grows with it, so
+the density, and hence each boid's neighbourhood, stays the same as in the default sky
+(80 boids on 160 x 100 lengths: ``AREA_PER_BOID`` = 200 lengths^2 each).  The page then
+measures, in the student's own browser, two costs per boid per step:
+
+* the model's real step (one cell-list neighbour search, :mod:`swarmlab.cells`, then the
+  three rules): about constant per boid, because each boid's work is a sum over its few
+  neighbours and finding them costs only the cells next to its own;
+* :func:`everyone_checks_everyone`: the same neighbours found the naive way, every boid
+  measuring its distance to every other boid.  Per boid that is N - 1 distances, so the
+  cost per boid grows in proportion to N (the total as N^2).  Only the search is timed
+  for this curve, not the rules, so it flatters the naive way.
+
+Units: lengths, as in :mod:`swarmlab.boids`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import boids
+from .params import ParamSpec
+from .space import Box, displacement, norm
+
+AREA_PER_BOID = boids.WORLD_WIDTH * boids.WORLD_HEIGHT / 80.0  # lengths^2: the default sky's density
+SIZES = (10, 30, 100, 300, 1000, 3000, 10000)  # the experiment's populations (a log scale)
+ASPECT_RANGE = (0.5, 2.0)  # width / height kept inside this, so 10,000 boids fit the world specs
+BLOCK_ELEMENTS = 1 << 20  # pairs per block of the naive search (memory stays ~ 16 MiB)
+
+SCALE_SPECS: tuple[ParamSpec, ...] = (
+    ParamSpec("n", 80, "Boids at the default density", kind="int", min=SIZES[0], max=SIZES[-1], step=1,
+              help="The flock restarts with this many boids in a sky grown to keep the default density."),
+)
+COST_SPECS: tuple[ParamSpec, ...] = (
+    ParamSpec("steps", 2, "Steps to time", kind="int", min=1, max=20, step=1),
+)
+
+
+def world_for(n: int, aspect: float) -> tuple[float, float]:
+    """(width, height) in lengths of a world holding ``n`` boids at the default density with
+    width/height = ``aspect`` (clamped to ASPECT_RANGE); rounded to 1/1000 length."""
+    a = min(max(float(aspect), ASPECT_RANGE[0]), ASPECT_RANGE[1])
+    width = math.sqrt(n * AREA_PER_BOID * a)
+    return round(width, 3), round(n * AREA_PER_BOID / width, 3)
+
+
+def everyone_checks_everyone(x: np.ndarray, box: Box, reach: float) -> int:
+    """The naive neighbour search: every boid measures the minimum-image distance to every
+    other boid and keeps those within ``reach``.  Returns the number of ordered pairs
+    (i, j), i != j, found: the same count as ``len(cells.neighbour_pairs(x, box, reach))``
+    (tested), at N^2 work instead of about N.  x: (N, 2) positions in lengths.
+
+    Rows are taken in blocks of about BLOCK_ELEMENTS pairs, so memory stays bounded at any N.
+    """
+    n = len(x)
+    if n < 2:
+        return 0
+    rows = max(1, BLOCK_ELEMENTS // n)
+    found = 0
+    for start in range(0, n, rows):
+        block = x[start:start + rows]
+        r = norm(displacement(block[:, None, :], x[None, :, :], box))  # (rows, N): boid i to every j
+        found += int(np.count_nonzero(r <= reach))
+    return found - n  # every boid found itself at distance 0

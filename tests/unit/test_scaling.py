@@ -1,0 +1,83 @@
+"""Lab 3's "ten or ten thousand" (issue 17): the naive search finds exactly the cell list's
+neighbours, the world grows to keep the density, and the session's scale/cost ops."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from swarmlab import boids as B
+from swarmlab import cells, scaling
+from swarmlab.sessions import create
+from swarmlab.space import Box
+
+
+@pytest.mark.parametrize("n, reach", [(3, 5.0), (50, 16.0), (400, 16.0), (400, 40.0), (1500, 4.0)])
+def test_everyone_checks_everyone_finds_the_cell_lists_pairs(n, reach):
+    rng = np.random.default_rng(n)
+    box = Box(160.0, 100.0)
+    x = rng.random((n, 2)) * box.size
+    x[:3] = [[0.5, 0.5], [159.5, 99.5], [80.0, 0.2]]  # neighbours across the wrapped edges
+    assert scaling.everyone_checks_everyone(x, box, reach) == len(cells.neighbour_pairs(x, box, reach))
+
+
+def test_everyone_checks_everyone_in_blocks(monkeypatch):
+    """Blocks of a few rows give the same count as one block."""
+    rng = np.random.default_rng(7)
+    box = Box(100.0, 100.0)
+    x = rng.random((300, 2)) * 100.0
+    whole = scaling.everyone_checks_everyone(x, box, 12.0)
+    monkeypatch.setattr(scaling, "BLOCK_ELEMENTS", 1000)
+    assert scaling.everyone_checks_everyone(x, box, 12.0) == whole > 0
+
+
+@pytest.mark.parametrize("n", scaling.SIZES)
+@pytest.mark.parametrize("aspect", [0.3, 0.9, 1.6, 5.0])
+def test_world_keeps_the_default_density(n, aspect):
+    w, h = scaling.world_for(n, aspect)
+    assert n / (w * h) == pytest.approx(80 / (B.WORLD_WIDTH * B.WORLD_HEIGHT), rel=1e-4)
+    assert w / h == pytest.approx(min(max(aspect, 0.5), 2.0), rel=1e-4)
+    B.Params().with_values(width=w, height=h)  # inside the world specs, even at 10,000
+
+
+def test_scale_restarts_at_the_same_density_and_keeps_the_settings():
+    s = create("boids")
+    s.op_set("k_ali", 0.5)
+    s.op_step(40)
+    aspect = s.params.width / s.params.height
+    out = s.op_scale(3000)
+    assert out["N"] == 3000 and out["t"] == 0.0 and out["params"]["population"] == 3000
+    assert out["params"]["k_ali"] == 0.5
+    w, h = out["world"]["width"], out["world"]["height"]
+    assert w / h == pytest.approx(aspect, rel=1e-3) and 3000 / (w * h) == pytest.approx(80 / 16000, rel=1e-3)
+    # each boid's neighbourhood is the same at any size: about pi R^2 / 200 boids within the
+    # alignment range R at the random start (Poisson), at 100 boids as at 3,000
+    means = []
+    for n in (100, 3000):
+        s.op_scale(n)
+        means.append(len(cells.neighbour_pairs(s.state.x, s.params.box, s.params.radius)) / n)
+    expected = math.pi * s.params.radius ** 2 / scaling.AREA_PER_BOID
+    assert all(abs(m - expected) < 0.25 * expected for m in means), (means, expected)
+    s.op_step(2)  # and it runs
+    assert np.isfinite(s.frame()).all()
+
+
+@pytest.mark.parametrize("bad", [9, 10001, "many", None, 2.5, float("nan")])
+def test_scale_refuses_bad_sizes_and_changes_nothing(bad):
+    s = create("boids")
+    before = s.op_state()
+    with pytest.raises(ValueError, match="n"):
+        s.op_scale(bad)
+    assert s.op_state() == before
+
+
+def test_cost_times_real_steps_and_the_naive_search():
+    s = create("boids")
+    s.op_scale(100)
+    out = s.op_cost(3)
+    assert out["n"] == 100 and s.state.steps == 3
+    assert out["step_us"] > 0 and out["naive_us"] > 0
+    with pytest.raises(ValueError):
+        s.op_cost(0)
