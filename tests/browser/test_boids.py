@@ -517,3 +517,41 @@ def test_copied_link_replays_the_same_run_on_another_screen_shape(page, phone_pa
     wait_ready(phone_page)
     assert "world=5x99999" in phone_page.inner_text("#notices")
     assert phone_page.rec.page_errors == []
+
+
+def test_ten_or_ten_thousand_runs_to_ten_thousand_and_back(lab):
+    """Issue 17: the scaling control takes the flock to 10,000 boids at the default density
+    (the world grows, the view zooms out) and back; each size is timed in this browser and
+    the chart and its table fill; the page keeps drawing and answering while the worker
+    times the naive search (seconds of work at 10,000)."""
+    page = lab
+    panel = page.locator("#lab-boids .bd-scale")
+    density = 80 / (160 * 100)
+    page.evaluate("""() => { window.__gaps = []; let last = performance.now();
+        const f = (t) => { window.__gaps.push(t - last); last = t; window.__raf = requestAnimationFrame(f); };
+        window.__raf = requestAnimationFrame(f); }""")
+    slider = panel.locator("input[type=range]")
+    slider.focus()
+    page.keyboard.press("End")  # the largest size: 10,000
+    page.wait_for_function("() => document.querySelector('#lab-boids .bd-scale').dataset.points === '1'", timeout=240_000)
+    st = state(page)
+    assert st["N"] == 10000 and st["params"]["population"] == 10000
+    assert 10000 / (st["world"]["width"] * st["world"]["height"]) == pytest.approx(density, rel=1e-3)
+    # the stage zooms out: the whole bigger world is drawn in the same canvas
+    assert page.evaluate("() => window.swarmlab.labs.get('boids').test.stage.sx") < 1.0
+    assert "10,000" in panel.locator(".bd-scale-status").inner_text()
+    # the main thread kept drawing while the worker timed 10,000 boids both ways
+    gaps = page.evaluate("() => { cancelAnimationFrame(window.__raf); return window.__gaps; }")
+    assert len(gaps) > 20 and max(gaps[1:]) < 1000, max(gaps[1:])
+    page.keyboard.press("Home")  # and back down to 10
+    page.wait_for_function("() => document.querySelector('#lab-boids .bd-scale').dataset.points === '2'", timeout=120_000)
+    st = state(page)
+    assert st["N"] == 10 and 10 / (st["world"]["width"] * st["world"]["height"]) == pytest.approx(density, rel=1e-3)
+    rows = panel.locator(".bd-scale-table tbody tr")
+    assert rows.count() == 2
+    cells = [[float(c.replace(",", "")) for c in rows.nth(k).locator("th, td").all_text_contents()] for k in range(2)]
+    assert sorted(r[0] for r in cells) == [10, 10000] and all(r[1] > 0 and r[2] > 0 for r in cells)
+    # what the curves show: per boid, the naive search grows with the flock far faster than the step
+    small, big = sorted(cells)
+    assert big[2] / small[2] > 10 * (big[1] / small[1])
+    assert panel.locator("svg circle").count() == 2 and panel.locator("svg rect").count() == 2

@@ -32,6 +32,7 @@ import { ensureStylesheet, plural } from "../ui/dom.js";
 import { STORY_HTML } from "./boids/story.js";
 import { layoutHtml, HEADER_HTML, explainHtml, worldCaption } from "./boids/text.js";
 import { BoidsStage } from "./boids/stage.js";
+import { ScalingPanel } from "./boids/scaling.js";
 
 const LAB = "boids";
 const CURSOR_STEP = 3;              // lengths per arrow key press (Shift: x4)
@@ -74,8 +75,9 @@ export async function mount(section, ctx) {
     }
     return size;
   }
-  function worldFor(w, h) {
-    const area = layout.constants.world_area; // lengths², kept at any aspect
+  // a world of the canvas's shape; its area is the default sky's, or the current world's
+  // (the scaling experiment grows it: a resize keeps the density)
+  function worldFor(w, h, area = layout.constants.world_area) {
     const width = Math.sqrt(area * (w / h));
     return { width: round3(width), height: round3(area / width) };
   }
@@ -206,12 +208,28 @@ export async function mount(section, ctx) {
 
   async function restart() {
     releaseTreat();
-    st = await engine.call(LAB, "reset", {});
+    afterRestart(await engine.call(LAB, "reset", {}));
+  }
+  function afterRestart(state) {
+    st = state;
     t = st.t;
+    world = { ...st.world };
+    stage.setWorld(world);
+    if (cursor.x >= world.width || cursor.y >= world.height) { cursor.x = world.width / 2; cursor.y = world.height / 2; }
     hist.clear();
     syncControls();
+    showWorld();
     stepper.restart();
+    stepper.refresh(); // readouts and chart of the new run at once
   }
+
+  // ---- ten or ten thousand: the population at the default density, timed here ----
+  const scaling = new ScalingPanel({
+    engine, lab: LAB, sizes: C.scale_sizes, track: (p) => stepper.track(p), notify: ctx.notify,
+    onScaled: (state) => { releaseTreat(); afterRestart(state); },
+  });
+  scaling.showSize(st.N);
+  $(".bd-chart-fig").after(scaling.root);
 
   // ---- the treat: pointer (mouse, touch, pen) ----
   const srEl = $(".bd-sr");
@@ -382,7 +400,7 @@ export async function mount(section, ctx) {
     lastW = w;
     measure();
     if (linkedWorld) { dirty = true; return; }  // a linked world keeps its size
-    const want = worldFor(cssW, cssH);
+    const want = worldFor(cssW, cssH, world.width * world.height);
     const aspectNow = world.width / world.height, aspectWant = want.width / want.height;
     if (Math.abs(aspectWant / aspectNow - 1) > 0.02) {
       stepper.track(engine.tryCall(LAB, "resize", want).then((res) => {
@@ -415,6 +433,7 @@ export async function mount(section, ctx) {
     restart,
     stepper,
     settle: () => stepper.settle(),
+    test: { stage, scaling, settle: () => stepper.settle() },
     world: () => ({ ...world }),
     get playing() { return playing; },
   };

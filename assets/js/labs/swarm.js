@@ -19,7 +19,7 @@ import { createLoop } from "../ui/loop.js";
 import { Stepper } from "../ui/stepper.js";
 import { frameIndex } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
-import { ensureStylesheet } from "../ui/dom.js";
+import { ensureStylesheet, el } from "../ui/dom.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { LineChart, formatClock } from "../ui/chart.js";
 import { StageRenderer, GLYPH_LENGTH } from "./swarm/renderer.js";
@@ -48,19 +48,6 @@ function fmtSpeed(v) {
 
 function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
-}
-
-function el(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") e.className = v;
-    else if (k === "text") e.textContent = v;
-    else if (k === "html") e.innerHTML = v;
-    else if (v === true) e.setAttribute(k, "");
-    else if (v !== false && v !== null && v !== undefined) e.setAttribute(k, v);
-  }
-  for (const c of children) if (c) e.append(c);
-  return e;
 }
 
 function download(blob, name) {

@@ -30,5 +30,20 @@ export function fitCanvas(canvas, cssW, cssH) {
   return dpr;
 }
 
+/** An HTML element: el("p", {class, text, html, ...attributes}, ...children).
+ *  ``true`` sets an empty attribute; false, null and undefined leave it out. */
+export function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k === "html") e.innerHTML = v;
+    else if (v === true) e.setAttribute(k, "");
+    else if (v !== false && v !== null && v !== undefined) e.setAttribute(k, v);
+  }
+  for (const c of children) if (c) e.append(c);
+  return e;
+}
+
 /** "1 boid", "3 boids": a count with the word in the right number. */
 export const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;

@@ -14,7 +14,8 @@
 import { frameCount } from "../../ui/frame.js";
 
 const GLYPH_LENGTH = 1.6;   // lengths: glyphs are drawn a little larger than a body
-const GLYPH_MIN_PX = 7;     // CSS px, so glyphs stay visible on small screens
+const GLYPH_MIN_PX = 7;     // CSS px, so glyphs stay visible on small screens...
+const GLYPH_MIN_FAR = 3.5;  // ...and down to this when a big world is zoomed out (10,000 boids)
 const HUES = 24;            // heading colour buckets (one path per bucket)
 const SKY = "#0b1d2a";
 const NO_DASH = [];
@@ -73,7 +74,8 @@ export class BoidsStage {
     g.fillRect(0, 0, W, H);
     const n = frameCount(fx, frame, length);
     const base = fx.offset, stride = fx.stride;
-    const L = Math.max(GLYPH_LENGTH * sx, GLYPH_MIN_PX * dpr);
+    const zoom = Math.min(1, sx / (4 * dpr));           // 1 at the default sky, smaller zoomed out
+    const L = Math.max(GLYPH_LENGTH * sx, (GLYPH_MIN_FAR + (GLYPH_MIN_PX - GLYPH_MIN_FAR) * zoom) * dpr);
     for (const b of buckets) b.length = 0;
     for (let k = 0; k < n; k++) {
       const o = base + stride * k;
