@@ -393,6 +393,7 @@ export async function mount(section, ctx) {
       section.dataset.check = "done";
       section.dataset.checkMaxMs = info.maxCallMs.toFixed(1);
       section.dataset.checkUnitMs = (info.unitMs || 0).toFixed(2);
+      section.dataset.checkMs = info.elapsedMs.toFixed(0);
     },
     onError(message) {
       const e = $(".vk-check-error");
