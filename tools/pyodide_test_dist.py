@@ -26,12 +26,15 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import vendor  # noqa: E402  (the runtime cache and sha256, shared with make vendor)
+from vendor import sha256  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # The official runtime as Pyodide ships it (tools/vendor.py keeps it in assets/vendor/official):
@@ -80,16 +83,8 @@ def log(msg: str) -> None:
     print(f"pyodide-test-dist: {msg}", flush=True)
 
 
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def cache_dir() -> Path:
-    return Path(os.environ.get("SWARMLAB_CACHE", Path.home() / ".cache" / "swarmlab")) / "pyodide-test"
+    return vendor.cache_dir() / "pyodide-test"
 
 
 def ensure_wheels() -> dict[str, Path]:
