@@ -21,11 +21,13 @@ Helpers a rule can use (all vectorised over pairs or boids)
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from . import boids
 from .boids import EPS, allocate, cos_half_view
-from .rules import count_by, mean_by, sum_by
+from .rules import RuleKind, count_by, mean_by, sum_by
 from .space import norm
 
 unit = boids.unit_headings
@@ -72,3 +74,7 @@ def steering(i, j, d, r, v, p):
     return allocate([p.k_sep * steer(away, v, p),
                      p.k_ali * steer(match, v, p),
                      p.k_coh * steer(centre, v, p)], p.max_force)
+
+
+# What the sessions and the CLI load a student's rule as (rules.load).
+KIND = RuleKind("steering", sys.modules[__name__], "accelerations in lengths/s², one row (ax, ay) per boid", 2)

@@ -16,10 +16,12 @@ Helpers a rule can use
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from .detmath import atan2, sincos
-from .rules import count_by, mean_by, sum_by
+from .rules import RuleKind, count_by, mean_by, sum_by
 from .space import wrap_angle
 
 __all__ = ["turn", "sum_by", "mean_by", "count_by", "sincos", "atan2", "wrap_angle", "np"]
@@ -41,3 +43,7 @@ def turn(i, j, d, r, theta, a, kick):
     mean = atan2(sy, sx)  # its circular mean heading
     cancel = (sx == 0.0) & (sy == 0.0)  # headings that cancel exactly: no mean, no turn
     return theta + a * np.where(cancel, 0.0, wrap_angle(mean - theta)) + kick
+
+
+# What the sessions and the CLI load a student's rule as (rules.load).
+KIND = RuleKind("turn", sys.modules[__name__], "new headings in radians, one per agent", 0)

@@ -81,6 +81,7 @@ import numpy as np
 
 from . import cells, detmath
 from .params import ParamSpec, validate
+from .rules import RuleError
 from .space import Box, shift, wrap_angle
 
 __all__ = [
@@ -335,6 +336,7 @@ class Ensemble:
         self.state = VicsekState(x, theta, 0)
         self.order = order_parameter(theta)  # (B,) P of the current state
         self.turn = None  # the turn rule (None = the built-in rules_vicsek.turn); see _advance
+        self.failure = None  # the RuleError of a student's turn rule that failed (see step)
 
     @property
     def t(self) -> int:
@@ -348,7 +350,11 @@ class Ensemble:
     def step(self) -> np.ndarray:
         """Advance every replica by one update; return the new P, shape (B,)."""
         xi = self.next_kicks()
-        self.state, c, s = _advance(self.state, self.params, xi, self.align, self.turn)
+        try:
+            self.state, c, s = _advance(self.state, self.params, xi, self.align, self.turn)
+        except RuleError as exc:  # a student's rule failed: the built-in one takes over, same kicks
+            self.turn, self.failure = None, exc
+            self.state, c, s = _advance(self.state, self.params, xi, self.align)
         b, n = self.state.theta.shape
         self.order = _order_from_trig(c, s, b, n)
         return self.order
@@ -506,12 +512,23 @@ def general_params(**values) -> tuple[VicsekParams, dict]:
     return params, {"seed": int(v["seed"]), "warmup": int(v["warmup"]), "measure": int(v["measure"])}
 
 
-def run_general(params: VicsekParams, seed: int, warmup: int, measure: int) -> dict:
-    """One run of the general form; mean and (population) std of P over the measured updates."""
+def run_general(params: VicsekParams, seed: int, warmup: int, measure: int, turn=None) -> dict:
+    """One run of the general form; mean and (population) std of P over the measured updates.
+
+    ``turn``: a student's turn rule (``rules.load_file(path, rules_vicsek.KIND)``) in place
+    of the built-in one; if it fails, its RuleError is raised (nothing half-measured)."""
     ens = Ensemble([(seed, params.align)], params)
+    ens.turn = turn
+
+    def step() -> float:
+        p = float(ens.step()[0])
+        if ens.failure is not None:
+            raise ens.failure
+        return p
+
     for _ in range(int(warmup)):
-        ens.step()
-    ps = [float(ens.step()[0]) for _ in range(int(measure))]
+        step()
+    ps = [step() for _ in range(int(measure))]
     mean = math.fsum(ps) / len(ps)
     std = math.sqrt(math.fsum((p - mean) ** 2 for p in ps) / len(ps))
     return {"order_mean": mean, "order_std": std}

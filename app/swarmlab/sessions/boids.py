@@ -18,6 +18,14 @@ first, so a bad value returns ``{"error": ...}`` and changes nothing):
 ``resize(width, height)`` live world resize: positions are stretched with it.
 ``metrics()``           {"P", "spacing", "flocks", "loners", "N", "t"}.
 ``state()``             summary: t, steps, N, params, world, treat, constants.
+``rules_source()``, ``rules(code)``, ``rules_original()``
+                        the rule function in Python (sessions/base.py, rules.py): show
+                        rules_boids.steering, swap in a student's version at the next step
+                        (tried once first), go back to the original; a marker each time.
+``snapshot()``, ``restore(snapshot)``
+                        the whole run as JSON (positions, velocities, ids, time, parameters,
+                        treat), exact to the bit; the page keeps one from the last good step
+                        while a student's rule runs, to restart from if the engine is stopped.
 
 Frame layout (float32, flat), read by assets/js/labs/boids.js::
 
@@ -31,12 +39,13 @@ Positions in lengths inside [0, width) x [0, height); velocities in lengths/s.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import asdict
 from typing import Any
 
 import numpy as np
 
-from .. import boids, metrics
+from .. import boids, cells, metrics, rules, rules_boids
 from ..params import ParamSpec, shown, validate, validate_many
 from ..space import wrap
 from .base import FrameLayout, Session
@@ -64,6 +73,7 @@ class BoidsSession(Session):
     lab = "boids"
     FRAME = FRAME
     SPECS = boids.SPECS
+    RULES = rules_boids.KIND
 
     def __init__(self) -> None:
         self.params = boids.Params()
@@ -137,12 +147,76 @@ class BoidsSession(Session):
     def op_step(self, n: Any = 1) -> dict:
         n = validate(_STEP_SPEC, "n", n)
         left = n
+        t0 = time.perf_counter()
         while left > 0:  # stop at every sample time of the history
             k = min(left, SAMPLE_INTERVAL_STEPS - self.state.steps % SAMPLE_INTERVAL_STEPS)
-            self.state = boids.run(self.state, self.params, k, self.treat)
+            self._run(k)
             self._record()
             left -= k
-        return {"t": self.state.t, "steps": self.state.steps, "N": self.state.n}
+        ms = (time.perf_counter() - t0) * 1000.0 / max(n, 1)
+        return {"t": self.state.t, "steps": self.state.steps, "N": self.state.n,
+                "ms_per_step": round(ms, 3), "rules": self.rules_status()}
+
+    def _run(self, k: int) -> None:
+        """k steps with the rule in use; a student's rule that fails gives way to the
+        built-in one from the failing step on (that step is taken with the built-in rule)."""
+        if self.rule is None:
+            self.state = boids.run(self.state, self.params, k, self.treat)
+            return
+        for done in range(k):
+            try:
+                self.state = boids.step(self.state, self.params, self.treat, self.rule)
+            except rules.RuleError as exc:
+                self._rule_failed(exc)
+                self.state = boids.run(self.state, self.params, k - done, self.treat)
+                return
+
+    # --- rules in Python (the protocol is in sessions/base.py) -------------------------
+    def _rule_trial(self, rule: rules.Rule) -> float:
+        s, p = self.state, self.params
+        pairs = cells.neighbour_pairs(s.x, p.box, p.reach, sort=False)
+        t0 = time.perf_counter()
+        rule(boids._index(pairs.i), boids._index(pairs.j), pairs.d, pairs.r, s.v, p)
+        return (time.perf_counter() - t0) * 1000.0
+
+    def _rule_install(self, rule: rules.Rule | None) -> None:
+        pass  # _run hands self.rule to the model at every step
+
+    def _rule_mark(self, label: str) -> None:
+        self._mark(label)
+
+    # --- the whole run as JSON -----------------------------------------------------------
+    def op_snapshot(self) -> dict:
+        """Everything needed to carry on exactly from here (floats survive JSON exactly)."""
+        s = self.state
+        return {"lab": self.lab, "x": s.x.tolist(), "v": s.v.tolist(), "ids": s.ids.tolist(),
+                "t": s.t, "steps": s.steps, "next_id": s.next_id, "params": asdict(self.params),
+                "treat": asdict(self.treat)}
+
+    def op_restore(self, snapshot: Any) -> dict:
+        """Carry on from a :meth:`op_snapshot` (validated first; a bad one changes nothing).
+        The history starts afresh at the snapshot's time, with a marker."""
+        if not isinstance(snapshot, dict) or snapshot.get("lab") != self.lab:
+            raise ValueError("restore needs a snapshot of this lab")
+        try:
+            params = boids.Params().with_values(**snapshot["params"])
+            x = np.array(snapshot["x"], dtype=np.float64).reshape(-1, 2)
+            v = np.array(snapshot["v"], dtype=np.float64).reshape(-1, 2)
+            ids = np.array(snapshot["ids"], dtype=np.int64)
+            steps = int(snapshot["steps"])
+            state = boids.BoidsState(x=x, v=v, ids=ids, t=float(snapshot["t"]), steps=steps,
+                                     next_id=int(snapshot["next_id"]))
+            treat = boids.Treat(**snapshot.get("treat", {}))
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"restore: the snapshot is incomplete ({exc})") from None
+        if not (len(x) == len(v) == len(ids) == params.population and np.isfinite(x).all()
+                and np.isfinite(v).all() and steps >= 0):
+            raise ValueError("restore: the snapshot's arrays do not fit together")
+        self.params, self.state, self.treat = params, state, treat
+        self.history = new_history()
+        self.history.record(steps, boids.measure(state, params))
+        self._mark("restarted from the last good step")
+        return self.op_state()
 
     def op_metrics(self) -> dict:
         return boids.measure(self.state, self.params)
