@@ -127,6 +127,11 @@ class RuleKind:
     def builtin(self) -> Callable:
         return getattr(self.module, self.name)
 
+    @property
+    def ideas(self) -> tuple:
+        """The module's ``IDEAS`` (rules.Idea edits of its source), if it has any."""
+        return tuple(getattr(self.module, "IDEAS", ()))
+
     def source(self) -> str:
         """The built-in rule function's source text (what the page shows and edits)."""
         return source_of(self.builtin)
@@ -166,6 +171,30 @@ class RuleKind:
                             f"(first at row {int(rows[0])}); every value must be a finite number. "
                             f"A division by a distance or a count that can be 0 is the usual cause", kind="result")
         return arr
+
+
+@dataclass(frozen=True)
+class Idea:
+    """An edit of a built-in rule for the page's "Ideas to try".
+
+    name   : short id;  title : the button's words;  look : what to watch for (tested)
+    edits  : (old, new) pairs of source text, each ``old`` found exactly once
+    """
+
+    name: str
+    title: str
+    look: str
+    edits: tuple[tuple[str, str], ...]
+
+    def apply(self, source: str) -> str:
+        for old, new in self.edits:
+            if source.count(old) != 1:
+                raise ValueError(f"idea {self.name!r}: {old!r} is not once in the rule's source")
+            source = source.replace(old, new)
+        return source
+
+    def to_json(self, source: str) -> dict:
+        return {"name": self.name, "title": self.title, "look": self.look, "code": self.apply(source)}
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ import numpy as np
 
 from . import boids
 from .boids import EPS, allocate, cos_half_view
-from .rules import RuleKind, count_by, mean_by, sum_by
+from .rules import Idea, RuleKind, count_by, mean_by, sum_by
 from .space import norm
 
 unit = boids.unit_headings
@@ -78,3 +78,30 @@ def steering(i, j, d, r, v, p):
 
 # What the sessions and the CLI load a student's rule as (rules.load).
 KIND = RuleKind("steering", sys.modules[__name__], "accelerations in lengths/s², one row (ax, ay) per boid", 2)
+
+
+# Ideas to try: small edits of steering's source (the page's "try it" buttons load the
+# edited code into the editor).  Each edit is (the line as it is, the line as it becomes);
+# tests/unit/test_rules.py checks every edit still applies and measures what the page says
+# happens (IDEAS' "look").
+IDEAS = (
+    Idea("double", "Separation twice as strong",
+         "The boids keep further apart: the mean nearest spacing grows.",
+         (("return allocate([p.k_sep * steer(away, v, p),", "return allocate([2 * p.k_sep * steer(away, v, p),"),)),
+    Idea("all-round", "No blind spot: see all round",
+         "Nobody is blind behind any more, so the front boids feel the whole group: the flock calms "
+         "down and flies more one way (the shared heading P rises).",
+         (("seen = (ahead >= cos_half_view(p.view) * r) | (p.view >= 360)", "seen = r >= 0  # everyone near is seen"),)),
+    Idea("fade", "Separation that fades with distance",
+         "Replace the inverse-square push by one that falls off in a straight line, to 0 at the edge "
+         "of the separation range: the closest neighbour no longer dominates.",
+         (("away = sum_by(i[near], d[near] * (-1.0 / (r[near] * r[near] + EPS))[:, None], n)",
+           "away = sum_by(i[near], -d[near] * (1.0 - r[near] / p.sep_radius)[:, None], n)"),)),
+    Idea("nearest", "Match only the nearest neighbour",
+         "Each boid copies one neighbour instead of the average of all in range: the flock agrees "
+         "less (P falls) and streams break up more.",
+         (("match = mean_by(i[mid], v[j[mid]], n)",
+           "ii, jj, by_distance = i[mid], j[mid], np.lexsort((r[mid], i[mid]))  # each boid's pairs, nearest first\n"
+           "    first = by_distance[np.unique(ii[by_distance], return_index=True)[1]]\n"
+           "    match = mean_by(ii[first], v[jj[first]], n)  # only the nearest one in view"),)),
+)

@@ -156,16 +156,17 @@ class Session:
         return self.RULES
 
     def op_rules_source(self) -> dict:
-        """The rule function the page shows: ``{"name", "original", "code", "user", "result"}``.
+        """The rule function the page shows: ``{"name", "original", "code", "user", "result", "ideas"}``.
 
         ``original`` is the built-in function's own source (the code the model runs);
         ``code`` the student's rule in use or last used (else the original); ``user`` whether
-        the student's rule is running now.
+        the student's rule is running now; ``ideas`` the "Ideas to try" (``rules.Idea.to_json``).
         """
         kind = self._rules_kind()
         original = kind.source()
         return {"name": kind.name, "original": original, "code": self.rule_code or original,
-                "user": self.rule is not None, "result": kind.result}
+                "user": self.rule is not None, "result": kind.result,
+                "ideas": [idea.to_json(original) for idea in kind.ideas]}
 
     def op_rules(self, code: Any) -> dict:
         """Swap in a student's rule at the next step (no restart: time and state kept).

@@ -28,6 +28,7 @@ import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { LineChart } from "../ui/chart.js";
 import { ensureStylesheet, plural } from "../ui/dom.js";
 import { STORY_HTML } from "./boids/story.js";
+import { mountRules } from "../ui/rules.js";
 
 const LAB = "boids";
 const WORLD_AREA = 160 * 100;       // lengths², the default 160 x 100 world
@@ -671,6 +672,24 @@ export async function mount(section, ctx) {
   if (ro) ro.observe(stageEl);
   else window.addEventListener("resize", onResize);
 
+  // ---- the rules in Python (ui/rules.js): the steering function the model runs, editable ----
+  const rulesPanel = await mountRules($(".bd-below"), {
+    engine, lab: LAB, stepper, notify: ctx.notify, embed: ctx.embed,
+    shareLink: () => {
+      const values = {};
+      for (const s of specs) values[s.name] = st.params[s.name];
+      return shareUrl(LAB, values, specs, { world: `${round3(world.width)}x${round3(world.height)}` });
+    },
+    intro: "This is the function the model runs at every step to steer every boid: the three rules in " +
+      "numpy, over all pairs of nearby boids at once. Change it and press “Run my rules”: the flock carries " +
+      "on from where it is, with your rules. The sliders still feed it their weights and ranges (p.k_sep, p.radius, …).",
+    help: "i, j: the pairs of boids near each other (j is near i); d: the vector from i to j and r its length, " +
+      "in body lengths; v: every boid's velocity; p: the settings (p.k_sep, p.k_ali, p.k_coh, p.sep_radius, " +
+      "p.radius, p.coh_radius, p.view, p.max_force, p.v_max). Return one acceleration (ax, ay) per boid. " +
+      "Helpers: sum_by(i, values, n) and mean_by(i, values, n) add up or average per boid; steer(rule, v, p) " +
+      "turns a direction into a capped steering request; allocate([...], budget) serves requests in order.",
+  }).catch((err) => { ctx.notify(`Rules in Python could not start: ${err.message || err}`, "error"); return null; });
+
   showPlay();
   syncControls();
   await stepper.send(0); // the first frame and readouts before the lab is shown as ready
@@ -682,6 +701,7 @@ export async function mount(section, ctx) {
     pause() { setPlaying(false); },
     restart,
     stepper,
+    rules: rulesPanel,
     settle: () => stepper.settle(),
     world: () => ({ ...world }),
     get playing() { return playing; },
