@@ -86,20 +86,22 @@ KIND = RuleKind("steering", sys.modules[__name__], "accelerations in lengths/s²
 # happens (IDEAS' "look").
 IDEAS = (
     Idea("double", "Separation twice as strong",
-         "The boids keep further apart: the mean nearest spacing grows.",
+         "Keeping space now wins more often: the boids keep a little further apart (the mean nearest "
+         "spacing grows).",
          (("return allocate([p.k_sep * steer(away, v, p),", "return allocate([2 * p.k_sep * steer(away, v, p),"),)),
     Idea("all-round", "No blind spot: see all round",
-         "Nobody is blind behind any more, so the front boids feel the whole group: the flock calms "
-         "down and flies more one way (the shared heading P rises).",
+         "With nobody blind behind, each boid answers to the whole group around it: the boids pack closer "
+         "together (the spacing shrinks) and on average fly more one way (P rises).",
          (("seen = (ahead >= cos_half_view(p.view) * r) | (p.view >= 360)", "seen = r >= 0  # everyone near is seen"),)),
     Idea("fade", "Separation that fades with distance",
-         "Replace the inverse-square push by one that falls off in a straight line, to 0 at the edge "
-         "of the separation range: the closest neighbour no longer dominates.",
+         "A push that falls off in a straight line, to 0 at the edge of the separation range, instead "
+         "of the inverse square: the nearest neighbour no longer dominates and the boids settle a "
+         "little further apart.",
          (("away = sum_by(i[near], d[near] * (-1.0 / (r[near] * r[near] + EPS))[:, None], n)",
            "away = sum_by(i[near], -d[near] * (1.0 - r[near] / p.sep_radius)[:, None], n)"),)),
     Idea("nearest", "Match only the nearest neighbour",
-         "Each boid copies one neighbour instead of the average of all in range: the flock agrees "
-         "less (P falls) and streams break up more.",
+         "Each boid copies one neighbour instead of the average of all in range: on average the "
+         "flock agrees less (P falls).",
          (("match = mean_by(i[mid], v[j[mid]], n)",
            "ii, jj, by_distance = i[mid], j[mid], np.lexsort((r[mid], i[mid]))  # each boid's pairs, nearest first\n"
            "    first = by_distance[np.unique(ii[by_distance], return_index=True)[1]]\n"

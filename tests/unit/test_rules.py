@@ -237,3 +237,58 @@ def test_vicsek_session_rules_and_snapshot():
     out = a.op_step(n=5)
     assert a.ens.t == t + 5 and "line 5" in out["rules"]["error"]["message"]
     assert a.op_rules_original() == {"ok": True}
+
+
+# ------------------------------------------------------------------- ideas to try: what the page promises
+IDEA_SAMPLES = (1, 2, 3, 4)
+
+
+def _measured(code, sample, seconds=90, start=30):
+    """Mean P and mean nearest spacing from `start` to `seconds` model s (sampled each second)."""
+    rule = rules.load(code, BOIDS)
+    p = B.Params(sample=sample)
+    s = B.initial_state(p)
+    P, sp = [], []
+    for k in range(seconds):
+        s = B.run(s, p, B.STEPS_PER_SECOND, rule=rule)
+        if k >= start:
+            m = B.measure(s, p)
+            P.append(m["P"])
+            sp.append(m["spacing"])
+    return np.mean(P), np.mean(sp)
+
+
+@pytest.fixture(scope="module")
+def idea_runs():
+    src = BOIDS.source()
+    out = {"original": [_measured(src, k) for k in IDEA_SAMPLES]}
+    for idea in rules_boids.IDEAS:
+        out[idea.name] = [_measured(idea.apply(src), k) for k in IDEA_SAMPLES]
+    return {name: np.array(rows) for name, rows in out.items()}  # (samples, [P, spacing])
+
+
+def test_every_idea_is_a_working_edit_the_page_can_load():
+    src = BOIDS.source()
+    page = BoidsSession().op_rules_source()["ideas"]
+    assert [i["name"] for i in page] == [i.name for i in rules_boids.IDEAS]
+    for idea, shown in zip(rules_boids.IDEAS, page):
+        assert shown["code"] == idea.apply(src) != src
+        s = BoidsSession()
+        assert s.op_rules(code=shown["code"])["ok"], idea.name
+        s.op_step(n=20)
+        assert s.rule is not None  # still running: no NaN, no exception
+
+
+def test_ideas_do_what_the_page_says(idea_runs):
+    """Each idea's "look" text, measured over samples 1-4 from 30 to 90 model s (80 boids)."""
+    base = idea_runs["original"]
+    P, spacing = 0, 1
+    # twice as strong separation: further apart on average
+    assert idea_runs["double"][:, spacing].mean() > base[:, spacing].mean()
+    # no blind spot: closer together in every sample, more one way on average
+    assert np.all(idea_runs["all-round"][:, spacing] < base[:, spacing])
+    assert idea_runs["all-round"][:, P].mean() > base[:, P].mean()
+    # a straight-line fall-off: further apart in every sample
+    assert np.all(idea_runs["fade"][:, spacing] > base[:, spacing])
+    # the nearest neighbour only: less agreement on average
+    assert idea_runs["nearest"][:, P].mean() < base[:, P].mean()
