@@ -286,8 +286,8 @@ async function createEditor(host, code, note) {
       parent: host,
       state: state.EditorState.create({
         doc: code,
-        // no line wrapping: code keeps its lines (a phone scrolls sideways)
-        extensions: [core.basicSetup, lang.python(),
+        // long lines wrap (a phone shows the whole line, the page never scrolls sideways)
+        extensions: [core.basicSetup, lang.python(), core.EditorView.lineWrapping,
           core.EditorView.contentAttributes.of({ "aria-label": "Rule function, Python", spellcheck: "false" })],
       }),
     });
