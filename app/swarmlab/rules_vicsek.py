@@ -21,7 +21,7 @@ import sys
 import numpy as np
 
 from .detmath import atan2, sincos
-from .rules import RuleKind, count_by, mean_by, sum_by
+from .rules import Idea, RuleKind, count_by, mean_by, sum_by
 from .space import wrap_angle
 
 __all__ = ["turn", "sum_by", "mean_by", "count_by", "sincos", "atan2", "wrap_angle", "np"]
@@ -47,3 +47,17 @@ def turn(i, j, d, r, theta, a, kick):
 
 # What the sessions and the CLI load a student's rule as (rules.load).
 KIND = RuleKind("turn", sys.modules[__name__], "new headings in radians, one per agent", 0)
+
+
+# Ideas to try (edits of turn's source; tests/unit/test_rules.py measures each "look").
+IDEAS = (
+    Idea("no-kicks", "Switch off the random kicks",
+         "With nothing to knock them off course the arrows end up flying exactly one way: P climbs to 1.",
+         (("return theta + a * np.where(cancel, 0.0, wrap_angle(mean - theta)) + kick",
+           "return theta + a * np.where(cancel, 0.0, wrap_angle(mean - theta))  # no kick"),)),
+    Idea("strong-kicks", "Kicks three times as strong",
+         "Alignment still pulls the arrows together, but the kicks keep breaking the agreement up: "
+         "P falls from about 0.94 to about 0.6.",
+         (("return theta + a * np.where(cancel, 0.0, wrap_angle(mean - theta)) + kick",
+           "return theta + a * np.where(cancel, 0.0, wrap_angle(mean - theta)) + 3 * kick"),)),
+)

@@ -292,3 +292,25 @@ def test_ideas_do_what_the_page_says(idea_runs):
     assert np.all(idea_runs["fade"][:, spacing] > base[:, spacing])
     # the nearest neighbour only: less agreement on average
     assert idea_runs["nearest"][:, P].mean() < base[:, P].mean()
+
+
+def test_vicsek_ideas_do_what_the_page_says():
+    """Mean P over updates 1000-1500 of four check seeds (the page's numbers: ~0.94 -> 1 and ~0.6)."""
+    src = VICSEK.source()
+    shown = VicsekSession().op_rules_source()["ideas"]
+    assert [i["name"] for i in shown] == ["no-kicks", "strong-kicks"]
+
+    def mean_p(code):
+        rule = rules.load(code, VICSEK)
+        out = []
+        for seed in vicsek.CHECK_SEEDS[:4]:
+            ens = vicsek.Ensemble([(seed, 1.0)])
+            ens.turn = rule
+            out.append(ens.run(1500)[1000:, 0].mean())
+        return np.array(out)
+
+    base = mean_p(src)
+    calm = mean_p(rules_vicsek.IDEAS[0].apply(src))
+    wild = mean_p(rules_vicsek.IDEAS[1].apply(src))
+    assert np.all(calm > 0.999) and np.all(calm > base)
+    assert np.all(np.abs(base - 0.94) < 0.02) and np.all(np.abs(wild - 0.6) < 0.05)
