@@ -291,7 +291,7 @@ def call_limited(fn: Callable, args: tuple, limit: float = TIME_LIMIT_S) -> Any:
         nonlocal events
         events += 1
         if not events & 255 and time.perf_counter() > deadline:  # the clock every 256 events
-            raise RuleTimeout()
+            raise RuleTimeout(frame.f_lineno)
         return local
 
     def tracer(frame, event, arg):
@@ -306,9 +306,10 @@ def call_limited(fn: Callable, args: tuple, limit: float = TIME_LIMIT_S) -> Any:
     try:
         with np.errstate(all="ignore"):  # NaN and inf are reported by RuleKind.check, not warned
             return fn(*args)
-    except RuleTimeout:
-        raise RuleError(f"your rule ran for more than {limit:g} s and was stopped "
-                        f"(an endless loop?)", line=_student_line(sys.exc_info()[2]), kind="timeout") from None
+    except RuleTimeout as exc:
+        line = exc.args[0]
+        raise RuleError(f"your rule ran for more than {limit:g} s and was stopped on line {line} "
+                        f"(an endless loop?)", line=line, kind="timeout") from None
     except RuleError:
         raise
     except (MemoryError, RecursionError, Exception) as exc:
