@@ -212,3 +212,6 @@ def test_lab2_shows_its_turn_and_runs_an_edit(page, server):
     status(page, "vicsek").locator("text=Your rules run from now on").wait_for(timeout=10_000)
     engine_call(page, "vicsek", "step", {"n": 300})
     assert engine_call(page, "vicsek", "metrics")["P"] > 0.99  # no kicks: everyone ends up one way
+    assert p.locator(".rules-idea-list li").count() == 2
+    p.locator(".rules-ideas summary").click()
+    p.screenshot(path=str(screenshot(page, "rules-vicsek-page").with_name("rules-vicsek.png")))

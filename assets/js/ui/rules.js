@@ -18,7 +18,9 @@
 //   starts a new one; this panel keeps a snapshot of the run from the last good second and
 //   restores it, with the original rules, and says so.  The page never waits for Python.
 // * Share links may carry the code in the fragment (#code=, deflate + base64url).  Opening
-//   one shows the code and asks before running it; with embed=1 code from links is ignored.
+//   one shows the code and asks before running it; with embed=1 code from links is ignored,
+//   and so it is where the engine runs on the page's main thread (the single file), since
+//   code there could reach the page.
 
 const WATCH_MS = 3000;       // the watchdog: a request longer than this stops the worker
 const SNAPSHOT_MS = 1000;    // while a student's rule runs, the run is saved this often
@@ -237,6 +239,9 @@ export async function mountRules(host, opts) {
   if (fromLink) {
     if (embed) {
       notify("This embedded page does not take code from links; it runs the original rules.", "info");
+    } else if (engine.mode !== "worker") {
+      // here Python runs on the page itself (the single file), where code could reach the page
+      notify("Code from links runs only where the engine has its own worker; here the original rules run.", "info");
     } else {
       try {
         const code = await unpackCode(fromLink);
