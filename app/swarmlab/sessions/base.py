@@ -13,7 +13,9 @@ exception is a bug and propagates.
 Every session provides ``op_reset``, ``op_set``, ``op_step``, ``op_metrics`` and
 ``op_state``, plus from this base ``op_spec`` (its parameter specs), ``op_layout`` (its
 frame layout, the constants the page shows and its ``display`` words), ``op_parse_query`` (lenient share-link
-reading) and, when it keeps a ``metrics.History``, ``op_history`` and ``op_csv``.  It
+reading) and, when it keeps a ``metrics.History``, ``op_history`` and ``op_csv``.  A lab
+whose rule is a function a student may rewrite (``RULES``, a ``rules.RuleKind``) also gets
+``op_rules_source``, ``op_rules`` and ``op_rules_original`` from here (rules.py).  It
 runs identically under CPython, which is how the tests drive it.
 """
 
