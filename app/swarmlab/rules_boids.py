@@ -59,15 +59,15 @@ def steering(i, j, d, r, v, p):
     seen = (ahead >= cos_half_view(p.view) * r) | (p.view >= 360)
 
     # Separation: away from the boids that are too close, each pushing like 1 / distance^2.
-    near = seen & (r <= p.sep_radius)
+    near = seen & (r <= p.sep_radius) & (p.k_sep > 0)  # a rule weighted 0 looks at nobody
     away = sum_by(i[near], d[near] * (-1.0 / (r[near] * r[near] + EPS))[:, None], n)
 
     # Alignment: towards the mean velocity of the boids in view nearby.
-    mid = seen & (r <= p.radius)
+    mid = seen & (r <= p.radius) & (p.k_ali > 0)
     match = mean_by(i[mid], v[j[mid]], n)
 
     # Cohesion: towards the centre of the boids in view further out.
-    far = seen & (r <= p.coh_radius)
+    far = seen & (r <= p.coh_radius) & (p.k_coh > 0)
     centre = mean_by(i[far], d[far], n)
 
     # Each rule asks to turn; the budget p.max_force serves separation first, then the others.
