@@ -314,3 +314,31 @@ def test_vicsek_ideas_do_what_the_page_says():
     wild = mean_p(rules_vicsek.IDEAS[1].apply(src))
     assert np.all(calm > 0.999) and np.all(calm > base)
     assert np.all(np.abs(base - 0.94) < 0.02) and np.all(np.abs(wild - 0.6) < 0.05)
+
+
+# ------------------------------------------------------------------- the same functions from the command line
+def test_cli_runs_a_rule_file_and_explains_a_bad_one(tmp_path, capsys):
+    from swarmlab import cli
+
+    same_file = tmp_path / "same.py"
+    same_file.write_text(BOIDS.source(), encoding="utf-8")
+    assert cli.main(["boids", "--seconds", "2"]) == 0
+    plain = capsys.readouterr().out
+    assert cli.main(["boids", "--seconds", "2", "--rules", str(same_file)]) == 0
+    mine = capsys.readouterr().out
+    assert "with the rules of" in mine
+    assert plain.split(": N=")[1] == mine.split(": N=")[1]  # the same code: the same numbers
+
+    turn_file = tmp_path / "turn.py"
+    turn_file.write_text(VICSEK.source().replace(" + kick", ""), encoding="utf-8")
+    assert cli.main(["vicsek", "--warmup", "300", "--measure", "50", "--rules", str(turn_file), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["order_mean"] > 0.999
+
+    bad = tmp_path / "bad.py"
+    bad.write_text("def steering(i, j, d, r, v, p):\n    return v[:1]\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as info:
+        cli.main(["boids", "--seconds", "1", "--rules", str(bad)])
+    assert info.value.code == 2 and "shape" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["boids", "--seconds", "1", "--rules", str(tmp_path / "missing.py")])
+    assert "cannot read" in capsys.readouterr().err
