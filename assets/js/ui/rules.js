@@ -75,6 +75,8 @@ export async function mountRules(host, opts) {
   $(".rules-intro").textContent = opts.intro || "";
   $(".rules-help-text").textContent = opts.help ||
     `Return ${src.result}. Besides numpy (np), the helpers of the built-in rule are there without importing them.`;
+  $(".rules-help-text").append(" In the editor, Enter keeps the indentation; indent with spaces. Tab moves on to the " +
+    "next control, so the keyboard never gets stuck in the code.");
 
   const editor = await createEditor($(".rules-editor"), src.code, $(".rules-note"));
   root.dataset.editor = editor.kind;
