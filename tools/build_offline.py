@@ -26,7 +26,8 @@ does work (see /work/shared/RUNTIME-FACTS.md for the measurements):
    Import maps resolve keys, not files, so chunk cycles are no problem.
 2. **Only the PyScript chunks that are loaded** are embedded: the static-import closure
    of core.js plus the plugin table in the core chunk (PyScript imports each plugin at
-   start), plus their static imports.  Every other chunk maps to a small stub that
+   start), plus their static imports, plus the CodeMirror chunks of PyScript's
+   ``codemirror`` export (the "Rules in Python" editor, assets/js/ui/rules.js).  Every other chunk maps to a small stub that
    reports "left out of the single-file build" as an error, so a wrong guess fails loudly
    (the browser test checks it never fires).  No TOML parser: the config is inline JSON.
 3. **Binary runtime files** (``pyodide.asm.wasm``, ``python_stdlib.zip``,
@@ -143,6 +144,16 @@ def static_imports(source: str) -> set[str]:
     return {m.group(2) for m in STATIC_IMPORT.finditer(source)}
 
 
+# PyScript's `codemirror` export (core.js) loads the editor's chunks on demand; the "Rules in
+# Python" panel (assets/js/ui/rules.js) uses it, so the single file carries them too.
+EDITOR_IMPORT = re.compile(r"""\bimport\(\s*(["'])\./(codemirror[\w.\-]*\.js)\1\s*\)""")
+
+
+def editor_imports(source: str) -> set[str]:
+    """The CodeMirror chunks behind PyScript's `codemirror` export."""
+    return {m.group(2) for m in EDITOR_IMPORT.finditer(source)}
+
+
 def plugin_imports(source: str) -> set[str]:
     """Chunks of PyScript's plugin table ({name: () => import("./x.js")}), all loaded at start."""
     return {m.group(2) for m in PLUGIN_IMPORT.finditer(source)}
@@ -162,7 +173,7 @@ def pyscript_closure(chunks: dict[str, str], entry: str = "core.js") -> list[str
             raise BuildError(f"PyScript chunk {name} is imported but not vendored")
         seen.add(name)
         src = chunks[name]
-        todo.extend(static_imports(src) | plugin_imports(src))
+        todo.extend(static_imports(src) | plugin_imports(src) | editor_imports(src))
     return sorted(seen)
 
 

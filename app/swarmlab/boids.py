@@ -345,83 +345,16 @@ def rescale_world(state: BoidsState, old: Box, new: Box) -> BoidsState:
 
 # --------------------------------------------------------------------------------------
 # Perception and the rules.  ``pairs`` is the step's one search at ``params.reach``
-# (``pairs.d`` = displacement(p_i, p_j), the vector from i to j); each rule keeps
-# the pairs in view within its own range and reduces them with np.bincount.
+# (``pairs.d`` = displacement(p_i, p_j), the vector from i to j).  The rules themselves
+# (the field-of-view test, the three rules, each keeping the pairs in view within its own
+# range and reducing them with np.bincount) are one function, rules_boids.steering, which
+# the page shows and a student may replace; these are its building blocks.
 
 
 def unit_headings(v: np.ndarray) -> np.ndarray:
     """(N, 2) velocities -> (N, 2) unit headings (speeds are never 0, see limit_speed)."""
     s = norm(v)
     return v / np.where(s > 0, s, 1.0)[:, None]
-
-
-def in_view(pairs: cells.Pairs, u: np.ndarray, view_deg: float) -> np.ndarray:
-    """(M,) bool: j inside the field of view of i, ``u_i . d_ij >= cos(view/2) |d_ij|``.
-
-    u : (N, 2) unit headings.  A dot product and one deterministic cosine, no
-    angle is ever computed; a coincident neighbour (|d| = 0) counts as in view.
-    """
-    if view_deg >= 360.0:
-        return np.ones(len(pairs), dtype=bool)
-    i = _index(pairs.i)
-    dot = np.take(np.ascontiguousarray(u[:, 0]), i) * pairs.d[:, 0]
-    dot += np.take(np.ascontiguousarray(u[:, 1]), i) * pairs.d[:, 1]
-    return dot >= cos_half_view(view_deg) * pairs.r
-
-
-def rule_pairs(pairs: cells.Pairs, seen: np.ndarray | None, reach: float) -> cells.Pairs:
-    """The pairs in view (``seen``; None = all of them) within ``reach`` lengths, in the
-    search's order.  When every pair qualifies, ``pairs`` itself (no copy)."""
-    keep = pairs.r <= reach
-    if seen is not None:
-        keep &= seen
-    if keep.all():
-        return pairs
-    return pairs.take(np.flatnonzero(keep))
-
-
-def separation(pairs: cells.Pairs, eps: float = EPS) -> np.ndarray:
-    """s_i = sum_j (p_i - p_j) / (|p_i - p_j|^2 + eps), (N, 2), 1/lengths.
-
-    ``p_i - p_j = -d_ij``.  ``eps`` > 0 keeps it finite: one neighbour pushes at most
-    1 / (2 sqrt(eps)) (at distance sqrt(eps)); an exactly coincident one pushes 0.
-    """
-    w = -1.0 / (pairs.r * pairs.r + eps)
-    return _sum_d(pairs, w)
-
-
-def alignment(pairs: cells.Pairs, v: np.ndarray) -> np.ndarray:
-    """a_i = mean_j v_j, (N, 2), lengths/s (0 for a boid with no such neighbour)."""
-    n = pairs.n
-    out = np.zeros((n, 2))
-    if len(pairs) == 0:
-        return out
-    i, j = _index(pairs.i), _index(pairs.j)
-    inv = 1.0 / np.maximum(np.bincount(i, minlength=n), 1)
-    for k in (0, 1):
-        out[:, k] = np.bincount(i, weights=np.take(np.ascontiguousarray(v[:, k]), j), minlength=n) * inv
-    return out
-
-
-def cohesion(pairs: cells.Pairs) -> np.ndarray:
-    """c_i = mean_j (p_j - p_i) = mean_j d_ij, (N, 2), lengths (0 with no such neighbour)."""
-    n = pairs.n
-    if len(pairs) == 0:
-        return np.zeros((n, 2))
-    inv = 1.0 / np.maximum(np.bincount(_index(pairs.i), minlength=n), 1)
-    return _sum_d(pairs, np.ones(len(pairs))) * inv[:, None]
-
-
-def _sum_d(pairs: cells.Pairs, w: np.ndarray) -> np.ndarray:
-    """sum_j w_ij d_ij per boid, (N, 2): two 1-D bincounts (x, y)."""
-    n = pairs.n
-    out = np.zeros((n, 2))
-    if len(pairs) == 0:
-        return out
-    i = _index(pairs.i)
-    for k in (0, 1):
-        out[:, k] = np.bincount(i, weights=w * pairs.d[:, k], minlength=n)
-    return out
 
 
 def limit(a: np.ndarray, cap: float) -> np.ndarray:
@@ -481,32 +414,19 @@ def _index(a: np.ndarray) -> np.ndarray:
     return a.astype(np.intp, copy=False)
 
 
-def requests(state: BoidsState, pairs: cells.Pairs, params: Params) -> list[np.ndarray]:
-    """The three weighted steering requests [separation, alignment, cohesion], each
-    (N, 2) lengths/s^2, in priority order.  A rule whose weight is 0 asks for exactly
-    0 and is not computed."""
-    v = state.v
-    p = params
-    # the pairs in view, once; each rule then keeps those within its reach (often all of
-    # them in a crowded sky, and then without a copy).  The order stays the search's, so
-    # every bincount adds the same numbers in the same order as filtering in one go.
-    visible = rule_pairs(pairs, in_view(pairs, unit_headings(v), p.view), p.reach)
-    out = []
-    for k, reach, rule in ((p.k_sep, p.sep_radius, lambda q: separation(q)),
-                           (p.k_ali, p.radius, lambda q: alignment(q, v)),
-                           (p.k_coh, p.coh_radius, cohesion)):
-        if k:
-            out.append(k * steer(rule(rule_pairs(visible, None, reach)), v, p.v_max, p.max_force))
-        else:
-            out.append(np.zeros_like(v))
-    return out
+def acceleration(state: BoidsState, pairs: cells.Pairs, params: Params, treat: Treat | None = None,
+                 rule=None) -> np.ndarray:
+    """Total acceleration (N, 2), lengths/s^2: the rules (+ the treat).
 
-
-def acceleration(state: BoidsState, pairs: cells.Pairs, params: Params, treat: Treat | None = None) -> np.ndarray:
-    """Total acceleration (N, 2), lengths/s^2: the prioritised rules (+ the treat)."""
-    a = allocate(requests(state, pairs, params), params.max_force)
+    ``rule(i, j, d, r, v, params)`` turns the step's pairs into the three rules' prioritised
+    steering; None is the built-in :func:`swarmlab.rules_boids.steering` (the function the
+    page shows).  A student's rule (``rules.load``) is called in exactly the same place.
+    """
+    if rule is None:
+        from .rules_boids import steering as rule  # noqa: PLC0415 (rules_boids imports this module)
+    a = rule(_index(pairs.i), _index(pairs.j), pairs.d, pairs.r, state.v, params)
     if treat is not None and treat.on:
-        a += treat_pull(state.x, state.v, treat, params.box, params.v_max)
+        a = a + treat_pull(state.x, state.v, treat, params.box, params.v_max)
     return a
 
 
@@ -524,21 +444,22 @@ def limit_speed(v: np.ndarray, v_prev: np.ndarray, v_min: float = V_MIN, v_max: 
     return v * (target / np.where(s > 0, s, 1.0))[:, None]
 
 
-def step(state: BoidsState, params: Params, treat: Treat | None = None) -> BoidsState:
-    """One step of DT seconds.  Pure: returns a new state, the input is untouched."""
+def step(state: BoidsState, params: Params, treat: Treat | None = None, rule=None) -> BoidsState:
+    """One step of DT seconds.  Pure: returns a new state, the input is untouched.
+    ``rule``: see :func:`acceleration` (None = the built-in rules)."""
     box = params.box
     pairs = cells.neighbour_pairs(state.x, box, params.reach, sort=False)  # only reduced: order not needed
-    a = acceleration(state, pairs, params, treat)
+    a = acceleration(state, pairs, params, treat, rule)
     v = limit_speed(state.v + a * DT, state.v, params.v_min, params.v_max)
     x = shift(state.x, v, DT, box)
     steps = state.steps + 1
     return replace(state, x=x, v=v, t=steps * DT, steps=steps)
 
 
-def run(state: BoidsState, params: Params, n: int, treat: Treat | None = None) -> BoidsState:
-    """``n`` steps."""
+def run(state: BoidsState, params: Params, n: int, treat: Treat | None = None, rule=None) -> BoidsState:
+    """``n`` steps (``rule``: see :func:`acceleration`)."""
     for _ in range(int(n)):
-        state = step(state, params, treat)
+        state = step(state, params, treat, rule)
     return state
 
 

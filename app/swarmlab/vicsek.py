@@ -81,6 +81,7 @@ import numpy as np
 
 from . import cells, detmath
 from .params import ParamSpec, validate
+from .rules import RuleError
 from .space import Box, shift, wrap_angle
 
 __all__ = [
@@ -93,6 +94,7 @@ __all__ = [
     "GENERAL_SPECS",
     "KickStream",
     "start_state",
+    "neighbourhoods",
     "heading_sums",
     "align_turn",
     "move",
@@ -193,26 +195,37 @@ def start_state(seed: int, params: VicsekParams = TEACHING) -> tuple[VicsekState
 
 
 # ----------------------------------------------------------------------------- rules
-def heading_sums(pairs: cells.Pairs, cos_t: np.ndarray, sin_t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Neighbourhood sums including self: ``S_i = sum_{j in N_i ∪ {i}} (cos theta_j, sin theta_j)``.
+def neighbourhoods(pairs: cells.Pairs, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs of every neighbourhood ``N_i`` *including i itself*, in canonical order.
 
-    pairs        : ordered neighbour pairs (i != j) of all agents (flat, N_total agents)
-    cos_t, sin_t : (N_total,) unit heading components
-    Returns (S^x, S^y), each (N_total,).
+    pairs : ordered neighbour pairs (i != j) of all agents (flat, ``n`` agents)
+    Returns (i, j, d, r): i, j (M + n,) ``np.intp``; d (M + n, 2) displacement from i to j;
+    r (M + n,) distance.  A self pair has d = 0, r = 0.
 
-    Summation order is canonical: for each i, j ascending with i itself in its
-    place, accumulated sequentially by ``np.bincount``.  So the bits depend only
-    on the neighbourhood *set*, not on the search's pair order or on batching.
+    Order: for each i, j ascending with i itself in its place, so sums over them
+    (``np.bincount``, sequential) depend only on the neighbourhood *set*, not on the
+    search's pair order or on batching.
     """
-    n = cos_t.shape[0]
     ii = np.concatenate([pairs.i, np.arange(n, dtype=np.int64)])
     jj = np.concatenate([pairs.j, np.arange(n, dtype=np.int64)])
     # keys are unique, so every sort algorithm gives this order; "stable" (timsort)
     # is ~3x faster here because the pairs already arrive sorted by i
     order = np.argsort(ii * n + jj, kind="stable")
-    ii = ii[order]
-    jj = jj[order]
-    ii = ii.astype(np.intp)  # bincount needs the native index type (int32 on wasm32)
+    d = np.concatenate([pairs.d, np.zeros((n, 2))])[order]
+    r = np.concatenate([pairs.r, np.zeros(n)])[order]
+    # bincount needs the native index type (int32 on wasm32)
+    return ii[order].astype(np.intp), jj[order].astype(np.intp), d, r
+
+
+def heading_sums(pairs: cells.Pairs, cos_t: np.ndarray, sin_t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Neighbourhood sums including self: ``S_i = sum_{j in N_i ∪ {i}} (cos theta_j, sin theta_j)``.
+
+    pairs        : ordered neighbour pairs (i != j) of all agents (flat, N_total agents)
+    cos_t, sin_t : (N_total,) unit heading components
+    Returns (S^x, S^y), each (N_total,), summed in the canonical order of :func:`neighbourhoods`.
+    """
+    n = cos_t.shape[0]
+    ii, jj, _, _ = neighbourhoods(pairs, n)
     return cells.sum_by_i(ii, cos_t[jj], n), cells.sum_by_i(ii, sin_t[jj], n)
 
 
@@ -243,20 +256,27 @@ def _flat(state: VicsekState) -> tuple[np.ndarray, np.ndarray, np.ndarray | None
     return np.asarray(state.x, dtype=np.float64).reshape(-1, 2), theta.reshape(-1), group, b
 
 
-def _advance(state: VicsekState, params: VicsekParams, xi: np.ndarray, align) -> tuple[VicsekState, np.ndarray, np.ndarray]:
-    """One synchronous update; also returns (cos, sin) of the new headings (flat)."""
+def _advance(state: VicsekState, params: VicsekParams, xi: np.ndarray, align,
+             turn=None) -> tuple[VicsekState, np.ndarray, np.ndarray]:
+    """One synchronous update; also returns (cos, sin) of the new headings (flat).
+
+    ``turn(i, j, d, r, theta, a, kick)`` gives the new headings from the neighbourhoods
+    (:func:`neighbourhoods`); None is the built-in :func:`swarmlab.rules_vicsek.turn`, the
+    function the page shows.  Its result is wrapped into [-pi, pi) here.
+    """
+    if turn is None:
+        from .rules_vicsek import turn  # noqa: PLC0415 (rules_vicsek imports this module)
     x, theta, group, b = _flat(state)
     n = state.theta.shape[-1]
     box = params.space
     pairs = cells.neighbour_pairs(x, box, params.radius, group=group)  # the one search per update
-    s, c = detmath.sincos(theta)
-    sx, sy = heading_sums(pairs, c, s)
     a = np.asarray(align, dtype=np.float64)
     if a.ndim:  # one value per replica -> per agent
         a = np.repeat(a.reshape(-1), n)
     half_eta = 0.5 * float(params.eta)
     kick = half_eta * np.asarray(xi, dtype=np.float64).reshape(-1)
-    new_theta = align_turn(theta, sx, sy, a, kick)
+    i, j, d, r = neighbourhoods(pairs, theta.shape[0])
+    new_theta = wrap_angle(turn(i, j, d, r, theta, a, kick))
     s2, c2 = detmath.sincos(new_theta)
     new_x = move(x, c2, s2, float(params.speed), box)
     new = VicsekState(new_x.reshape(state.x.shape), new_theta.reshape(state.theta.shape), state.t + 1)
@@ -315,6 +335,8 @@ class Ensemble:
         theta = np.stack([starts[k].theta for k in self._source])
         self.state = VicsekState(x, theta, 0)
         self.order = order_parameter(theta)  # (B,) P of the current state
+        self.turn = None  # the turn rule (None = the built-in rules_vicsek.turn); see _advance
+        self.failure = None  # the RuleError of a student's turn rule that failed (see step)
 
     @property
     def t(self) -> int:
@@ -328,7 +350,11 @@ class Ensemble:
     def step(self) -> np.ndarray:
         """Advance every replica by one update; return the new P, shape (B,)."""
         xi = self.next_kicks()
-        self.state, c, s = _advance(self.state, self.params, xi, self.align)
+        try:
+            self.state, c, s = _advance(self.state, self.params, xi, self.align, self.turn)
+        except RuleError as exc:  # a student's rule failed: the built-in one takes over, same kicks
+            self.turn, self.failure = None, exc
+            self.state, c, s = _advance(self.state, self.params, xi, self.align)
         b, n = self.state.theta.shape
         self.order = _order_from_trig(c, s, b, n)
         return self.order
@@ -486,12 +512,23 @@ def general_params(**values) -> tuple[VicsekParams, dict]:
     return params, {"seed": int(v["seed"]), "warmup": int(v["warmup"]), "measure": int(v["measure"])}
 
 
-def run_general(params: VicsekParams, seed: int, warmup: int, measure: int) -> dict:
-    """One run of the general form; mean and (population) std of P over the measured updates."""
+def run_general(params: VicsekParams, seed: int, warmup: int, measure: int, turn=None) -> dict:
+    """One run of the general form; mean and (population) std of P over the measured updates.
+
+    ``turn``: a student's turn rule (``rules.load_file(path, rules_vicsek.KIND)``) in place
+    of the built-in one; if it fails, its RuleError is raised (nothing half-measured)."""
     ens = Ensemble([(seed, params.align)], params)
+    ens.turn = turn
+
+    def step() -> float:
+        p = float(ens.step()[0])
+        if ens.failure is not None:
+            raise ens.failure
+        return p
+
     for _ in range(int(warmup)):
-        ens.step()
-    ps = [float(ens.step()[0]) for _ in range(int(measure))]
+        step()
+    ps = [step() for _ in range(int(measure))]
     mean = math.fsum(ps) / len(ps)
     std = math.sqrt(math.fsum((p - mean) ** 2 for p in ps) / len(ps))
     return {"order_mean": mean, "order_std": std}

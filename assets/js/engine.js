@@ -14,6 +14,9 @@
 //   engine.tryCall(lab, op, args)     -> Promise of {ok: true, value} | {ok: false, error}
 //   engine.batch(lab, ops, {frame})   -> Promise of {results, ms, frame, length}: one message a frame
 //   engine.spec(lab), engine.layout(lab)  cached: parameter specs; frame layout + constants
+//   engine.watch(ms, onStall)         while a student's rule runs (ui/rules.js): a request that
+//                                     takes longer than ms stops the worker; a new one is started
+//                                     and onStall(engine) restores the run (EngineStalled meanwhile)
 //
 // Frames: each lab hands its previous frame array back with the next request (`buffer`),
 // and the worker fills and transfers it back, so steady-state frames allocate nothing.
@@ -33,6 +36,14 @@ export class EngineCrash extends Error {
   }
 }
 
+/** The worker was stopped by the watchdog (a rule ran too long); a new one is starting. */
+export class EngineStalled extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "EngineStalled";
+  }
+}
+
 export class Engine {
   /** @param transport  WorkerTransport or MainThreadTransport: send(requestText, buffer) -> Promise */
   constructor(transport) {
@@ -42,14 +53,32 @@ export class Engine {
     this._layouts = new Map();
     this._buffers = new Map(); // lab -> the frame array to reuse for that lab's next frame
     this.listeners = new Set(); // called with (lab, reply, source) after every request
+    this._watch = null; // {ms, onStall} while a student's rule runs (see watch)
+    this.restarting = null; // a Promise while a stopped worker is being replaced
+    this.restarts = 0;
+  }
+
+  /**
+   * Guard the worker while a student's rule runs: a request that takes longer than `ms`
+   * terminates the worker (the only way to stop a loop inside one numpy call), starts a new
+   * one and then calls `onStall(engine)`, which restores the run (with `{urgent: true}`
+   * requests); `onStop(why)` is told at once, when the worker is terminated.  Requests made meanwhile wait for it; the one that stalled rejects with
+   * EngineStalled.  `watch(null)` ends the guard.  Only a worker can be stopped: on the main
+   * thread (the single file) the Python time limit of rules.py is the only guard.
+   */
+  watch(ms, onStall, onStop = null) {
+    this._watch = ms > 0 && onStall && this.transport.respawn ? { ms, onStall, onStop } : null;
+    return this._watch !== null;
   }
 
   /** Run ops on a lab's session in order; with {frame: true} also return its frame buffer. */
-  async batch(lab, ops, { frame = false, source = null } = {}) {
+  async batch(lab, ops, { frame = false, source = null, urgent = false } = {}) {
+    if (this.restarting && !urgent) await this.restarting;
     const request = JSON.stringify({ lab, ops, frame });
     const buffer = frame ? this._buffers.get(lab) || null : null;
     if (buffer) this._buffers.delete(lab); // transferred away: never touch it again
-    const out = await this.transport.send(request, buffer, lab);
+    const sent = this.transport.send(request, buffer, lab);
+    const out = await (this._watch && !urgent ? this._watched(sent) : sent);
     const reply = JSON.parse(out.reply);
     if (reply.error) throw new EngineError(reply.error);
     reply.frame = out.frame || null;
@@ -59,13 +88,43 @@ export class Engine {
     return reply;
   }
 
+  /** `sent`, unless the watchdog fires first: then the worker is replaced (see watch). */
+  _watched(sent) {
+    const { ms, onStall, onStop } = this._watch;
+    let timer;
+    const late = new Promise((resolve, reject) => {
+      timer = setTimeout(() => reject(new EngineStalled(`the engine did not answer within ${ms / 1000} s`)), ms);
+    });
+    return Promise.race([sent, late]).finally(() => clearTimeout(timer)).catch((err) => {
+      if (err instanceof EngineStalled && !this.restarting) {
+        this._restart(onStall, err.message);
+        if (onStop) onStop(err.message);
+      }
+      throw err;
+    });
+  }
+
+  _restart(onStall, why) {
+    this._watch = null;
+    const old = this.transport;
+    this.restarts++;
+    this.restarting = (async () => {
+      old.stop(why);
+      this._buffers.clear();
+      this.transport = await old.respawn();
+      await this.batch(null, [["info", {}]], { urgent: true });
+      await onStall(this);
+    })().finally(() => { this.restarting = null; });
+    this.restarting.catch((err) => console.error("[swarmlab] the engine could not be restarted", err));
+  }
+
   /** Give a frame array back for reuse by the lab's next batch (it must not be used after). */
   recycle(lab, data) {
     if (data) this._buffers.set(lab, data);
   }
 
-  async call(lab, op, args = {}) {
-    const reply = await this.batch(lab, [[op, args]]);
+  async call(lab, op, args = {}, options = {}) {
+    const reply = await this.batch(lab, [[op, args]], options);
     const r = reply.results[0];
     if (!r || typeof r.error === "string") throw new EngineError(r ? r.error : "no reply");
     return r.value;
@@ -104,9 +163,11 @@ export class Engine {
 
 /** The engine in a PyScript worker: messages {id, request, buffer} <-> {id, reply, frame, length}. */
 export class WorkerTransport {
-  constructor(worker) {
+  /** @param spawn  () => Promise of a new engine worker (for respawn after a stall) */
+  constructor(worker, spawn = null) {
     this.mode = "worker";
     this.worker = worker;
+    this.spawn = spawn;
     this.pending = new Map();
     this.next = 1;
     this.dead = null;
@@ -126,6 +187,19 @@ export class WorkerTransport {
     this.dead = message;
     for (const { reject } of this.pending.values()) reject(new EngineCrash(message));
     this.pending.clear();
+  }
+
+  /** Terminate the worker (a rule ran too long); pending requests reject with EngineStalled. */
+  stop(why) {
+    this.dead = why;
+    this.worker.terminate();
+    for (const { reject } of this.pending.values()) reject(new EngineStalled(why));
+    this.pending.clear();
+  }
+
+  /** A new transport over a freshly started worker (the engine's Python boots again). */
+  get respawn() {
+    return this.spawn ? async () => new WorkerTransport(await this.spawn(), this.spawn) : null;
   }
 
   send(request, buffer) {
@@ -229,7 +303,8 @@ export async function startEngine({ forceMainThread = false } = {}) {
       onViolation = (ev) => { if (/^worker-src|^script-src|^default-src/.test(ev.effectiveDirective || "") && /^blob/.test(ev.blockedURI || "")) resolve(null); };
       document.addEventListener("securitypolicyviolation", onViolation);
     });
-    const worker = await Promise.race([PyWorker(src, { config, version: interpreter }), blocked]);
+    const spawn = () => PyWorker(src, { config, version: interpreter });
+    const worker = await Promise.race([spawn(), blocked]);
     document.removeEventListener("securitypolicyviolation", onViolation);
     if (!worker) {
       // PyScript has now configured itself for the worker; start afresh with the engine on
@@ -240,7 +315,7 @@ export async function startEngine({ forceMainThread = false } = {}) {
       location.replace(url.href);
       return new Promise(() => {}); // the page is being replaced
     }
-    engine = new Engine(new WorkerTransport(worker));
+    engine = new Engine(new WorkerTransport(worker, spawn));
   }
   if (!useWorker) {
     // Served with ?engine=main (or after a CSP that forbids workers): the same preloads and

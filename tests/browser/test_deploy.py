@@ -193,6 +193,23 @@ def test_single_file_boids_respond_to_the_treat(offline):
     assert call(page, "boids", "metrics")["N"] > 0
 
 
+def test_single_file_rules_in_python(offline):
+    """The rules panel in the single file: PyScript's CodeMirror is inside it, and with the
+    engine on the page's main thread the Python time limit stops an endless loop."""
+    page = offline.page
+    page.click("#tab-boids")
+    panel = page.locator("#lab-boids .rules-panel")
+    panel.wait_for(timeout=30_000)
+    assert panel.get_attribute("data-editor") == "codemirror"
+    page.evaluate("""() => window.swarmlab.labs.get("boids").rules.editor.setCode(
+        "def steering(i, j, d, r, v, p):\\n    while True:\\n        pass\\n")""")
+    panel.locator(".rules-run").click()
+    panel.locator(".rules-status >> text=stopped").wait_for(timeout=15_000)
+    assert call(page, "boids", "rules_source")["user"] is False
+    call(page, "boids", "step", {"n": 5})  # the engine answers again
+    assert not [e for e in offline.errors if "left out of the single-file build" in e]
+
+
 def test_single_file_mounts_every_lab_page(offline):
     page = offline.page
     for lab in ("boids", "vicsek", "swarm"):  # every lab page, the first one last

@@ -7,15 +7,23 @@ trajectories.
 """
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from swarmlab import boids as B
 from swarmlab import cells, metrics
+from swarmlab.rules_boids import steering
 from swarmlab.space import Box, displacement, distance
 
 SEEDS = (1, 2, 3, 4)
+
+
+def rules(state, p, radius=None):
+    """The built-in rule function on a state's own neighbour search (as boids.step calls it)."""
+    pairs = cells.neighbour_pairs(state.x, p.box, p.reach if radius is None else radius)
+    return steering(pairs.i.astype(np.intp), pairs.j.astype(np.intp), pairs.d, pairs.r, state.v, p)
 
 
 # ----------------------------------------------------------------------------------------
@@ -123,36 +131,34 @@ def test_rule_vectors_match_brute_force_across_the_wrap(seed):
         if nb:
             ali[i] = np.mean(v[nb], axis=0)
             coh[i] = np.mean([displacement(x[i], x[j], box) for j in nb], axis=0)
-    np.testing.assert_allclose(B.separation(pairs), sep, rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(B.alignment(pairs, v), ali, rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(B.cohesion(pairs), coh, rtol=1e-10, atol=1e-12)
+    # steering() asks each rule for a direction only: with one weight on, all round view, an
+    # unlimited budget and v = 0 its answer is v_max * rule / |rule|, so each rule's direction
+    # (and where it is exactly 0) is read off against the loops above.
+    state = B.BoidsState(x=x, v=np.zeros_like(v), ids=np.arange(len(x)))
+    base = B.Params(width=box.width, height=box.height, population=len(x), view=360.0, max_force=1e9,
+                    v_min=0.5, v_max=2.0, sep_radius=radius, radius=radius, coh_radius=radius)
+    state_v = B.BoidsState(x=x, v=v, ids=np.arange(len(x)))
+    for name, want, st in (("k_sep", sep, state), ("k_ali", ali, state_v), ("k_coh", coh, state)):
+        p = replace(base, **{k: float(k == name) for k in ("k_sep", "k_ali", "k_coh")})
+        got = rules(st, p)
+        m = np.hypot(want[:, 0], want[:, 1])[:, None]
+        some = m[:, 0] > 0
+        assert np.all(got[~some] == 0.0)  # nobody in range: no request at all
+        np.testing.assert_allclose(got[some] + st.v[some], p.v_max * want[some] / m[some], rtol=1e-9, atol=1e-10)
+        assert np.count_nonzero(m) > 10
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_field_of_view_by_dot_product_matches_angles(seed):
-    x, v, box = small_random_state(seed)
-    pairs = cells.neighbour_pairs(x, box, 8.0)
-    u = B.unit_headings(v)
-    for view in (60.0, 180.0, 240.0, 359.0, 360.0):
-        got = B.in_view(pairs, u, view)
-        want = []
-        for i, d in zip(pairs.i, pairs.d):
-            off = abs(math.remainder(math.atan2(d[1], d[0]) - math.atan2(v[i][1], v[i][0]), 2 * math.pi))
-            want.append(off <= math.radians(view) / 2)
-        # the two routes may disagree only for a pair within rounding of the cone's edge
-        disagree = np.flatnonzero(got != np.array(want))
-        for k in disagree:
-            d, i = pairs.d[k], pairs.i[k]
-            off = abs(math.remainder(math.atan2(d[1], d[0]) - math.atan2(v[i][1], v[i][0]), 2 * math.pi))
-            assert abs(off - math.radians(view) / 2) < 1e-9
-        if view == 360.0:
-            assert got.all()
-    # straight ahead, beside and behind, for a boid heading +x with a 270 degree view
-    two = cells.neighbour_pairs(np.array([[10.0, 10.0], [12.0, 10.0], [10.0, 12.0], [8.0, 10.0], [8.2, 9.0]]),
-                                Box(50.0, 50.0), 5.0)
-    u = np.array([[1.0, 0.0]] * 5)
-    seen = {int(j) for i, j, s in zip(two.i, two.j, B.in_view(two, u, 270.0)) if i == 0 and s}
-    assert seen == {1, 2}  # 3 is right behind, 4 is 26.6 degrees off the tail: both in the blind cone
+def test_blind_cone_behind():
+    # straight ahead, beside and behind, for a boid heading +x with a 270 degree view: only the
+    # neighbours it sees pull it (cohesion only, unlimited budget)
+    x = np.array([[10.0, 10.0], [12.0, 10.0], [10.0, 12.0], [8.0, 10.0], [8.2, 9.0]])
+    v = np.array([[1.0, 0.0]] * 5)
+    p = B.Params(width=50.0, height=50.0, population=5, view=270.0, k_sep=0.0, k_ali=0.0, k_coh=1.0,
+                 coh_radius=5.0, max_force=1e9, v_min=0.5, v_max=2.0)  # an unlimited budget (not a slider value)
+    for others, seen in (([1], True), ([2], True), ([3], False), ([4], False), ([3, 4], False)):
+        st = B.BoidsState(x=x[[0] + others], v=v[[0] + others], ids=np.arange(1 + len(others)))
+        a0 = rules(st, replace(p, population=st.n))[0]
+        assert np.any(a0 != 0.0) == seen, others
     assert B.cos_half_view(360.0) == -1.0 and B.cos_half_view(180.0) == pytest.approx(0.0, abs=1e-16)
 
 
@@ -162,8 +168,8 @@ def test_step_matches_brute_force_with_random_settings_and_treat(seed):
     p = random_params(seed, box, len(x))
     treat = B.Treat(True, 3.0 * seed, 17.0 - seed) if seed % 2 else None
     state = B.BoidsState(x=x.copy(), v=v.copy(), ids=np.arange(len(x)))
-    pairs = cells.neighbour_pairs(x, box, p.reach)
-    np.testing.assert_allclose(np.array(B.requests(state, pairs, p)), brute_requests(x, v, box, p), rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(rules(state, p), brute_allocate(brute_requests(x, v, box, p), p.max_force),
+                               rtol=1e-9, atol=1e-10)
     new = B.step(state, p, treat)
     xb, vb = brute_step(x, v, box, p, treat)
     np.testing.assert_allclose(new.v, vb, rtol=1e-9, atol=1e-10)
@@ -201,37 +207,41 @@ def test_steering_is_desired_minus_current_capped():
 def test_a_rule_with_weight_zero_contributes_nothing():
     x, v, box = small_random_state(9)
     p = B.Params(width=box.width, height=box.height, population=len(x), radius=6.0, coh_radius=8.0, view=360.0)
-    pairs = cells.neighbour_pairs(x, box, p.reach)
     st = B.BoidsState(x=x, v=v, ids=np.arange(len(x)))
-    for name, idx in (("k_sep", 0), ("k_ali", 1), ("k_coh", 2)):
-        req = B.requests(st, pairs, p.with_values(**{name: 0.0}))
-        assert np.all(req[idx] == 0.0) and np.any(req[(idx + 1) % 3] != 0.0)
+    for name in ("k_sep", "k_ali", "k_coh"):
+        q = p.with_values(**{name: 0.0})
+        want = brute_requests(x, v, box, q)
+        assert np.all(want[("k_sep", "k_ali", "k_coh").index(name)] == 0.0)
+        np.testing.assert_allclose(rules(st, q), brute_allocate(want, q.max_force), rtol=1e-9, atol=1e-10)
+    pairs = cells.neighbour_pairs(x, box, p.reach)
     none = B.acceleration(st, pairs, p.with_values(k_sep=0, k_ali=0, k_coh=0))
     assert np.all(none == 0.0)
 
 
 def test_lonely_boid_feels_no_rule():
-    box = Box(100.0, 100.0)
     x = np.array([[10.0, 10.0], [12.0, 10.0], [60.0, 60.0]])
     v = np.array([[1.0, 0.0], [-1.0, 0.0], [5.0, 5.0]])
     p = B.Params(width=100.0, height=100.0, population=3, view=360.0)
-    st = B.BoidsState(x=x, v=v, ids=np.arange(3))
-    reqs = B.requests(st, cells.neighbour_pairs(x, box, p.reach), p)
-    for req in reqs:
-        assert np.all(req[2] == 0.0)
-    assert np.any(reqs[0][0] != 0.0)
+    a = rules(B.BoidsState(x=x, v=v, ids=np.arange(3)), p)
+    assert np.all(a[2] == 0.0)
+    assert np.any(a[0] != 0.0)
 
 
 def test_eps_keeps_coincident_and_touching_boids_finite():
     box = Box(50.0, 50.0)
     x = np.array([[20.0, 20.0], [20.0, 20.0], [20.0, 20.0 + math.sqrt(B.EPS)], [20.0, 20.0 + 1e-12]])
-    pairs = cells.neighbour_pairs(x, box, 10.0)
-    assert np.all(np.isfinite(B.separation(pairs)))
-    # a lone pair at distance sqrt(eps) gets the maximum push 1/(2 sqrt(eps)), and never more
-    pair = cells.neighbour_pairs(x[[0, 2]], box, 10.0)
-    assert math.hypot(*B.separation(pair)[0]) == pytest.approx(1.0 / (2.0 * math.sqrt(B.EPS)))
+    sep = B.Params(width=50.0, height=50.0, population=4, view=360.0, k_sep=1.0, k_ali=0.0, k_coh=0.0)
+    v = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    st = B.BoidsState(x=x, v=v, ids=np.arange(4))
+    assert np.all(np.isfinite(rules(st, sep)))
+    # a pair at distance sqrt(eps) or 1e-12 is pushed apart, along the line between them
+    for k in (2, 3):
+        two = B.BoidsState(x=x[[0, k]], v=np.zeros((2, 2)) + [1e-9, 0.0], ids=np.arange(2))
+        a = rules(two, replace(sep, population=2, max_force=1e9))
+        assert a[0][1] < 0 < a[1][1]
     # exactly coincident boids push each other with exactly zero
-    assert np.all(B.separation(cells.neighbour_pairs(x[[0, 1]], box, 10.0)) == 0.0)
+    pile = B.BoidsState(x=x[[0, 1]], v=v[:2], ids=np.arange(2))
+    assert np.all(rules(pile, sep.with_values(population=2)) == 0.0)
     # a whole step of a crowd piled onto one point stays finite and in range
     p = B.Params(population=20, k_sep=3.0)
     st = B.BoidsState(x=np.full((20, 2), 30.0), v=B.initial_state(p).v, ids=np.arange(20))

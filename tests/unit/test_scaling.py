@@ -81,3 +81,16 @@ def test_cost_times_real_steps_and_the_naive_search():
     assert out["step_us"] > 0 and out["naive_us"] > 0
     with pytest.raises(ValueError):
         s.op_cost(0)
+
+
+def test_a_scaled_run_snapshots_and_restores_exactly():
+    """The rules panel restores the last good second after a stalled rule: that must work for a
+    flock the scaling experiment made bigger than the population slider allows."""
+    s = create("boids")
+    s.op_scale(3000)
+    s.op_step(3)
+    snap = s.op_snapshot()
+    x = s.state.x.copy()
+    s.op_step(5)
+    s.op_restore(snap)
+    assert s.state.n == 3000 and np.array_equal(s.state.x, x) and s.params.population == 3000

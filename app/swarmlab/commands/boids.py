@@ -1,7 +1,7 @@
 """``python -m swarmlab boids``: run Lab 3 (Reynolds boids) headless.
 
     python -m swarmlab boids --sample 42 --seconds 60 [--preset NAME]
-                             [--set name=value ...] [--csv FILE]
+                             [--set name=value ...] [--csv FILE] [--rules FILE]
 
 Samples the whole-group agreement P, the mean nearest spacing and the
 number of flocks (5+ boids linked by chains of neighbours, flying one way) every
@@ -14,7 +14,10 @@ of 6+, and the groups of 6+ at the end (``--preset cohesion --seconds 60``: one
 clump reads 1).  ``--set`` accepts every Lab 3 parameter (k_sep, k_ali, k_coh,
 population, radius, sep_radius, coh_radius, view, max_force, v_min, v_max,
 sample) plus the world ``width``/``height`` in lengths.  Bad values exit with
-status 2 and a message naming the parameter and its range.
+status 2 and a message naming the parameter and its range.  ``--rules FILE`` runs
+the steering function ``steering(i, j, d, r, v, p)`` defined in FILE in place of the
+built-in one (the page's "Rules in Python" panel; start from
+``app/swarmlab/rules_boids.py``); a rule that fails stops the run with its line number.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import argparse
 import math
 import sys
 
-from .. import boids
+from .. import boids, rules, rules_boids
 from ..metrics import History, Series
 
 SAMPLE_STEPS = 10  # 0.25 model s at DT = 0.025 s
@@ -51,6 +54,8 @@ def register(subparsers) -> None:
     p.add_argument("--samples", default=None, metavar="LIST",
                    help="instead of one run: the liveliness table over these samples (e.g. 1-8 or 1,5,9), "
                         "each --seconds long, plus cohesion only at 60 s, checked against issue 13's goals")
+    p.add_argument("--rules", default=None, metavar="FILE",
+                   help="a Python file defining steering(i, j, d, r, v, p), run in place of the built-in rules")
     p.set_defaults(func=run)
 
 
@@ -74,10 +79,12 @@ def build_params(args) -> boids.Params:
     return params.with_values(**parse_sets(args.sets))
 
 
-def simulate(params: boids.Params, seconds: float, watch: boids.FlockWatch | None = None) -> History:
+def simulate(params: boids.Params, seconds: float, watch: boids.FlockWatch | None = None,
+             rule=None) -> History:
     """Run for ``seconds`` of model time and return the sampled history (t = 0 included).
 
-    ``watch`` (optional) is fed the state at every whole model second.
+    ``watch`` (optional) is fed the state at every whole model second; ``rule`` (optional)
+    replaces the built-in steering (``rules.load_file(path, rules_boids.KIND)``).
     """
     history = History(SERIES, tick_seconds=boids.DT, interval=SAMPLE_STEPS)
     state = boids.initial_state(params)
@@ -86,7 +93,7 @@ def simulate(params: boids.Params, seconds: float, watch: boids.FlockWatch | Non
     if watch is not None:
         watch.observe(state)
     while state.steps < total:
-        state = boids.run(state, params, min(SAMPLE_STEPS, total - state.steps))
+        state = boids.run(state, params, min(SAMPLE_STEPS, total - state.steps), rule=rule)
         history.record(state.steps, boids.measure(state, params))
         if watch is not None and state.steps % boids.STEPS_PER_SECOND == 0:
             watch.observe(state)
@@ -146,13 +153,16 @@ def run(args) -> int:
     if not (math.isfinite(args.seconds) and 0 < args.seconds <= MAX_SECONDS):
         raise ValueError(f"--seconds must be in (0, {MAX_SECONDS:g}], got {args.seconds!r}")
     params = build_params(args)
+    rule = rules.load_file(args.rules, rules_boids.KIND) if args.rules else None
     if args.samples is not None:
         if args.csv:
             raise ValueError("--csv records one run; leave it out with --samples")
+        if rule is not None:
+            raise ValueError("--rules runs one sample; leave out --samples")
         table(params, parse_samples(args.samples), args.seconds)
         return 0
     watch = boids.FlockWatch(params)
-    history = simulate(params, args.seconds, watch)
+    history = simulate(params, args.seconds, watch, rule)
     if args.csv == "-":
         sys.stdout.write(history.to_csv())
     elif args.csv:
@@ -162,7 +172,7 @@ def run(args) -> int:
     sp = history.values["spacing"]
     tail = max(1, len(P) // 4)
     line = (
-        f"boids sample {params.sample}: N={params.population}, k_sep={params.k_sep:g}, k_ali={params.k_ali:g}, "
+        f"boids sample {params.sample}{' with the rules of ' + args.rules if rule else ''}: N={params.population}, k_sep={params.k_sep:g}, k_ali={params.k_ali:g}, "
         f"k_coh={params.k_coh:g}, ranges {params.sep_radius:g}/{params.radius:g}/{params.coh_radius:g} lengths, "
         f"view {params.view:g} deg, max force {params.max_force:g}, speeds {params.v_min:g}-{params.v_max:g}, "
         f"world {params.width:g}x{params.height:g} lengths, "

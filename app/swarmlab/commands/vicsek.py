@@ -4,6 +4,8 @@ Every option is validated through ``vicsek.GENERAL_SPECS`` (swarmlab.params):
 a bad value stops with a message naming the option and its range (exit code 2).
 Prints the mean and the population standard deviation of the order parameter
 P over the measured updates; ``--json`` prints {"order_mean": ..., "order_std": ...}.
+``--rules FILE`` runs the turn function ``turn(i, j, d, r, theta, a, kick)`` defined in
+FILE in place of the built-in one (start from ``app/swarmlab/rules_vicsek.py``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from .. import vicsek
+from .. import rules, rules_vicsek, vicsek
 from ..params import _fmt
 
 # The options, each named after its spec in vicsek.GENERAL_SPECS.
@@ -37,6 +39,8 @@ def register(subparsers) -> None:
             f"--{name}", dest=name, default=None, metavar=name.upper(),
             help=f"{s.help} (range {_fmt(s.min)}..{_fmt(s.max)}{unit}; default {_fmt(s.default)})",
         )
+    p.add_argument("--rules", default=None, metavar="FILE",
+                   help="a Python file defining turn(i, j, d, r, theta, a, kick), run in place of the built-in rule")
     p.add_argument("--json", action="store_true", help='print {"order_mean": ..., "order_std": ...} as JSON')
     p.set_defaults(func=run)
 
@@ -44,7 +48,8 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     values = {name: getattr(args, name) for name in _OPTIONS}
     params, opts = vicsek.general_params(**values)  # ValueError -> exit code 2 in swarmlab.cli
-    result = vicsek.run_general(params, opts["seed"], opts["warmup"], opts["measure"])
+    rule = rules.load_file(args.rules, rules_vicsek.KIND) if args.rules else None
+    result = vicsek.run_general(params, opts["seed"], opts["warmup"], opts["measure"], turn=rule)
     if args.json:
         print(json.dumps(result))
     else:

@@ -13,7 +13,9 @@ exception is a bug and propagates.
 Every session provides ``op_reset``, ``op_set``, ``op_step``, ``op_metrics`` and
 ``op_state``, plus from this base ``op_spec`` (its parameter specs), ``op_layout`` (its
 frame layout, the constants the page shows and its ``display`` words), ``op_parse_query`` (lenient share-link
-reading) and, when it keeps a ``metrics.History``, ``op_history`` and ``op_csv``.  It
+reading) and, when it keeps a ``metrics.History``, ``op_history`` and ``op_csv``.  A lab
+whose rule is a function a student may rewrite (``RULES``, a ``rules.RuleKind``) also gets
+``op_rules_source``, ``op_rules`` and ``op_rules_original`` from here (rules.py).  It
 runs identically under CPython, which is how the tests drive it.
 """
 
@@ -26,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import describe
+from .. import describe, rules
 from ..params import ParamSpec, clamp, shown, specs_to_json
 
 
@@ -142,6 +144,83 @@ class Session:
 
     def frame(self) -> np.ndarray:
         """Flat float32 array; layout documented by each lab."""
+        raise NotImplementedError
+
+    # --- rules in Python (labs whose rule is a function a student may replace) ----------
+    RULES: rules.RuleKind | None = None  # the lab's rule kind (rules_boids.KIND, rules_vicsek.KIND)
+    rule: rules.Rule | None = None  # the student's rule in use; None = the built-in one
+    rule_error: dict | None = None  # why the student's rule last stopped (RuleError.to_json), once
+    rule_code: str | None = None  # the student's last rule that worked (kept after it stops)
+
+    def _rules_kind(self) -> rules.RuleKind:
+        if self.RULES is None:
+            raise ValueError(f"{self.lab}: this lab has no rules to edit")
+        return self.RULES
+
+    def op_rules_source(self) -> dict:
+        """The rule function the page shows: ``{"name", "original", "code", "user", "result", "ideas"}``.
+
+        ``original`` is the built-in function's own source (the code the model runs);
+        ``code`` the student's rule in use or last used (else the original); ``user`` whether
+        the student's rule is running now; ``ideas`` the "Ideas to try" (``rules.Idea.to_json``).
+        """
+        kind = self._rules_kind()
+        original = kind.source()
+        return {"name": kind.name, "original": original, "code": self.rule_code or original,
+                "user": self.rule is not None, "result": kind.result,
+                "ideas": [idea.to_json(original) for idea in kind.ideas]}
+
+    def op_rules(self, code: Any) -> dict:
+        """Swap in a student's rule at the next step (no restart: time and state kept).
+
+        The code is compiled and tried once on the current state first.  Either way the
+        reply is a value, so the page can place the message by the editor:
+        ``{"ok": true, "ms": trial ms}`` or ``{"ok": false, "error": {"message", "line", "kind"}}``;
+        after a failure the rule in use before keeps running.
+        """
+        kind = self._rules_kind()
+        try:
+            rule = rules.load(code, kind)
+            ms = self._rule_trial(rule)
+        except rules.RuleError as exc:
+            return {"ok": False, "error": exc.to_json()}
+        self._rule_install(rule)
+        self.rule, self.rule_code, self.rule_error = rule, rule.code, None
+        self._rule_mark("your rules")
+        return {"ok": True, "ms": round(ms, 3)}
+
+    def op_rules_original(self) -> dict:
+        """Back to the built-in rule at the next step (time and state kept)."""
+        self._rules_kind()
+        was_user = self.rule is not None
+        self._rule_install(None)
+        self.rule, self.rule_error = None, None
+        if was_user:
+            self._rule_mark("original rules")
+        return {"ok": True}
+
+    def _rule_failed(self, exc: "rules.RuleError") -> None:
+        """A student's rule failed during a step: the built-in one takes over from that step."""
+        self._rule_install(None)
+        self.rule, self.rule_error = None, exc.to_json()
+        self._rule_mark("your rules stopped")
+
+    def rules_status(self) -> dict:
+        """For each step reply: whose rule runs, and (once) why the student's stopped."""
+        error, self.rule_error = self.rule_error, None
+        return {"user": self.rule is not None, "error": error}
+
+    def _rule_trial(self, rule: "rules.Rule") -> float:
+        """Run ``rule`` once on the current state without changing it; its time in ms
+        (RuleError if it fails)."""
+        raise NotImplementedError
+
+    def _rule_install(self, rule: "rules.Rule | None") -> None:
+        """Make the model call ``rule`` from the next step on (None = the built-in rule)."""
+        raise NotImplementedError
+
+    def _rule_mark(self, label: str) -> None:
+        """A marker on the lab's chart at the current step."""
         raise NotImplementedError
 
     # --- shared ops -------------------------------------------------------------------

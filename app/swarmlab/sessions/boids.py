@@ -24,6 +24,14 @@ first, so a bad value returns ``{"error": ...}`` and changes nothing):
                         everyone-checks-everyone search of the same positions, in this
                         runtime: {"n", "step_us", "naive_us"} in microseconds per boid.
 ``state()``             summary: t, steps, N, params, world, treat, constants.
+``rules_source()``, ``rules(code)``, ``rules_original()``
+                        the rule function in Python (sessions/base.py, rules.py): show
+                        rules_boids.steering, swap in a student's version at the next step
+                        (tried once first), go back to the original; a marker each time.
+``snapshot()``, ``restore(snapshot)``
+                        the whole run as JSON (positions, velocities, ids, time, parameters,
+                        treat), exact to the bit; the page keeps one from the last good step
+                        while a student's rule runs, to restart from if the engine is stopped.
 
 Frame layout (float32, flat), read by assets/js/labs/boids.js::
 
@@ -43,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import boids, metrics, scaling
+from .. import boids, cells, metrics, rules, rules_boids, scaling
 from ..params import ParamSpec, shown, validate, validate_many
 from ..space import wrap
 from .base import FrameLayout, Session
@@ -71,6 +79,7 @@ class BoidsSession(Session):
     lab = "boids"
     FRAME = FRAME
     SPECS = boids.SPECS
+    RULES = rules_boids.KIND
 
     def __init__(self) -> None:
         self.params = boids.Params()
@@ -167,22 +176,87 @@ class BoidsSession(Session):
 
     # --- running and reading ---------------------------------------------------------
     def op_step(self, n: Any = 1) -> dict:
-        self._advance(validate(_STEP_SPEC, "n", n))
-        return {"t": self.state.t, "steps": self.state.steps, "N": self.state.n}
+        n = validate(_STEP_SPEC, "n", n)
+        spent = self._advance(n)
+        return {"t": self.state.t, "steps": self.state.steps, "N": self.state.n,
+                "ms_per_step": round(spent * 1000.0 / max(n, 1), 3), "rules": self.rules_status()}
 
     def _advance(self, n: int) -> float:
-        """``n`` steps, recording the history at its sample times; returns the seconds spent
-        in the model's steps alone (not in the history's measurements)."""
+        """``n`` steps with the rule in use, recording the history at its sample times; returns
+        the seconds spent in the model's steps alone (not in the history's measurements)."""
         spent = 0.0
         left = n
         while left > 0:  # stop at every sample time of the history
             k = min(left, SAMPLE_INTERVAL_STEPS - self.state.steps % SAMPLE_INTERVAL_STEPS)
             t0 = time.perf_counter()
-            self.state = boids.run(self.state, self.params, k, self.treat)
+            self._run(k)
             spent += time.perf_counter() - t0
             self._record()
             left -= k
         return spent
+
+    def _run(self, k: int) -> None:
+        """k steps with the rule in use; a student's rule that fails gives way to the
+        built-in one from the failing step on (that step is taken with the built-in rule)."""
+        if self.rule is None:
+            self.state = boids.run(self.state, self.params, k, self.treat)
+            return
+        for done in range(k):
+            try:
+                self.state = boids.step(self.state, self.params, self.treat, self.rule)
+            except rules.RuleError as exc:
+                self._rule_failed(exc)
+                self.state = boids.run(self.state, self.params, k - done, self.treat)
+                return
+
+    # --- rules in Python (the protocol is in sessions/base.py) -------------------------
+    def _rule_trial(self, rule: rules.Rule) -> float:
+        s, p = self.state, self.params
+        pairs = cells.neighbour_pairs(s.x, p.box, p.reach, sort=False)
+        t0 = time.perf_counter()
+        rule(boids._index(pairs.i), boids._index(pairs.j), pairs.d, pairs.r, s.v, p)
+        return (time.perf_counter() - t0) * 1000.0
+
+    def _rule_install(self, rule: rules.Rule | None) -> None:
+        pass  # _run hands self.rule to the model at every step
+
+    def _rule_mark(self, label: str) -> None:
+        self._mark(label)
+
+    # --- the whole run as JSON -----------------------------------------------------------
+    def op_snapshot(self) -> dict:
+        """Everything needed to carry on exactly from here (floats survive JSON exactly)."""
+        s = self.state
+        return {"lab": self.lab, "x": s.x.tolist(), "v": s.v.tolist(), "ids": s.ids.tolist(),
+                "t": s.t, "steps": s.steps, "next_id": s.next_id, "params": asdict(self.params),
+                "treat": asdict(self.treat)}
+
+    def op_restore(self, snapshot: Any) -> dict:
+        """Carry on from a :meth:`op_snapshot` (validated first; a bad one changes nothing).
+        The history starts afresh at the snapshot's time, with a marker."""
+        if not isinstance(snapshot, dict) or snapshot.get("lab") != self.lab:
+            raise ValueError("restore needs a snapshot of this lab")
+        try:
+            values = dict(snapshot["params"])
+            population = _population(values.pop("population"))
+            params = replace(boids.Params().with_values(**values), population=population)
+            x = np.array(snapshot["x"], dtype=np.float64).reshape(-1, 2)
+            v = np.array(snapshot["v"], dtype=np.float64).reshape(-1, 2)
+            ids = np.array(snapshot["ids"], dtype=np.int64)
+            steps = int(snapshot["steps"])
+            state = boids.BoidsState(x=x, v=v, ids=ids, t=float(snapshot["t"]), steps=steps,
+                                     next_id=int(snapshot["next_id"]))
+            treat = boids.Treat(**snapshot.get("treat", {}))
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"restore: the snapshot is incomplete ({exc})") from None
+        if not (len(x) == len(v) == len(ids) == params.population and np.isfinite(x).all()
+                and np.isfinite(v).all() and steps >= 0):
+            raise ValueError("restore: the snapshot's arrays do not fit together")
+        self.params, self.state, self.treat = params, state, treat
+        self.history = new_history()
+        self.history.record(steps, boids.measure(state, params))
+        self._mark("restarted from the last good step")
+        return self.op_state()
 
     def op_metrics(self) -> dict:
         return boids.measure(self.state, self.params)
@@ -224,6 +298,15 @@ class BoidsSession(Session):
         body[:, 0:2] = s.x
         body[:, 2:4] = s.v
         return out
+
+
+def _population(value: Any) -> int:
+    """A population from a snapshot: the slider's range, or the scaling experiment's (which may
+    exceed it, its world grown to match)."""
+    try:
+        return validate(boids.SPECS, "population", value)
+    except ValueError:
+        return validate(scaling.SCALE_SPECS, "n", value)
 
 
 def _finite(name: str, value: Any) -> float:

@@ -36,16 +36,25 @@ neighbours(i)            agent i's neighbourhood now: {"index", "neighbours" (ot
 check_start(mode="batched"|"serial")   begin the eight-seed check (runs in chunks)
 check_advance(updates)   do that many units of work -> {"progress": 0..1, "done"}
 check_result()           the CLI --json shape: {"seeds": [...8], "mean": {...}, "range": {...}}
+rules_source(), rules(code), rules_original()
+                         the turn rule in Python (sessions/base.py, rules.py): show
+                         rules_vicsek.turn, swap in a student's version at the next update (tried
+                         once first), go back to the original; a marker on the P chart each time.
+                         The eight-seed check always runs the original rule.
+snapshot(), restore(snapshot)
+                         the live run as JSON, exact to the bit (the kick stream is re-positioned
+                         at the snapshot's update)
 """
 
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import numpy as np
 
-from .. import cells, detmath, metrics, vicsek
+from .. import cells, detmath, metrics, rules, rules_vicsek, vicsek
 from ..params import ParamSpec, Readout, validate
 from ..space import displacement, distance, wrap, wrap_angle
 from .base import FrameLayout, Session
@@ -76,6 +85,7 @@ _POINT_SPECS = (
 
 class VicsekSession(Session):
     lab = "vicsek"
+    RULES = rules_vicsek.KIND
     FRAME = FrameLayout(header=("n", "t"), fields=("x", "y", "theta"), blocks=2)
     SPECS = (
         ParamSpec(
@@ -99,12 +109,16 @@ class VicsekSession(Session):
             new[name] = validate(self.SPECS, name, value)
         self.values = new
         self.ens = vicsek.Ensemble([(LIVE_SEED, self.values["a"])], self.params)
+        self.ens.turn = self.rule  # a student's rule stays in use across a restart
         self.prev = self.ens.state
+        self._new_history()
+        return self.op_state()
+
+    def _new_history(self) -> None:
         self.history = metrics.History((metrics.Series("P", "order parameter P", "0 to 1"),),
                                        tick_seconds=1.0, interval=1, capacity=HISTORY_CAPACITY,
                                        time_label="update")
         self.history.record(self.ens.t, {"P": float(self.ens.order[0])})
-        return self.op_state()
 
     def op_set(self, name: str, value: Any) -> dict:
         """A live change (no restart); a change of value leaves a marker on the P chart."""
@@ -121,11 +135,72 @@ class VicsekSession(Session):
 
     def op_step(self, n: int = 1) -> dict:
         n = validate(_STEP_SPEC, "n", n)
+        t0 = time.perf_counter()
         for _ in range(n):
             self.prev = self.ens.state
             p = self.ens.step()
+            if self.ens.failure is not None:  # the student's rule failed; the original took that update
+                exc, self.ens.failure = self.ens.failure, None
+                self.history.record(self.ens.t, {"P": float(p[0])})
+                self._rule_failed(exc)
+                continue
             self.history.record(self.ens.t, {"P": float(p[0])})
-        return {"t": self.ens.t, "P": float(self.ens.order[0])}
+        ms = (time.perf_counter() - t0) * 1000.0 / max(n, 1)
+        return {"t": self.ens.t, "P": float(self.ens.order[0]), "ms_per_step": round(ms, 3),
+                "rules": self.rules_status()}
+
+    # --- rules in Python (the protocol is in sessions/base.py) -------------------------
+    def _rule_trial(self, rule: rules.Rule) -> float:
+        x, theta = self.ens.state.x[0], self.ens.state.theta[0]
+        p = self.params
+        i, j, d, r = vicsek.neighbourhoods(cells.neighbour_pairs(x, p.space, p.radius), p.n)
+        t0 = time.perf_counter()
+        rule(i, j, d, r, theta, np.full(p.n, float(self.ens.align[0])), np.zeros(p.n))
+        return (time.perf_counter() - t0) * 1000.0
+
+    def _rule_install(self, rule: rules.Rule | None) -> None:
+        self.ens.turn = rule
+
+    def _rule_mark(self, label: str) -> None:
+        self.history.mark(self.ens.t, label)
+
+    # --- the live run as JSON -------------------------------------------------------------
+    def op_snapshot(self) -> dict:
+        """Everything needed to carry on exactly from here (floats survive JSON exactly)."""
+        st, prev = self.ens.state, self.prev
+        return {"lab": self.lab, "t": st.t, "x": st.x[0].tolist(), "theta": st.theta[0].tolist(),
+                "prev_x": prev.x[0].tolist(), "prev_theta": prev.theta[0].tolist(),
+                "values": dict(self.values)}
+
+    def op_restore(self, snapshot: Any) -> dict:
+        """Carry on from a :meth:`op_snapshot`: the seed's kick stream is drawn up to the
+        snapshot's update, so the kicks that follow are the ones the run would have had."""
+        if not isinstance(snapshot, dict) or snapshot.get("lab") != self.lab:
+            raise ValueError("restore needs a snapshot of this lab")
+        n = self.params.n
+        try:
+            t = int(snapshot["t"])
+            a = validate(self.SPECS, "a", snapshot["values"]["a"])
+            arrays = [np.array(snapshot[k], dtype=np.float64) for k in ("x", "theta", "prev_x", "prev_theta")]
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"restore: the snapshot is incomplete ({exc})") from None
+        shapes = [a_.shape for a_ in arrays]
+        if (shapes != [(n, 2), (n,), (n, 2), (n,)] or not all(np.isfinite(a_).all() for a_ in arrays)
+                or not 0 <= t <= 10_000_000):
+            raise ValueError("restore: the snapshot's arrays do not fit this lab")
+        self.values["a"] = a
+        ens = vicsek.Ensemble([(LIVE_SEED, a)], self.params)
+        for stream in ens._streams:  # the kicks of updates 0 .. t-1 are used up
+            for done in range(0, t, 1000):
+                stream.uniforms(min(1000, t - done) * n)
+        x, theta, px, pth = arrays
+        ens.state = vicsek.VicsekState(x[None], theta[None], t)
+        ens.order = vicsek.order_parameter(ens.state.theta)
+        ens.turn = self.rule
+        self.ens, self.prev = ens, vicsek.VicsekState(px[None], pth[None], t - 1)
+        self._new_history()
+        self._rule_mark("restarted from the last good update")
+        return self.op_state()
 
     def op_metrics(self) -> dict:
         return {"t": self.ens.t, "P": float(self.ens.order[0])}

@@ -30,9 +30,10 @@ import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { LineChart } from "../ui/chart.js";
 import { ensureStylesheet, plural } from "../ui/dom.js";
 import { STORY_HTML } from "./boids/story.js";
-import { layoutHtml, HEADER_HTML, explainHtml, worldCaption } from "./boids/text.js";
+import { layoutHtml, HEADER_HTML, explainHtml, worldCaption, RULES_INTRO, RULES_HELP } from "./boids/text.js";
 import { BoidsStage } from "./boids/stage.js";
 import { ScalingPanel } from "./boids/scaling.js";
+import { mountRules } from "../ui/rules.js";
 
 const LAB = "boids";
 const CURSOR_STEP = 3;              // lengths per arrow key press (Shift: x4)
@@ -421,6 +422,18 @@ export async function mount(section, ctx) {
   if (ro) ro.observe(stageEl);
   else window.addEventListener("resize", onResize);
 
+  // ---- the rules in Python (ui/rules.js): the steering function the model runs, editable ----
+  const rulesPanel = await mountRules($(".bd-below"), {
+    engine, lab: LAB, stepper, notify: ctx.notify, embed: ctx.embed,
+    shareLink: () => {
+      const values = {};
+      for (const s of specs) values[s.name] = st.params[s.name];
+      return shareUrl(LAB, values, specs, { world: `${round3(world.width)}x${round3(world.height)}` });
+    },
+    intro: RULES_INTRO,
+    help: RULES_HELP,
+  }).catch((err) => { ctx.notify(`Rules in Python could not start: ${err.message || err}`, "error"); return null; });
+
   showPlay();
   syncControls();
   await stepper.send(0); // the first frame and readouts before the lab is shown as ready
@@ -432,6 +445,7 @@ export async function mount(section, ctx) {
     pause() { setPlaying(false); },
     restart,
     stepper,
+    rules: rulesPanel,
     settle: () => stepper.settle(),
     test: { stage, scaling, settle: () => stepper.settle() },
     world: () => ({ ...world }),

@@ -25,6 +25,7 @@ import { PPlot, WINDOW } from "./vicsek/pplot.js";
 import { CheckRunner, renderTable, renderDotPlot, fmt3 } from "./vicsek/check.js";
 import { steps, ruleHtml, checkIntroHtml, NOTES_HTML, HEADER_HTML } from "./vicsek/text.js";
 import { ensureStylesheet, plural } from "../ui/dom.js";
+import { mountRules } from "../ui/rules.js";
 
 const LAB = "vicsek";
 const RATE_DEFAULT = 6;       // updates per second
@@ -478,6 +479,20 @@ export async function mount(section, ctx) {
   const roDots = typeof ResizeObserver !== "undefined" ? new ResizeObserver(drawDots) : null;
   if (roDots) roDots.observe($(".vk-dots"));
 
+  // ---- the rules in Python (ui/rules.js): the turn the model runs, editable ----
+  const rulesPanel = await mountRules($(".vk-below"), {
+    engine, lab: LAB, stepper, notify: ctx.notify, embed: ctx.embed,
+    shareLink: () => shareUrl(LAB, { a: knob.get("a") }, specs),
+    title: "The turn in Python",
+    intro: "This is the function the model runs at every update to turn every arrow. Its last line is the whole " +
+      "Vicsek rule. Change it and press “Run my rules”: the arrows carry on from where they are, with your rule " +
+      "(the eight-seed check below always uses the original).",
+    help: "i, j: every pair of arrows within the radius, each arrow paired with itself too (j is in i's " +
+      "neighbourhood); d, r: the vector from i to j and its length, in box units; theta: every heading in radians; " +
+      "a: the alignment knob, one value per arrow; kick: this update's random kicks. Return one new heading per " +
+      "arrow (the engine wraps it into −π…π). Helpers: sum_by, mean_by, count_by, sincos, atan2, wrap_angle.",
+  }).catch((err) => { ctx.notify(`The turn in Python could not start: ${err.message || err}`, "error"); return null; });
+
   // first picture
   await stepper.send(0);
   showPlaying();
@@ -497,6 +512,7 @@ export async function mount(section, ctx) {
       loop.stop();
     },
     // --- used by the browser tests (and handy in the console) ---
+    rules: rulesPanel,
     play,
     pause,
     restart,

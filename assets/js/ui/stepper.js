@@ -153,6 +153,9 @@ export class Stepper {
       reply = await this.engine.batch(this.lab, this.compose(n, extra), { frame: true, source: this });
     } catch (err) {
       this.inflight = false;
+      // the watchdog stopped a student's rule (engine.watch): a new worker is on its way and
+      // the rules panel restores the run; the next frame asks again
+      if (err && err.name === "EngineStalled") { this.stale = true; return null; }
       this.fail(err);
       return null;
     }

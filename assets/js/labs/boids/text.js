@@ -191,3 +191,13 @@ export function worldCaption(world, p, flockMin) {
     `Boids are drawn a little larger than life; colour shows heading. ` +
     `In the readouts a flock is ${flockMin} or more boids, linked by a chain of neighbours within ${p.radius} lengths, flying roughly one way.`;
 }
+
+/** The "Rules in Python" panel's words (ui/rules.js shows rules_boids.steering itself). */
+export const RULES_INTRO = "This is the function the model runs at every step to steer every boid: the three rules in " +
+  "numpy, over all pairs of nearby boids at once. Change it and press “Run my rules”: the flock carries " +
+  "on from where it is, with your rules. The sliders still feed it their weights and ranges (p.k_sep, p.radius, …).";
+export const RULES_HELP = "i, j: the pairs of boids near each other (j is near i); d: the vector from i to j and r its length, " +
+  "in body lengths; v: every boid's velocity; p: the settings (p.k_sep, p.k_ali, p.k_coh, p.sep_radius, " +
+  "p.radius, p.coh_radius, p.view, p.max_force, p.v_max). Return one acceleration (ax, ay) per boid. " +
+  "Helpers: sum_by(i, values, n) and mean_by(i, values, n) add up or average per boid; steer(rule, v, p) " +
+  "turns a direction into a capped steering request; allocate([...], budget) serves requests in order.";

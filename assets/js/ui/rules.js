@@ -1,0 +1,360 @@
+// "Rules in Python": the model's own rule function, shown, editable and run live.
+//
+// One panel per lab (Lab 3 steering, Lab 2 turn), mounted by the lab with
+//   mountRules(host, {engine, lab, stepper, notify, embed, shareLink, title, intro})
+// The session holds the rule (sessions/base.py: rules_source / rules / rules_original and
+// rules.py in the engine): the page only edits text and shows what comes back.
+//
+// * The editor is the CodeMirror that PyScript already ships (core.js exports it as
+//   `codemirror`); if it cannot load, a plain textarea with a note does the same job.
+// * "Run my rules" sends the text; the session compiles it, tries it once on the current
+//   state and swaps it in at the next step (time and state kept, a chart marker).  A syntax
+//   error, an exception or a bad result (wrong shape, NaN or inf) comes back as a message
+//   with the line, shown beside the editor; the model keeps its last good rule.
+// * The measured engine time per step is shown (the step op's ms_per_step).
+// * Too long: the Python time limit (rules.py, opcode-traced) stops `while True: pass`.  A
+//   loop inside one numpy call cannot be interrupted, so while a student's rule runs in a
+//   worker the engine watchdog (engine.watch) terminates the worker after WATCH_MS and
+//   starts a new one; this panel keeps a snapshot of the run from the last good second and
+//   restores it, with the original rules, and says so.  The page never waits for Python.
+// * Share links may carry the code in the fragment (#code=, deflate + base64url).  Opening
+//   one shows the code and asks before running it; with embed=1 code from links is ignored,
+//   and so it is where the engine runs on the page's main thread (the single file), since
+//   code there could reach the page.
+
+const WATCH_MS = 3000;       // the watchdog: a request longer than this stops the worker
+const SNAPSHOT_MS = 1000;    // while a student's rule runs, the run is saved this often
+const MAX_LINK_CODE = 6000;  // characters of fragment: longer code is not put in links
+
+import { ensureStylesheet } from "./dom.js";
+
+/** Mount the panel into `host` (prepended). Resolves to its controller. */
+export async function mountRules(host, opts) {
+  const { engine, lab, stepper, notify = () => {}, embed = false, shareLink = null } = opts;
+  ensureStylesheet("assets/css/rules.css");
+  const src = await engine.call(lab, "rules_source");
+  const root = document.createElement("section");
+  root.className = "panel rules-panel";
+  root.setAttribute("aria-labelledby", `${lab}-rules-h`);
+  root.innerHTML = `
+    <h2 id="${lab}-rules-h">${opts.title || "Rules in Python"}</h2>
+    <p class="rules-intro"></p>
+    <div class="rules-ask" role="alertdialog" aria-labelledby="${lab}-rules-ask-t" hidden>
+      <p id="${lab}-rules-ask-t"><strong>This link carries its own rules</strong>, now in the editor below.
+      Read them first: they run only if you say so.</p>
+      <div class="btn-row">
+        <button type="button" class="btn primary rules-ask-run">Run these rules</button>
+        <button type="button" class="btn rules-ask-no">Keep the original</button>
+      </div>
+    </div>
+    <div class="rules-work">
+      <div class="rules-editor-wrap">
+        <div class="rules-editor" aria-label="The rule function, in Python"></div>
+        <p class="rules-note" hidden></p>
+      </div>
+      <div class="rules-side">
+        <div class="btn-row">
+          <button type="button" class="btn primary rules-run">Run my rules</button>
+          <button type="button" class="btn rules-orig">Back to the original</button>
+        </div>
+        <p class="rules-status" role="status" aria-live="polite"></p>
+        <p class="rules-speed"><span class="k">engine time per step</span> <span class="v rules-ms">–</span></p>
+        ${shareLink ? `<button type="button" class="btn rules-link">Copy link with my rules</button>` : ""}
+        <details class="rules-ideas">
+          <summary>Ideas to try</summary>
+          <ul class="rules-idea-list"></ul>
+        </details>
+        <details class="rules-help">
+          <summary>What the function gets</summary>
+          <p class="rules-help-text"></p>
+        </details>
+      </div>
+    </div>`;
+  host.prepend(root);
+  const $ = (sel) => root.querySelector(sel);
+  $(".rules-intro").textContent = opts.intro || "";
+  $(".rules-help-text").textContent = opts.help ||
+    `Return ${src.result}. Besides numpy (np), the helpers of the built-in rule are there without importing them.`;
+  $(".rules-help-text").append(" In the editor, Enter keeps the indentation; indent with spaces. Tab moves on to the " +
+    "next control, so the keyboard never gets stuck in the code.");
+
+  const editor = await createEditor($(".rules-editor"), src.code, $(".rules-note"));
+  root.dataset.editor = editor.kind;
+  let user = src.user;           // the session runs the student's rule
+  let snapshot = null;           // the last good state, while a student's rule runs (worker only)
+  let snapTimer = null;
+  let msAvg = 0;
+
+  function show(text, kind = "info", line = null) {
+    const el = $(".rules-status");
+    el.textContent = text;
+    el.dataset.kind = kind;
+    root.dataset.state = kind;
+    if (line) editor.showLine(line);
+  }
+  function showUser(on) {
+    user = on;
+    root.dataset.user = on ? "1" : "0";
+    $(".rules-orig").disabled = !on;
+    if (on) startGuard(); else stopGuard();
+  }
+
+  // ---- the last good state and the watchdog (a worker can be stopped; the main thread cannot)
+  async function takeSnapshot() {
+    try {
+      const r = await engine.tryCall(lab, "snapshot");
+      if (r.ok) snapshot = r.value;
+    } catch (err) { /* stopped meanwhile: the restore uses the previous one */ }
+  }
+  function startGuard() {
+    if (engine.mode !== "worker") return;
+    engine.watch(WATCH_MS, onStall, onStop);
+    if (!snapTimer) snapTimer = setInterval(() => { if (!engine.restarting) takeSnapshot(); }, SNAPSHOT_MS);
+  }
+  function stopGuard() {
+    engine.watch(null);
+    clearInterval(snapTimer);
+    snapTimer = null;
+  }
+  function onStop() {
+    root.dataset.stopped = String((root.dataset.stopped | 0) + 1);
+    show(`Your rules ran for more than ${WATCH_MS / 1000} s in one go: the engine was stopped. ` +
+      "Starting it again from the last good second…", "error");
+  }
+  async function onStall(eng) {
+    stopGuard();
+    user = false;
+    const t = snapshot ? (snapshot.t ?? 0) : null;
+    if (snapshot) await eng.batch(lab, [["restore", { snapshot }]], { urgent: true });
+    showUser(false);
+    show(`Your rules ran for more than ${WATCH_MS / 1000} s in one go, so the engine was stopped and started again. ` +
+      (t !== null ? `The run carries on from model time ${fmtT(t)} with the original rules; ` : "The original rules run again; ") +
+      "your code is still in the editor.", "error");
+    notify("The engine was restarted: a rule took too long.", "warn");
+    stepper.invalidate();
+  }
+
+  // ---- run, back to the original
+  async function run(code) {
+    show("Checking your rules…", "busy");
+    $(".rules-run").disabled = true;
+    try {
+      if (engine.mode === "worker") {
+        await takeSnapshot();        // the state before the new rule: the restore point
+        engine.watch(WATCH_MS, onStall, onStop);
+      }
+      let r;
+      try {
+        r = await stepper.track(engine.call(lab, "rules", { code }));
+      } catch (err) {
+        if (err && err.name === "EngineStalled") return; // onStall tells the student
+        throw err;
+      }
+      if (!r.ok) {
+        if (!user) stopGuard();
+        const e = r.error;
+        show(e.message, "error", e.line); // the message names the line itself
+        return;
+      }
+      showUser(true);
+      msAvg = 0;
+      show(`Your rules run from now on (the first try took ${r.ms.toFixed(1)} ms). The run kept its time and boids; ` +
+        "a line on the chart marks the change.", "ok");
+      stepper.invalidate();
+    } finally {
+      $(".rules-run").disabled = false;
+    }
+  }
+  async function original() {
+    await stepper.track(engine.call(lab, "rules_original"));
+    showUser(false);
+    msAvg = 0;
+    show("The original rules run again (your code stays in the editor).", "info");
+    stepper.invalidate();
+  }
+  $(".rules-run").addEventListener("click", () => run(editor.getCode()));
+  $(".rules-orig").addEventListener("click", () => {
+    original().catch((err) => show(String(err.message || err), "error"));
+  });
+
+  // ---- ideas to try (the engine's list: tested in tests/unit/test_rules.py)
+  const list = $(".rules-idea-list");
+  for (const idea of src.ideas || []) {
+    const li = document.createElement("li");
+    li.innerHTML = `<strong></strong> <span></span><br><button type="button" class="btn small rules-try">Try it</button>`;
+    li.querySelector("strong").textContent = idea.title + ".";
+    li.querySelector("span").textContent = idea.look;
+    li.querySelector("button").setAttribute("aria-label", `Try it: ${idea.title}`);
+    li.querySelector("button").addEventListener("click", () => {
+      editor.setCode(idea.code);
+      run(idea.code);
+    });
+    li.dataset.idea = idea.name;
+    list.append(li);
+  }
+  if (!list.children.length) $(".rules-ideas").hidden = true;
+
+  // ---- engine time per step, and a rule that failed during a step
+  const listener = (l, reply) => {
+    if (l !== lab || !reply.ops) return;
+    reply.ops.forEach((op, k) => {
+      const r = reply.results[k];
+      if (op[0] !== "step" || !r || !r.value || !(op[1] && op[1].n > 0)) return;
+      const v = r.value;
+      if (typeof v.ms_per_step === "number") {
+        msAvg = msAvg > 0 ? 0.8 * msAvg + 0.2 * v.ms_per_step : v.ms_per_step;
+        $(".rules-ms").textContent = `${msAvg < 10 ? msAvg.toFixed(2) : msAvg.toFixed(0)} ms (${user ? "your rules" : "original rules"})`;
+        root.dataset.ms = String(msAvg);
+      }
+      if (v.rules && v.rules.error) {
+        const e = v.rules.error;
+        showUser(false);
+        show(`Your rules stopped at model time ${fmtT(v.t)}: ${e.message}. ` +
+          "The original rules took over from that step.", "error", e.line);
+      }
+    });
+  };
+  engine.listeners.add(listener);
+
+  // ---- share links with code
+  if (shareLink) {
+    $(".rules-link").addEventListener("click", async () => {
+      const code = editor.getCode();
+      let url = shareLink();
+      if (code !== src.original) {
+        const packed = await packCode(code);
+        if (packed.length > MAX_LINK_CODE) {
+          notify("Your code is too long to fit in a link; the link carries the settings only.", "warn");
+        } else {
+          url += `#code=${packed}`;
+        }
+      }
+      try {
+        await navigator.clipboard.writeText(url);
+        notify("Link copied. Whoever opens it sees your code first and decides whether to run it.");
+      } catch (err) {
+        window.prompt("Copy this link:", url);
+      }
+    });
+  }
+  const fromLink = new URLSearchParams(location.hash.slice(1)).get("code");
+  if (fromLink) {
+    if (embed) {
+      notify("This embedded page does not take code from links; it runs the original rules.", "info");
+    } else if (engine.mode !== "worker") {
+      // here Python runs on the page itself (the single file), where code could reach the page
+      notify("Code from links runs only where the engine has its own worker; here the original rules run.", "info");
+    } else {
+      try {
+        const code = await unpackCode(fromLink);
+        editor.setCode(code);
+        $(".rules-ask").hidden = false;
+        root.dataset.asking = "1";
+        const done = () => { $(".rules-ask").hidden = true; delete root.dataset.asking; };
+        $(".rules-ask-run").addEventListener("click", () => { done(); run(editor.getCode()); });
+        $(".rules-ask-no").addEventListener("click", () => {
+          done();
+          editor.setCode(src.original);
+          show("The code from the link was put aside; the original rules run.", "info");
+        });
+      } catch (err) {
+        notify("The code in this link could not be read; the original rules run.", "warn");
+      }
+    }
+  }
+
+  showUser(user);
+  show(user ? "Your rules are running." : "These are the rules the model runs now. Change them and press “Run my rules”.", "info");
+  return {
+    root,
+    editor,
+    run: () => run(editor.getCode()),
+    original,
+    get user() { return user; },
+    dispose() { stopGuard(); engine.listeners.delete(listener); },
+  };
+}
+
+function fmtT(t) {
+  return Number.isInteger(t) ? `update ${t}` : `${Number(t).toFixed(1)} s`;
+}
+
+// ------------------------------------------------------------------------------ the editor
+
+/**
+ * CodeMirror 6 from PyScript's own bundle (python highlighting, line numbers, undo), or a
+ * textarea when it cannot load.  {kind, getCode(), setCode(text), showLine(n)}
+ */
+async function createEditor(host, code, note) {
+  try {
+    const { codemirror } = await import("../../vendor/pyscript/core.js");
+    const [core, lang, state] = await Promise.all([codemirror.core, codemirror.python, codemirror.state]);
+    const view = new core.EditorView({
+      parent: host,
+      state: state.EditorState.create({
+        doc: code,
+        // long lines wrap (a phone shows the whole line, the page never scrolls sideways)
+        extensions: [core.basicSetup, lang.python(), core.EditorView.lineWrapping,
+          core.EditorView.contentAttributes.of({ "aria-label": "Rule function, Python", spellcheck: "false" })],
+      }),
+    });
+    return {
+      kind: "codemirror",
+      view,
+      getCode: () => view.state.doc.toString(),
+      setCode: (text) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } }),
+      showLine(n) {
+        const doc = view.state.doc;
+        if (n < 1 || n > doc.lines) return;
+        const line = doc.line(n);
+        view.dispatch({ selection: { anchor: line.from, head: line.to }, scrollIntoView: true });
+      },
+    };
+  } catch (err) {
+    console.warn("[swarmlab] the code editor could not load; using a plain text box", err);
+    const ta = document.createElement("textarea");
+    ta.className = "rules-textarea";
+    ta.spellcheck = false;
+    ta.value = code;
+    ta.rows = Math.min(32, code.split("\n").length + 1);
+    ta.setAttribute("aria-label", "Rule function, Python");
+    host.append(ta);
+    note.hidden = false;
+    note.textContent = "A plain text box: the code editor with colours could not be loaded here. Indent with spaces.";
+    return {
+      kind: "textarea",
+      getCode: () => ta.value,
+      setCode: (text) => { ta.value = text; },
+      showLine(n) {
+        const lines = ta.value.split("\n");
+        if (n < 1 || n > lines.length) return;
+        const start = lines.slice(0, n - 1).reduce((s, l) => s + l.length + 1, 0);
+        ta.focus();
+        ta.setSelectionRange(start, start + lines[n - 1].length);
+      },
+    };
+  }
+}
+
+// ------------------------------------------------------------------------------ link packing
+
+/** Code -> deflate-raw -> base64url (URL-fragment safe). */
+export async function packCode(code) {
+  const bytes = new TextEncoder().encode(code);
+  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("deflate-raw"));
+  const packed = new Uint8Array(await new Response(stream).arrayBuffer());
+  let bin = "";
+  for (const b of packed) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** The inverse of packCode (throws on anything malformed). */
+export async function unpackCode(text) {
+  const b64 = text.replace(/-/g, "+").replace(/_/g, "/");
+  const bin = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
+  const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+  const out = await new Response(stream).arrayBuffer();
+  if (out.byteLength > 100000) throw new Error("too long");
+  return new TextDecoder("utf-8", { fatal: true }).decode(out);
+}

@@ -1,0 +1,344 @@
+"""Rules in Python: the built-in rule functions, a student's copy of them, bad rules.
+
+The exact-replay tests (test_boids_exact.py, tests/parity) pin the built-in rules to the
+engine's recorded bits; here a student's rule loaded from the very same source text must
+give the same bits, an edited rule must give a different run, and every kind of bad
+rule must be refused with a message naming the problem (and its line), losing nothing.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+from swarmlab import boids as B
+from swarmlab import rules, rules_boids, rules_vicsek, vicsek
+from swarmlab.sessions.boids import BoidsSession
+from swarmlab.sessions.vicsek import VicsekSession
+
+BOIDS = rules_boids.KIND
+VICSEK = rules_vicsek.KIND
+
+
+def same(a, b):
+    return a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+# ------------------------------------------------------------------- the same code, the same bits
+@pytest.mark.parametrize("sample", (1, 42))
+def test_a_student_copy_of_the_boids_rules_replays_the_built_in_run_bit_for_bit(sample):
+    p = B.Params(sample=sample, population=120)
+    mine = rules.load(BOIDS.source(), BOIDS)
+    assert mine.user and mine.fn is not rules_boids.steering
+    a = b = B.initial_state(p)
+    treat = B.Treat(True, 40.0, 30.0)
+    for k in range(240):
+        t = treat if 80 <= k < 120 else None  # the treat held for one model second
+        a = B.step(a, p, t)
+        b = B.step(b, p, t, mine)
+    assert same(a.x, b.x) and same(a.v, b.v)
+    # and zero weights (the presets) take the same path
+    q = p.with_values(**B.PRESETS["separation"])
+    assert same(B.run(a, q, 40).x, B.run(a, q, 40, rule=mine).x)
+
+
+def test_the_shown_source_is_the_function_the_engine_calls():
+    src = BOIDS.source()
+    assert src.startswith("def steering(i, j, d, r, v, p):")
+    assert "r[near] * r[near] + EPS" in src  # inverse-square separation, readable
+    with open(rules_boids.__file__, encoding="utf-8") as fh:
+        assert src.strip() in fh.read()
+    assert VICSEK.source().startswith("def turn(i, j, d, r, theta, a, kick):")
+
+
+def test_a_student_copy_of_the_vicsek_turn_replays_the_built_in_run_bit_for_bit():
+    built_in = vicsek.Ensemble([(3, 1.0), (17, 0.4)])
+    student = vicsek.Ensemble([(3, 1.0), (17, 0.4)])
+    student.turn = rules.load(VICSEK.source(), VICSEK)
+    for _ in range(300):
+        built_in.step()
+        student.step()
+    assert same(built_in.state.theta, student.state.theta) and same(built_in.state.x, student.state.x)
+    assert student.failure is None
+
+
+def test_an_edited_rule_changes_the_run():
+    p = B.Params(sample=3)
+    doubled = rules.load(BOIDS.source().replace("p.k_sep * steer", "2 * p.k_sep * steer"), BOIDS)
+    a = B.run(B.initial_state(p), p, 200)
+    b = B.run(B.initial_state(p), p, 200, rule=doubled)
+    assert not same(a.x, b.x)
+    no_kick = rules.load(VICSEK.source().replace(" + kick", ""), VICSEK)
+    ens = vicsek.Ensemble([(3, 1.0)])
+    ens.turn = no_kick
+    ens.run(300)
+    assert ens.order[0] > 0.999  # without kicks every arrow ends up flying one way
+
+
+# ------------------------------------------------------------------- bad rules are refused
+ARGS = (np.zeros(0, np.intp), np.zeros(0, np.intp), np.zeros((0, 2)), np.zeros(0), np.ones((3, 2)), B.Params())
+
+
+def refused(code, kind=BOIDS, args=ARGS):
+    with pytest.raises(rules.RuleError) as info:
+        rules.load(code, kind)(*args)
+    return info.value
+
+
+def test_syntax_error_names_its_line():
+    e = refused("def steering(i, j, d, r, v, p):\n    a = (1,\n    return a\n\n\nx = = 2\n")
+    assert e.kind == "syntax" and e.line is not None and f"line {e.line}" in str(e)
+    e = refused("def steering(i, j, d, r, v, p):\n    return v\n  x = 1\n")
+    assert e.line == 3 and "SyntaxError" in str(e)
+
+
+def test_an_exception_names_the_students_line_even_deep_inside_numpy():
+    e = refused("def steering(i, j, d, r, v, p):\n    n = len(v)\n    return np.zeros((n, 2)) + v @ np.ones(3)\n")
+    assert e.kind == "exception" and e.line == 3 and "ValueError" in str(e)
+    e = refused("def helper(v):\n    return v.nope\n\ndef steering(i, j, d, r, v, p):\n    return helper(v)\n")
+    assert e.line == 2 and "AttributeError" in str(e)
+    e = refused("print('hello')\nx = 1 / 0\n")
+    assert e.line == 2 and "ZeroDivisionError" in str(e)
+
+
+@pytest.mark.parametrize("body, words", [
+    ("return (v - v) / 0", "NaN"),  # 0 / 0
+    ("return v / 0", "infinite"),
+    ("return v.copy() * np.where(np.arange(3) == 1, np.nan, 1.0)[:, None]", "row 1"),
+    ("return v[:2]", "shape (2, 2)"),
+    ("return v[:, 0]", "shape (3,)"),
+    ("return None", "returned nothing"),
+    ("return v.astype(complex)", "complex128"),
+    ("return [[1, 2], [3]]", "not an array"),
+    ("return np.array([['a', 'b']] * 3)", "real numbers"),
+])
+def test_bad_results_are_refused_with_a_message_naming_the_problem(body, words):
+    e = refused(f"def steering(i, j, d, r, v, p):\n    {body}\n")
+    assert e.kind in ("result", "exception") and words in str(e), str(e)
+
+
+def test_a_missing_function_or_wrong_input_is_refused():
+    assert refused("def steer(i, j, d, r, v, p):\n    return v\n").kind == "missing"
+    assert refused("def steering(i, j, d, r, v, p):\n    return v\n", VICSEK,
+                   ARGS[:4] + (np.zeros(3), np.ones(3), np.zeros(3))).kind == "missing"
+    with pytest.raises(rules.RuleError):
+        rules.load(42, BOIDS)
+    with pytest.raises(rules.RuleError, match="under"):
+        rules.load("#" * (rules.MAX_SOURCE_CHARS + 1), BOIDS)
+
+
+def test_an_endless_loop_is_stopped_by_the_time_limit():
+    # the limit is the feature's own parameter (how long a rule may run), not a timing assertion
+    for loop in ("while True: pass", "while True:\n        x = 1", "for k in iter(int, 1): pass"):
+        fn = rules.load(f"def steering(i, j, d, r, v, p):\n    {loop}\n", BOIDS).fn
+        with pytest.raises(rules.RuleError) as info:
+            rules.call_limited(fn, ARGS, limit=0.05)
+        assert info.value.kind == "timeout" and info.value.line in (2, 3)
+    import sys
+    assert sys.gettrace() is None  # the tracer is removed again
+
+
+def test_the_students_namespace_is_the_rule_modules_and_fresh():
+    ns = BOIDS.namespace()
+    assert {"np", "sum_by", "mean_by", "steer", "allocate", "unit", "EPS"} <= set(ns)
+    assert "steering" not in ns and "boids" not in ns
+    ns["np"] = None
+    assert BOIDS.namespace()["np"] is np  # one student's code cannot spoil the next one's
+
+
+# ------------------------------------------------------------------- the sessions
+def test_boids_session_swaps_rules_live_marks_the_chart_and_keeps_time_and_state():
+    s = BoidsSession()
+    s.op_step(n=100)
+    t, x = s.state.t, s.state.x.copy()
+    src = s.op_rules_source()
+    assert src["original"] == src["code"] and not src["user"] and src["name"] == "steering"
+    out = s.op_rules(code=src["original"].replace("p.k_sep * steer", "3 * p.k_sep * steer"))
+    assert out["ok"] and out["ms"] >= 0
+    assert s.state.t == t and same(s.state.x, x)  # nothing restarted
+    step = s.op_step(n=20)
+    assert step["rules"] == {"user": True, "error": None} and step["ms_per_step"] >= 0
+    assert "your rules" in json.dumps(s.op_history()["markers"])
+    assert s.op_rules_source()["user"]
+    s.op_rules_original()
+    assert not s.op_rules_source()["user"]
+    assert "original rules" in json.dumps(s.op_history()["markers"])
+
+
+def test_a_refused_rule_changes_nothing_and_the_last_good_rule_keeps_running():
+    s = BoidsSession()
+    good = s.op_rules_source()["original"].replace("p.k_coh * steer", "0.5 * p.k_coh * steer")
+    assert s.op_rules(code=good)["ok"]
+    before = s.op_snapshot()
+    for bad in ("def steering(:\n", "def steering(i, j, d, r, v, p):\n    return v * np.nan\n",
+                "def steering(i, j, d, r, v, p):\n    while True: pass\n"):
+        out = s.op_rules(code=bad)  # the endless loop is stopped after rules.TIME_LIMIT_S
+        assert out["ok"] is False and out["error"]["message"]
+    assert s.op_snapshot() == before and s.rule.code == good
+
+
+def test_a_rule_that_fails_later_gives_way_to_the_original_without_losing_a_step():
+    s = BoidsSession()
+    # fine for the first calls, then NaN: the trial passes, a later step fails
+    code = ("calls = [0]\n"
+            "def steering(i, j, d, r, v, p):\n"
+            "    calls[0] += 1\n"
+            "    return np.zeros_like(v) if calls[0] < 5 else v * np.nan\n")
+    assert s.op_rules(code=code)["ok"]
+    out = s.op_step(n=10)
+    assert s.state.steps == 10 and np.isfinite(s.state.x).all()
+    assert out["rules"]["user"] is False and "NaN" in out["rules"]["error"]["message"]
+    assert s.op_step(n=1)["rules"]["error"] is None  # told once
+    assert "your rules stopped" in json.dumps(s.op_history()["markers"])
+    assert s.op_rules_source()["code"] == code  # the student's text is kept for the editor
+
+
+def test_boids_snapshot_restores_exactly_through_json():
+    a = BoidsSession()
+    a.op_set(name="population", value=150)
+    a.op_step(n=123)
+    a.op_treat(x=50.0, y=20.0, on=True)
+    snap = json.loads(json.dumps(a.op_snapshot()))
+    b = BoidsSession()
+    b.op_restore(snapshot=snap)
+    a.op_step(n=50)
+    b.op_step(n=50)
+    assert same(a.state.x, b.state.x) and same(a.state.v, b.state.v) and a.state.steps == b.state.steps
+    with pytest.raises(ValueError):
+        b.op_restore(snapshot={**snap, "x": snap["x"][:-1]})
+    with pytest.raises(ValueError):
+        b.op_restore(snapshot={"lab": "vicsek"})
+
+
+def test_vicsek_session_rules_and_snapshot():
+    a = VicsekSession()
+    a.op_step(n=40)
+    assert a.op_rules(code=a.op_rules_source()["original"])["ok"]
+    a.op_step(n=30)
+    ref = VicsekSession()
+    ref.op_step(n=70)
+    assert same(a.ens.state.theta, ref.ens.state.theta)  # the same code, the same run
+    snap = json.loads(json.dumps(a.op_snapshot()))
+    b = VicsekSession()
+    b.op_restore(snapshot=snap)
+    a.op_step(n=25)
+    b.op_step(n=25)
+    assert same(a.ens.state.theta, b.ens.state.theta) and same(a.ens.state.x, b.ens.state.x)
+    out = a.op_rules(code="def turn(i, j, d, r, theta, a, kick):\n    return theta[:3]\n")
+    assert not out["ok"] and "shape (3,)" in out["error"]["message"]
+    bad_later = ("calls = [0]\n"
+                 "def turn(i, j, d, r, theta, a, kick):\n"
+                 "    calls[0] += 1\n"
+                 "    if calls[0] > 3:\n"
+                 "        raise RuntimeError('tired')\n"
+                 "    return theta\n")
+    assert a.op_rules(code=bad_later)["ok"]
+    t = a.ens.t
+    out = a.op_step(n=5)
+    assert a.ens.t == t + 5 and "line 5" in out["rules"]["error"]["message"]
+    assert a.op_rules_original() == {"ok": True}
+
+
+# ------------------------------------------------------------------- ideas to try: what the page promises
+IDEA_SAMPLES = (1, 2, 3, 4)
+
+
+def _measured(code, sample, seconds=90, start=30):
+    """Mean P and mean nearest spacing from `start` to `seconds` model s (sampled each second)."""
+    rule = rules.load(code, BOIDS)
+    p = B.Params(sample=sample)
+    s = B.initial_state(p)
+    P, sp = [], []
+    for k in range(seconds):
+        s = B.run(s, p, B.STEPS_PER_SECOND, rule=rule)
+        if k >= start:
+            m = B.measure(s, p)
+            P.append(m["P"])
+            sp.append(m["spacing"])
+    return np.mean(P), np.mean(sp)
+
+
+@pytest.fixture(scope="module")
+def idea_runs():
+    src = BOIDS.source()
+    out = {"original": [_measured(src, k) for k in IDEA_SAMPLES]}
+    for idea in rules_boids.IDEAS:
+        out[idea.name] = [_measured(idea.apply(src), k) for k in IDEA_SAMPLES]
+    return {name: np.array(rows) for name, rows in out.items()}  # (samples, [P, spacing])
+
+
+def test_every_idea_is_a_working_edit_the_page_can_load():
+    src = BOIDS.source()
+    page = BoidsSession().op_rules_source()["ideas"]
+    assert [i["name"] for i in page] == [i.name for i in rules_boids.IDEAS]
+    for idea, shown in zip(rules_boids.IDEAS, page):
+        assert shown["code"] == idea.apply(src) != src
+        s = BoidsSession()
+        assert s.op_rules(code=shown["code"])["ok"], idea.name
+        s.op_step(n=20)
+        assert s.rule is not None  # still running: no NaN, no exception
+
+
+def test_ideas_do_what_the_page_says(idea_runs):
+    """Each idea's "look" text, measured over samples 1-4 from 30 to 90 model s (80 boids)."""
+    base = idea_runs["original"]
+    P, spacing = 0, 1
+    # twice as strong separation: further apart on average
+    assert idea_runs["double"][:, spacing].mean() > base[:, spacing].mean()
+    # no blind spot: closer together in every sample, more one way on average
+    assert np.all(idea_runs["all-round"][:, spacing] < base[:, spacing])
+    assert idea_runs["all-round"][:, P].mean() > base[:, P].mean()
+    # a straight-line fall-off: further apart in every sample
+    assert np.all(idea_runs["fade"][:, spacing] > base[:, spacing])
+    # the nearest neighbour only: less agreement on average
+    assert idea_runs["nearest"][:, P].mean() < base[:, P].mean()
+
+
+def test_vicsek_ideas_do_what_the_page_says():
+    """Mean P over updates 1000-1500 of four check seeds (the page's numbers: ~0.94 -> 1 and ~0.6)."""
+    src = VICSEK.source()
+    shown = VicsekSession().op_rules_source()["ideas"]
+    assert [i["name"] for i in shown] == ["no-kicks", "strong-kicks"]
+
+    def mean_p(code):
+        rule = rules.load(code, VICSEK)
+        out = []
+        for seed in vicsek.CHECK_SEEDS[:4]:
+            ens = vicsek.Ensemble([(seed, 1.0)])
+            ens.turn = rule
+            out.append(ens.run(1500)[1000:, 0].mean())
+        return np.array(out)
+
+    base = mean_p(src)
+    calm = mean_p(rules_vicsek.IDEAS[0].apply(src))
+    wild = mean_p(rules_vicsek.IDEAS[1].apply(src))
+    assert np.all(calm > 0.999) and np.all(calm > base)
+    assert np.all(np.abs(base - 0.94) < 0.02) and np.all(np.abs(wild - 0.6) < 0.05)
+
+
+# ------------------------------------------------------------------- the same functions from the command line
+def test_cli_runs_a_rule_file_and_explains_a_bad_one(tmp_path, capsys):
+    from swarmlab import cli
+
+    same_file = tmp_path / "same.py"
+    same_file.write_text(BOIDS.source(), encoding="utf-8")
+    assert cli.main(["boids", "--seconds", "2"]) == 0
+    plain = capsys.readouterr().out
+    assert cli.main(["boids", "--seconds", "2", "--rules", str(same_file)]) == 0
+    mine = capsys.readouterr().out
+    assert "with the rules of" in mine
+    assert plain.split(": N=")[1] == mine.split(": N=")[1]  # the same code: the same numbers
+
+    turn_file = tmp_path / "turn.py"
+    turn_file.write_text(VICSEK.source().replace(" + kick", ""), encoding="utf-8")
+    assert cli.main(["vicsek", "--warmup", "300", "--measure", "50", "--rules", str(turn_file), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["order_mean"] > 0.999
+
+    bad = tmp_path / "bad.py"
+    bad.write_text("def steering(i, j, d, r, v, p):\n    return v[:1]\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as info:
+        cli.main(["boids", "--seconds", "1", "--rules", str(bad)])
+    assert info.value.code == 2 and "shape" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["boids", "--seconds", "1", "--rules", str(tmp_path / "missing.py")])
+    assert "cannot read" in capsys.readouterr().err
