@@ -11,7 +11,8 @@
 //   reply    {results: [{value} | {error}], ms}      + the frame, a Float32Array
 //
 //   engine.call(lab, op, args)        -> Promise of the value; rejects with EngineError on bad input
-//   engine.tryCall(lab, op, args)     -> Promise of {ok: true, value} | {ok: false, error}
+//   engine.tryCall(lab, op, args, o)  -> Promise of {ok: true, value} | {ok: false, error}
+//                                     (o.patienceMs: how long the watchdog waits for a known-long op)
 //   engine.batch(lab, ops, {frame})   -> Promise of {results, ms, frame, length}: one message a frame
 //   engine.spec(lab), engine.layout(lab)  cached: parameter specs; frame layout + constants
 //   engine.watch(ms, onStall)         while a student's rule runs (ui/rules.js): a request that
@@ -54,6 +55,8 @@ export class Engine {
     this._buffers = new Map(); // lab -> the frame array to reuse for that lab's next frame
     this.listeners = new Set(); // called with (lab, reply, source) after every request
     this._watch = null; // {ms, onStall} while a student's rule runs (see watch)
+    this._patient = 0; // requests in flight that asked the watchdog for patience
+    this._lastAnswer = 0; // performance.now() of the worker's latest reply
     this.restarting = null; // a Promise while a stopped worker is being replaced
     this.restarts = 0;
   }
@@ -72,13 +75,14 @@ export class Engine {
   }
 
   /** Run ops on a lab's session in order; with {frame: true} also return its frame buffer. */
-  async batch(lab, ops, { frame = false, source = null, urgent = false } = {}) {
+  async batch(lab, ops, { frame = false, source = null, urgent = false, patienceMs = 0 } = {}) {
     if (this.restarting && !urgent) await this.restarting;
     const request = JSON.stringify({ lab, ops, frame });
     const buffer = frame ? this._buffers.get(lab) || null : null;
     if (buffer) this._buffers.delete(lab); // transferred away: never touch it again
     const sent = this.transport.send(request, buffer, lab);
-    const out = await (this._watch && !urgent ? this._watched(sent) : sent);
+    const out = await (this._watch && !urgent ? this._watched(sent, patienceMs) : sent);
+    this._lastAnswer = performance.now(); // the worker is alive (see _watched)
     const reply = JSON.parse(out.reply);
     if (reply.error) throw new EngineError(reply.error);
     reply.frame = out.frame || null;
@@ -88,14 +92,28 @@ export class Engine {
     return reply;
   }
 
-  /** `sent`, unless the watchdog fires first: then the worker is replaced (see watch). */
-  _watched(sent) {
-    const { ms, onStall, onStop } = this._watch;
+  /** `sent`, unless the watchdog fires first: then the worker is replaced (see watch).  A
+   *  request known to be long (the scaling experiment's timing at 10,000 boids takes
+   *  seconds) passes `patienceMs`, and the watchdog waits that long for it instead.  A request
+   *  queued behind others in the worker is not stalled while the worker keeps answering: the
+   *  watchdog fires only when nothing has come back for `ms` (and no patient request runs). */
+  _watched(sent, patienceMs = 0) {
+    const { onStall, onStop } = this._watch;
+    const ms = Math.max(this._watch.ms, patienceMs);
+    if (patienceMs > 0) this._patient++;
     let timer;
     const late = new Promise((resolve, reject) => {
-      timer = setTimeout(() => reject(new EngineStalled(`the engine did not answer within ${ms / 1000} s`)), ms);
+      const check = () => {
+        const quiet = performance.now() - this._lastAnswer;
+        if (patienceMs === 0 && (this._patient > 0 || quiet < ms)) timer = setTimeout(check, ms - Math.min(quiet, ms - 50));
+        else reject(new EngineStalled(`the engine did not answer within ${ms / 1000} s`));
+      };
+      timer = setTimeout(check, ms);
     });
-    return Promise.race([sent, late]).finally(() => clearTimeout(timer)).catch((err) => {
+    return Promise.race([sent, late]).finally(() => {
+      clearTimeout(timer);
+      if (patienceMs > 0) this._patient--;
+    }).catch((err) => {
       if (err instanceof EngineStalled && !this.restarting) {
         this._restart(onStall, err.message);
         if (onStop) onStop(err.message);
@@ -130,9 +148,9 @@ export class Engine {
     return r.value;
   }
 
-  async tryCall(lab, op, args = {}) {
+  async tryCall(lab, op, args = {}, options = {}) {
     try {
-      return { ok: true, value: await this.call(lab, op, args) };
+      return { ok: true, value: await this.call(lab, op, args, options) };
     } catch (err) {
       if (err instanceof EngineError) return { ok: false, error: err.message };
       throw err;

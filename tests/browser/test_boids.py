@@ -527,6 +527,13 @@ def test_ten_or_ten_thousand_runs_to_ten_thousand_and_back(lab):
     page = lab
     panel = page.locator("#lab-boids .bd-scale")
     density = 80 / (160 * 100)
+    # with a student's rule running (here the original, run as the student's), the watchdog that
+    # stops stalled rules is on: it must wait for the experiment's long requests, not kill them
+    rules = page.locator("#lab-boids .rules-panel")
+    code = engine_call(page, LAB, "rules_source")["original"]
+    page.evaluate("(code) => window.swarmlab.labs.get('boids').rules.editor.setCode(code)", code)
+    rules.locator(".rules-run").click()
+    rules.locator(".rules-status").locator("text=Your rules run from now on").wait_for(timeout=20_000)
     page.evaluate("""() => { window.__gaps = []; let last = performance.now();
         const f = (t) => { window.__gaps.push(t - last); last = t; window.__raf = requestAnimationFrame(f); };
         window.__raf = requestAnimationFrame(f); }""")
@@ -555,3 +562,5 @@ def test_ten_or_ten_thousand_runs_to_ten_thousand_and_back(lab):
     small, big = sorted(cells)
     assert big[2] / small[2] > 10 * (big[1] / small[1])
     assert panel.locator("svg circle").count() == 2 and panel.locator("svg rect").count() == 2
+    assert page.evaluate("() => window.swarmlab.engine.restarts") == 0  # the watchdog waited
+    assert engine_call(page, LAB, "rules_source")["user"] is True

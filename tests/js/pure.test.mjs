@@ -35,6 +35,17 @@ test("FrameBudget follows the measured frame interval", () => {
   assert.equal(b.cap(), 1, "at least one step");
 });
 
+test("FrameBudget probes with one step while the cost is unknown, and again after a restart", () => {
+  const b = new FrameBudget({ share: 0.5 });
+  assert.equal(b.cap(100), 1, "unknown cost: one step");
+  b.cost(10, 10);
+  assert.ok(b.cap(100) > 1);
+  const s = new Stepper({ engine: fakeEngine(1), lab: "x", dt: 1 / 60, compose: () => [], apply: () => {} });
+  s.budget.cost(10, 10);
+  s.restart();
+  assert.equal(s.budget.cap(100), 1, "a restart may change the cost per step a thousandfold");
+});
+
 function fakeEngine(msPerStep) {
   const calls = [];
   return {

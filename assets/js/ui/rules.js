@@ -100,16 +100,22 @@ export async function mountRules(host, opts) {
   }
 
   // ---- the last good state and the watchdog (a worker can be stopped; the main thread cannot)
-  async function takeSnapshot() {
-    try {
-      const r = await engine.tryCall(lab, "snapshot");
-      if (r.ok) snapshot = r.value;
-    } catch (err) { /* stopped meanwhile: the restore uses the previous one */ }
+  let snapping = null; // the snapshot request in flight: never more than one queued
+  let nextSnap = 0;     // a big flock's snapshot is slow: keep it under a tenth of the engine's time
+  function takeSnapshot() {
+    if (!snapping) {
+      const t0 = performance.now();
+      snapping = engine.tryCall(lab, "snapshot")
+        .then((r) => { if (r.ok) snapshot = r.value; nextSnap = performance.now() + 10 * (performance.now() - t0); })
+        .catch(() => { /* stopped meanwhile: the restore uses the previous one */ })
+        .finally(() => { snapping = null; });
+    }
+    return snapping;
   }
   function startGuard() {
     if (engine.mode !== "worker") return;
     engine.watch(WATCH_MS, onStall, onStop);
-    if (!snapTimer) snapTimer = setInterval(() => { if (!engine.restarting) takeSnapshot(); }, SNAPSHOT_MS);
+    if (!snapTimer) snapTimer = setInterval(() => { if (!engine.restarting && performance.now() >= nextSnap) takeSnapshot(); }, SNAPSHOT_MS);
   }
   function stopGuard() {
     engine.watch(null);

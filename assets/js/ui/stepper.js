@@ -44,9 +44,11 @@ export class FrameBudget {
   }
   /** The most steps a request may ask for (at least one), `realMs` after the previous one:
    *  a share of the time that really passed, so waiting for a busy engine is not counted as
-   *  slowness (the engine is never asked for more than that share of real time). */
+   *  slowness (the engine is never asked for more than that share of real time).  While the
+   *  cost of a step is unknown, one step: a restart may have made the model 1,000 times
+   *  bigger (Lab 3's scaling experiment), and a request must never run for seconds. */
   cap(realMs = 0) {
-    if (!(this.msPerStep > 0)) return Infinity;
+    if (!(this.msPerStep > 0)) return 1; // cost unknown (a start, a restart): probe with one step
     const ms = this.overrideMs !== null ? this.overrideMs : Math.min(this.maxMs, Math.max(this.ms, this.share * realMs));
     return Math.max(1, Math.floor(ms / this.msPerStep));
   }
@@ -108,6 +110,7 @@ export class Stepper {
 
   /** After a restart: no carried time, a fresh view. */
   restart() {
+    this.budget.msPerStep = 0; // the new run may cost anything per step: measure it again
     this.clock.reset();
     this.waitedDt = 0;
     this.failed = false;

@@ -14,6 +14,9 @@ const SERIES = [
   { key: "step_us", label: "this model's step (cell list + rules)", cls: "bd-scale-local", mark: "circle" },
   { key: "naive_us", label: "everyone checks everyone (search only)", cls: "bd-scale-naive", mark: "square" },
 ];
+// Timing 10,000 boids the naive way takes seconds (tens on a slow laptop): the watchdog that
+// guards a student's rule (engine.watch) waits this long for these two requests.
+const PATIENCE_MS = 120_000;
 const fmtN = (n) => n.toLocaleString("en-GB");
 const fmtUs = (us) => (us >= 100 ? us.toFixed(0) : us >= 10 ? us.toFixed(1) : us.toFixed(2));
 
@@ -91,14 +94,15 @@ export class ScalingPanel {
   }
 
   async scaleAndMeasure(n) {
-    const res = await this.engine.tryCall(this.lab, "scale", { n });
+    const res = await this.engine.tryCall(this.lab, "scale", { n }, { patienceMs: PATIENCE_MS });
     if (!res.ok) { this.notify(res.error, "error"); return false; }
     this.showSize(n);
     this.onScaled(res.value);
     this.status.textContent = `Timing ${fmtN(n)} boids…`;
     // a few steps to time (one at the largest sizes, where one step is already long)
     // enough steps to time on a browser's coarse clock (about 20,000 boid-steps, at most 40)
-    const cost = await this.engine.tryCall(this.lab, "cost", { steps: Math.max(1, Math.min(40, Math.round(20000 / n))) });
+    const cost = await this.engine.tryCall(this.lab, "cost", { steps: Math.max(1, Math.min(40, Math.round(20000 / n))) },
+      { patienceMs: PATIENCE_MS });
     if (!cost.ok) { this.notify(cost.error, "error"); return false; }
     this.add(cost.value);
     const c = cost.value;
