@@ -23,6 +23,7 @@
 
 import { LAB_ACCESS, installKeys, keyHints } from "./keys.js";
 import { Sonifier } from "./sound.js";
+import { reflow } from "./reflow.js";
 
 export const SUMMARY_EVERY_MS = 10000; // at most one automatic summary per 10 s
 export const POLL_MS = 2500;           // how often a playing lab's description is refreshed
@@ -325,6 +326,9 @@ export function installAccess({ engine, activeLab, controller }) {
         was = shown;
       }).observe(node, { attributes: true, attributeFilter: ["hidden"] });
     }
+    // one column on a narrow screen: parts shown in another order move in the DOM too, so
+    // Tab and a screen reader follow what is seen (ui/reflow.js)
+    reflow(section, cfg.narrow);
     describe(lab); // the stage's name and the chart texts from the start
   }
 

