@@ -156,3 +156,85 @@ def test_after_a_trial_starts_the_next_trial_is_a_few_tabs_away(page, server):
     page.locator("#lab-swarm .swarm-trial-start").nth(n_trials - 1).click()
     page.wait_for_function("() => document.activeElement.classList.contains('swarm-trial-now')")
     assert page.locator("#lab-swarm .swarm-trial-next").is_hidden()
+
+
+# ------------------------------------------------------------------------------- chart tables
+TABLES = {"swarm": {"agree": ["P", "local"], "space": ["spacing", "very_close"]},
+          "vicsek": {"P": ["P"]}, "boids": {"chart": ["P", "spacing"]}}
+
+
+def read_table(page, sel):
+    return page.evaluate("""(sel) => { const t = document.querySelector(sel);
+        return { caption: t.querySelector('caption').textContent,
+                 head: [...t.querySelectorAll('thead th')].map((th) => [th.textContent, th.getAttribute('scope')]),
+                 rows: [...t.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((c) => [c.tagName, c.textContent, c.getAttribute('scope')])) }; }""", sel)
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_each_chart_has_a_table_of_its_samples(page, server, lab):
+    open_lab(page, server, lab)
+    page.evaluate("(lab) => { const c = window.swarmlab.labs.get(lab); if (c.test) c.test.setPlaying(false); else c.pause(); }", lab)
+    settle(page, lab)
+    step = {"swarm": 600, "vicsek": 40, "boids": 400}[lab]
+    engine_call(page, lab, "step", {"n": step})
+    for chart, keys in TABLES[lab].items():
+        summary = page.locator(f"#chart-table-{lab}-{chart} > summary")
+        summary.scroll_into_view_if_needed()
+        summary.focus()
+        page.keyboard.press("Enter")  # a disclosure: opened by keyboard
+        sel = f"#chart-table-{lab}-{chart} table"
+        page.wait_for_function("(s) => document.querySelector(s + ' tbody tr')", arg=sel)
+        h = engine_call(page, lab, "history")
+        names = [h["labels"][k] for k in keys]
+        # the summary's name says which series; the box is a focusable region named by the caption
+        assert summary.evaluate("(s) => s.textContent") == f"Values as a table ({' and '.join(names)})"
+        box = page.locator(f"#chart-table-{lab}-{chart} .chart-table-box")
+        assert box.get_attribute("tabindex") == "0" and box.get_attribute("role") == "region"
+        t = read_table(page, sel)
+        heads = [h["time_label"]] + [f"{n} ({h['units'][k]})" if h["units"][k] else n for n, k in zip(names, keys)] + ["changes"]
+        assert [x for x, _ in t["head"]] == heads and all(s == "col" for _, s in t["head"])
+        count = h["count"]
+        assert count >= 2
+        assert f"all {count} samples" in t["caption"] and names[0] in t["caption"]
+        assert len(t["rows"]) == count
+        for k in (0, count - 1):  # first and last rows: the engine's samples, as shown
+            row = t["rows"][k]
+            assert row[0][0] == "TH" and row[0][2] == "row"
+            assert float(row[0][1]) == pytest.approx(h["t"][k], abs=0.006)
+            for j, key in enumerate(keys):
+                v = h["series"][key][k]
+                if v is None:
+                    assert row[1 + j][1] == "–"
+                else:
+                    assert float(row[1 + j][1]) == pytest.approx(v, abs=0.006)
+    # an open table follows the run (while the lab is on screen)
+    sel = f"#chart-table-{lab}-{next(iter(TABLES[lab]))} tbody tr"
+    before = page.locator(sel).count()
+    engine_call(page, lab, "step", {"n": step})
+    page.wait_for_function("([s, n]) => document.querySelectorAll(s).length > n", arg=[sel, before], timeout=10_000)
+
+
+def test_table_thins_long_runs_and_lists_changes(page, server):
+    open_lab(page, server, "swarm")
+    page.evaluate("() => window.swarmlab.labs.get('swarm').test.setPlaying(false)")
+    settle(page, "swarm")
+    engine_call(page, "swarm", "step", {"n": 300})
+    engine_call(page, "swarm", "set", {"name": "alignment", "value": False})
+    engine_call(page, "swarm", "step", {"n": 6000})
+    page.locator("#chart-table-swarm-agree > summary").click()
+    sel = "#chart-table-swarm-agree table"
+    page.wait_for_function("(s) => document.querySelector(s + ' tbody tr')", arg=sel)
+    h = engine_call(page, "swarm", "history")
+    t = read_table(page, sel)
+    count = h["count"]
+    assert count > 150
+    stride = -(-count // 150)
+    assert len(t["rows"]) <= 150 and f"{len(t['rows'])} of {count} samples" in t["caption"]
+    assert float(t["rows"][-1][0][1]) == pytest.approx(h["t"][-1], abs=0.006)  # always the latest
+    assert float(t["rows"][-1][0][1]) - float(t["rows"][-2][0][1]) == pytest.approx(stride * h["interval"], abs=0.011)
+    changes = [r[-1][1] for r in t["rows"] if r[-1][1]]
+    marker = h["markers"][-1]["label"]
+    assert any(marker in c for c in changes), (marker, changes)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("#chart-table-swarm-agree").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "access-chart-table-swarm-desktop.png"))
