@@ -395,6 +395,52 @@ def test_neighbour_classes_differ_by_shape_not_only_hue(page, server):
                 assert contrast(_rgb(fill), ring_rgb) >= 3, (fill, ring)
 
 
+def _pairwise_min_difference(masks):
+    names = list(masks)
+    return min((sum(x != y for x, y in zip(masks[a], masks[b])), a, b)
+               for i, a in enumerate(names) for b in names[i + 1:])
+
+
+def test_steering_arrows_differ_by_dash_or_head_not_only_hue(page, server):
+    open_lab(page, server, "swarm")
+    got = page.evaluate("""async () => {
+        const { ARROW_STYLES } = await import('/assets/js/labs/swarm/palette.js');
+        const { drawArrow } = await import('/assets/js/ui/marks.js');
+        const masks = {};
+        for (const [k, st] of Object.entries(ARROW_STYLES)) {   // one grey for all: only the form is left
+            const c = document.createElement('canvas'); c.width = 80; c.height = 20;
+            const g = c.getContext('2d');
+            drawArrow(g, 4, 10, 76, 10, { ...st, color: '#808080' });
+            const d = g.getImageData(0, 0, 80, 20).data;
+            masks[k] = Array.from({ length: 1600 }, (_, i) => d[4 * i + 3] > 127 ? 1 : 0);
+        }
+        // the legend's keys, as drawn on the page (their colours as they are)
+        const keys = {};
+        for (const tr of document.querySelectorAll('#lab-swarm .sense-arrows tbody tr')) {
+            const c = tr.querySelector('canvas.arrow-key');
+            const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+            keys[tr.querySelector('.arrow-name').textContent] = Array.from({ length: c.width * c.height }, (_, i) => d[4 * i + 3] > 127 ? 1 : 0);
+        }
+        const words = [...document.querySelectorAll('#lab-swarm .sense-arrows .arrow-style')].map((e) => e.textContent);
+        const styles = Object.fromEntries(Object.entries(ARROW_STYLES).map(([k, s]) => [k, [JSON.stringify(s.dash), s.head, s.weight || 1, s.words]]));
+        return { masks, keys, words, styles };
+    }""")
+    styles = got["styles"]
+    assert set(styles) == {"separation", "alignment", "cohesion", "obstacle", "threat"}
+    # the style data: no two arrows share their dash, head and weight
+    forms = [(dash, head, weight) for dash, head, weight, _ in styles.values()]
+    assert len(set(forms)) == len(forms), styles
+    # drawn in one grey, every two arrows differ in at least 20 of 1,600 pixels
+    diff, a, b = _pairwise_min_difference(got["masks"])
+    assert diff >= 20, (a, b, diff)
+    # the legend shows the same forms: its keys differ pairwise too, and name the style in words
+    assert set(got["keys"]) == {"space", "alignment", "cohesion", "obstacle", "threat"}
+    assert all(sum(m) > 20 for m in got["keys"].values())
+    diff, a, b = _pairwise_min_difference(got["keys"])
+    assert diff >= 10, (a, b, diff)
+    assert got["words"] == [w for *_, w in styles.values()]
+
+
 # ------------------------------------------------------------------------------- axe-core
 def _axe(page, context=None):
     assert AXE.exists(), "node_modules/axe-core is missing: run `make node-dev`"
