@@ -590,6 +590,39 @@ def test_sound_is_off_until_asked_and_follows_agreement(page, server):
     assert btn.get_attribute("aria-pressed") == "false"
 
 
+def test_sound_respects_reduced_motion(browser, server):
+    """With prefers-reduced-motion the labs start paused and Sound stays off: nothing sounds
+    until the student asks twice (Sound, then Play); a lab opened later does not start a tone
+    by itself either.  Each user action still works."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, reduced_motion="reduce")
+    page = context.new_page()
+    page.add_init_script(COUNT_AUDIO)
+    try:
+        open_lab(page, server, "swarm")
+        assert page.evaluate("() => matchMedia('(prefers-reduced-motion: reduce)').matches")
+        btn = page.locator("#lab-swarm .access-sound")
+        assert btn.get_attribute("aria-pressed") == "false"
+        time.sleep(3)
+        assert not lab_playing(page, "swarm")
+        assert page.evaluate("() => window.__audioContexts") == 0
+        btn.click()  # a user action turns it on...
+        assert btn.get_attribute("aria-pressed") == "true"
+        assert page.evaluate("() => window.__audioContexts") == 1
+        time.sleep(3)  # ...but no tone while nothing moves
+        assert page.evaluate("() => window.swarmlab.access.sound.level") == 0
+        press_on_body(page, "Space")  # Play: the tone follows the motion
+        page.wait_for_function("() => window.swarmlab.access.sound.level > 0", timeout=10_000)
+        # another lab, opened from its tab, starts paused and silent
+        page.locator("#tab-boids").click()
+        page.wait_for_selector("#lab-boids[data-access='1']")
+        time.sleep(3)
+        assert not lab_playing(page, "boids")
+        assert page.evaluate("() => window.swarmlab.access.sound.level") == 0
+        assert page.locator("#lab-boids .access-sound").get_attribute("aria-pressed") == "true"
+    finally:
+        context.close()
+
+
 def test_pitch_rises_with_agreement(page, server):
     open_lab(page, server, "swarm")
     f = page.evaluate("""async () => { const { pitchFor } = await import('/assets/js/ui/sound.js');
