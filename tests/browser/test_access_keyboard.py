@@ -238,3 +238,192 @@ def test_table_thins_long_runs_and_lists_changes(page, server):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.locator("#chart-table-swarm-agree").scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / "access-chart-table-swarm-desktop.png"))
+
+
+# ------------------------------------------------------------------------------- keyboard only
+def tab_to(page, selector, limit=300, back=False):
+    """Tab (or Shift+Tab) from the current focus until `selector` has focus; return the presses."""
+    for n in range(limit):
+        if page.evaluate("(s) => Boolean(document.activeElement && document.activeElement.matches(s))", selector):
+            return n
+        page.keyboard.press("Shift+Tab" if back else "Tab")
+    raise AssertionError(f"{selector} is not reached by {'Shift+Tab' if back else 'Tab'}")
+
+
+def focused(page, selector):
+    return page.evaluate("(s) => document.activeElement.matches(s)", selector)
+
+
+def live(page):
+    return page.locator("#access-live").inner_text()
+
+
+def wait_live(page, contains, timeout=15_000):
+    page.wait_for_function("(s) => document.getElementById('access-live').textContent.includes(s)", arg=contains,
+                           timeout=timeout)
+    return live(page)
+
+
+def help_and_describe(page, lab, back_to):
+    """? opens the key list (focus inside), Escape closes it and focus returns; D speaks the summary."""
+    page.keyboard.press("Shift+Slash")
+    dlg = page.locator("#access-help")
+    assert dlg.is_visible() and focused(page, "#access-help .access-help-close")
+    page.keyboard.press("Escape")
+    assert dlg.is_hidden() and focused(page, back_to)
+    page.evaluate("() => { document.getElementById('access-live').textContent = ''; }")
+    page.keyboard.press("d")
+    said = wait_live(page, ".")
+    settle(page, lab)
+    assert said == page.locator(f"#lab-{lab} .access-said").inner_text()
+    assert focused(page, back_to)  # describing moves nothing
+    return said
+
+
+def start_from_top(page):
+    page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
+    page.keyboard.press("Tab")
+
+
+def test_swarm_by_keyboard_only(page, server):
+    open_lab(page, server, "swarm")
+    start_from_top(page)
+    # play / pause
+    tab_to(page, "#lab-swarm .swarm-play")
+    was = page.evaluate("() => window.swarmlab.labs.get('swarm').test.playing")
+    page.keyboard.press("Enter")
+    page.wait_for_function("(w) => window.swarmlab.labs.get('swarm').test.playing === !w", arg=was)
+    if page.evaluate("() => window.swarmlab.labs.get('swarm').test.playing"):
+        page.keyboard.press("Space")  # Space on the focused button: the same button
+        page.wait_for_function("() => !window.swarmlab.labs.get('swarm').test.playing")
+    said = help_and_describe(page, "swarm", "#lab-swarm .swarm-play")
+    assert said.startswith("150 animals")
+    # a threat, by its button and by T
+    tab_to(page, "#lab-swarm .swarm-threat")
+    page.keyboard.press("Enter")
+    wait_live(page, "Threat sent.")
+    assert engine_call(page, "swarm", "state")["threat_active"]
+    # the next animal: N, and the stage's own arrow keys
+    before = engine_call(page, "swarm", "state")["selected_index"]
+    page.keyboard.press("n")
+    page.wait_for_function("(b) => window.swarmlab.engine.call('swarm', 'state').then((s) => s.selected_index === b + 1)", arg=before)
+    tab_to(page, "#lab-swarm .swarm-canvas", back=True)
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("(b) => window.swarmlab.engine.call('swarm', 'state').then((s) => s.selected_index === b + 2)", arg=before)
+    # a rule switched off: Tab to its checkbox (its group is open), Space
+    tab_to(page, "#lab-swarm .ctl[data-param=alignment] input")
+    page.keyboard.press("Space")
+    page.wait_for_function("() => window.swarmlab.engine.call('swarm', 'state').then((s) => s.params.alignment === false)")
+    # a slider by arrow keys
+    tab_to(page, "#lab-swarm .swarm-controls input[type=range]")
+    name = page.evaluate("() => document.activeElement.closest('.ctl').dataset.param")
+    old = engine_call(page, "swarm", "state")["params"][name]
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("([n, o]) => window.swarmlab.engine.call('swarm', 'state').then((s) => s.params[n] > o)", arg=[name, old])
+    # a trial: Tab to its Start, Enter; focus lands by the stage; the next trial is 1 Tab + Enter away
+    tab_to(page, "#lab-swarm .swarm-trial-start")
+    title = page.locator("#lab-swarm .swarm-trial h4").first.inner_text()
+    page.keyboard.press("Enter")
+    wait_live(page, f"Trial started: {title}.")
+    assert focused(page, "#lab-swarm .swarm-trial-now")
+    assert tab_to(page, "#lab-swarm .swarm-trial-next") <= 2
+    page.keyboard.press("Enter")
+    assert focused(page, "#lab-swarm .swarm-trial-start")
+    # a chart's table: Tab to its disclosure, Enter, and into the table's box
+    tab_to(page, "#lab-swarm #chart-table-swarm-agree > summary", back=True)
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelector('#chart-table-swarm-agree tbody tr')")
+    page.keyboard.press("Tab")
+    assert focused(page, "#chart-table-swarm-agree .chart-table-box")
+    # restart with R (focus on a button: R is not a typing key)
+    page.keyboard.press("r")
+    wait_live(page, "Restarted.")
+    assert engine_call(page, "swarm", "state")["step"] < 120
+
+
+def test_vicsek_by_keyboard_only(page, server):
+    open_lab(page, server, "vicsek")
+    ctl = "window.swarmlab.labs.get('vicsek')"
+    start_from_top(page)
+    tab_to(page, "#lab-vicsek .vk-play")
+    if page.evaluate(f"() => {ctl}.playing"):
+        page.keyboard.press("Enter")
+        page.wait_for_function(f"() => !{ctl}.playing")
+    help_and_describe(page, "vicsek", "#lab-vicsek .vk-play")
+    # one update with Step
+    tab_to(page, "#lab-vicsek .vk-step")
+    t0 = engine_call(page, "vicsek", "state")["t"]
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"(t) => window.swarmlab.engine.call('vicsek', 'state').then((s) => s.t === t + 1)", arg=t0)
+    # follow an arrow: the buttons by the stage, N, and the stage's own arrow keys; Escape lets go
+    tab_to(page, "#lab-vicsek .access-follow-stop", back=True)
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => {ctl}.selected === -1")
+    page.keyboard.press("Shift+Tab")
+    assert focused(page, "#lab-vicsek .access-follow-next")
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => {ctl}.selected === 0")
+    page.keyboard.press("n")
+    page.wait_for_function(f"() => {ctl}.selected === 1")
+    tab_to(page, "#lab-vicsek .vk-canvas", back=True)
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(f"() => {ctl}.selected === 2")
+    page.keyboard.press("Escape")
+    page.wait_for_function(f"() => {ctl}.selected === -1")
+    # the knob: the alignment slider by arrow keys
+    tab_to(page, "#lab-vicsek .vk-knob input[type=range]")
+    name = page.evaluate("() => document.activeElement.closest('.ctl').dataset.param")
+    old = engine_call(page, "vicsek", "state")["params"][name]
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("([n, o]) => window.swarmlab.engine.call('vicsek', 'state').then((s) => s.params[n] < o)", arg=[name, old])
+    # the three steps: a tab list, moved along with the arrow keys
+    tab_to(page, "#lab-vicsek .vk-steptab[aria-selected=true]")
+    page.keyboard.press("ArrowRight")
+    assert page.locator("#lab-vicsek .vk-steptab").nth(1).get_attribute("aria-selected") == "true"
+    assert focused(page, "#lab-vicsek .vk-steptab[aria-selected=true]")
+    # play with Space (focus on the tab list: Space is the tab's own key, so press it on the body)
+    tab_to(page, "#lab-vicsek .vk-play", back=True)
+    page.keyboard.press("Space")
+    page.wait_for_function(f"() => {ctl}.playing")
+    page.keyboard.press("r")
+    wait_live(page, "Restarted from seed 3")
+    # the eight-seed check runs by itself; its table is reached by Tab
+    page.wait_for_function("() => document.querySelector('.vk-check-announce').textContent.includes('done')", timeout=120_000)
+    assert focused(page, "#lab-vicsek .vk-play")  # the finished check took no focus
+
+
+def test_boids_by_keyboard_only(page, server):
+    open_lab(page, server, "boids")
+    ctl = "window.swarmlab.labs.get('boids')"
+    start_from_top(page)
+    tab_to(page, "#lab-boids .bd-canvas")
+    help_and_describe(page, "boids", "#lab-boids .bd-canvas")
+    # the treat: arrow keys move the cursor, Enter held sets the treat there, Escape lets go
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.down("Enter")
+    page.wait_for_function("() => document.getElementById('lab-boids').dataset.treat === 'on'")
+    assert engine_call(page, "boids", "state")["treat"]["on"]
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => document.getElementById('lab-boids').dataset.treat !== 'on'")
+    page.keyboard.up("Enter")
+    # a preset ("Try this"), then a weight by its slider
+    tab_to(page, "#lab-boids .bd-preset")
+    name = page.evaluate("() => document.activeElement.firstChild.textContent.trim()")
+    page.keyboard.press("Enter")
+    wait_live(page, f"Preset applied: {name}.")
+    tab_to(page, "#lab-boids .bd-weights input[type=range]")
+    param = page.evaluate("() => document.activeElement.closest('.ctl').dataset.param")
+    old = engine_call(page, "boids", "state")["params"][param]
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("([n, o]) => window.swarmlab.engine.call('boids', 'state').then((s) => s.params[n] > o)", arg=[param, old])
+    # pause with its button, play with Space on the body... and Restart with R
+    tab_to(page, "#lab-boids .bd-play")
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => !{ctl}.playing")
+    page.keyboard.press("r")
+    wait_live(page, "Restarted.")
+    # the chart's table
+    tab_to(page, "#chart-table-boids-chart > summary")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelector('#chart-table-boids-chart tbody tr')")
