@@ -453,6 +453,14 @@ def _axe(page, context=None):
     }""", context)
 
 
+def _open_tables(page, lab):
+    """Open every chart's "Values as a table" and wait for its rows."""
+    for det in page.locator(f"#lab-{lab} details.chart-table").all():
+        det.evaluate("(d) => { d.open = true; }")
+    page.wait_for_function("""(lab) => [...document.querySelectorAll(`#lab-${lab} details.chart-table`)]
+        .every((d) => d.querySelector('tbody tr'))""", arg=lab)
+
+
 def _states(page, lab):
     """Yield (name) after putting the lab in each of its main states."""
     yield "ready"
@@ -460,7 +468,8 @@ def _states(page, lab):
         pause(page, "swarm")
         for det in page.locator("#lab-swarm details.swarm-group").all():
             det.evaluate("(d) => { d.open = true; }")
-        yield "settings open"
+        _open_tables(page, "swarm")
+        yield "settings and chart tables open"
         page.locator("#lab-swarm .swarm-trial-start").first.click()
         settle(page, "swarm")
         yield "trial running"
@@ -472,12 +481,14 @@ def _states(page, lab):
                                timeout=120_000)
         page.locator("#lab-vicsek .access-follow-next").click()
         settle(page, "vicsek")
-        yield "check done, following"
+        _open_tables(page, "vicsek")
+        yield "check done, following, chart table open"
         page.locator("#lab-vicsek .vk-steptab").nth(1).click()
         yield "step 2"
     else:
         page.locator("#lab-boids details.bd-advanced").evaluate("(d) => { d.open = true; }")
-        yield "settings open"
+        _open_tables(page, "boids")
+        yield "settings and chart table open"
         page.locator("#lab-boids .bd-canvas").focus()
         page.keyboard.down("Enter")
         page.wait_for_function("() => document.getElementById('lab-boids').dataset.treat === 'on'")
