@@ -238,6 +238,12 @@ def test_table_thins_long_runs_and_lists_changes(page, server):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.locator("#chart-table-swarm-agree").scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / "access-chart-table-swarm-desktop.png"))
+    # Restart begins the session's history again: the open table follows
+    page.locator("#lab-swarm .swarm-restart").click()
+    settle(page, "swarm")
+    page.wait_for_function("(s) => document.querySelectorAll(s + ' tbody tr').length <= 2", arg=sel, timeout=10_000)
+    caption = read_table(page, sel)["caption"]
+    assert "1 sample, at 0.00 s." in caption or "all 2 samples" in caption, caption
 
 
 # ------------------------------------------------------------------------------- keyboard only

@@ -12,6 +12,8 @@
 // spaced (every k-th, always with the latest), and its caption says so.  While the
 // disclosure is open the table follows the run every REFRESH_MS, re-drawn only when the
 // history changed, so a screen-reader user who paused the lab reads a table that holds still.
+// It asks for the whole history each time (no incremental copy as ui/history.js keeps for the
+// charts: a Restart starts the session's history again, which only the lab itself sees).
 
 export const MAX_ROWS = 150;
 export const REFRESH_MS = 2000;
@@ -28,9 +30,11 @@ export function formatTime(t, interval = 0.01) {
   return t.toFixed(d);
 }
 
-/** "from 0.25 to 105.25 s" for a label "time (s)"; "from update 1 to 40" for "update". */
+/** "from 0.25 to 105.25 s" for a label "time (s)", "from update 1 to 40" for "update";
+ *  with no `b`, one instant: "at 0.00 s", "at update 0". */
 function spanText(label, a, b) {
   const unit = /\(([^)]+)\)\s*$/.exec(label);
+  if (b === undefined) return unit ? `at ${a} ${unit[1]}` : `at ${label} ${a}`;
   return unit ? `from ${a} to ${b} ${unit[1]}` : `from ${label} ${a} to ${b}`;
 }
 
@@ -79,16 +83,19 @@ function joinNames(names) {
 export class ChartTable {
   /**
    * @param {object} o
-   *   fetch()    resolves to the history (metrics.History.to_dict) or null
+   *   fetch()    resolves to the session's history (metrics.History.to_dict) or null
    *   keys       the chart's series keys, in its legend's order
    *   id         an id stem for the elements (e.g. "swarm-agree")
    *   active()   true while the table should follow the run (its lab on screen)
    */
   constructor({ fetch, keys, id, active = () => true }) {
     this.fetch = fetch;
+    this.stamp = null; // what the table shows: "version:count:markers:last time"
+    this.meta = null;  // the last answer's labels (for the summary's name)
     this.keys = keys;
     this.active = active;
-    this.stamp = null;
+    this.queue = Promise.resolve();
+    this.waiting = 0;
     this.timer = null;
     this.element = el("details", { class: "chart-table", id: `chart-table-${id}` });
     this.summary = el("summary", {}, "Values as a table");
@@ -116,18 +123,28 @@ export class ChartTable {
   }
 
   async label() {
-    const h = await this.fetch();
+    await this.refresh(false, false);
+    const h = this.meta;
     if (h && !this.names.textContent) this.names.textContent = ` (${joinNames(this.keys.map((k) => h.labels[k] || k))})`;
   }
 
-  /** Fetch the history and re-draw the table if it changed (or if `force`). */
-  async refresh(force = false) {
-    const h = await this.fetch();
-    if (!h) return;
-    const stamp = `${h.version}:${h.count}:${(h.markers || []).length}`;
-    if (!force && stamp === this.stamp) return;
-    this.stamp = stamp;
-    this.render(h);
+  /** Ask for the history; re-draw the table if it changed (or if `force`).  Requests run one
+   *  after another; a timer's refresh is skipped while one is still waiting. */
+  refresh(force = false, draw = true) {
+    if (!force && this.waiting) return this.queue;
+    this.waiting++;
+    this.queue = this.queue.then(async () => {
+      this.waiting--;
+      const h = await this.fetch();
+      if (!h) return;
+      this.meta = h;
+      const stamp = `${h.version}:${h.count}:${(h.markers || []).length}:${h.t.length ? h.t[h.t.length - 1] : ""}`;
+      if (draw && this.element.open && (force || stamp !== this.stamp)) {
+        this.stamp = stamp;
+        this.render(h);
+      }
+    }).catch(() => {});
+    return this.queue;
   }
 
   render(h) {
@@ -142,7 +159,8 @@ export class ChartTable {
     if (!count) text += "no samples yet.";
     else {
       const span = spanText(timeLabel, time(rows[0].t), time(rows[rows.length - 1].t));
-      text += stride === 1 ? `all ${count} samples, ${span}.` : `${rows.length} of ${count} samples (every ${ordinal(stride)}), ${span}.`;
+      if (count === 1) text += `1 sample, ${spanText(timeLabel, time(rows[0].t))}.`;
+      else text += stride === 1 ? `all ${count} samples, ${span}.` : `${rows.length} of ${count} samples (every ${ordinal(stride)}), ${span}.`;
     }
     this.caption.textContent = text;
 
