@@ -32,7 +32,7 @@ def open_lab(page, server, lab, query=""):
 
 def pause(page, lab):
     page.evaluate("""(lab) => { const c = window.swarmlab.labs.get(lab);
-        if (c.test) c.test.setPlaying(false); else c.pause(); }""", lab)
+        if (c.test && c.test.setPlaying) c.test.setPlaying(false); else c.pause(); }""", lab)
     settle(page, lab)
 
 

@@ -30,6 +30,10 @@ FOCUSED = """() => {
 }"""
 
 
+# Pause a lab through its controller (Lab 1 has test.setPlaying; the others pause()).
+PAUSE = "(lab) => { const c = window.swarmlab.labs.get(lab); if (c.test && c.test.setPlaying) c.test.setPlaying(false); else c.pause(); }"
+
+
 def open_lab(page, server, lab, query=""):
     page.goto(f"{server}/?lab={lab}" + (f"&{query}" if query else ""))
     wait_ready(page)
@@ -84,7 +88,7 @@ def test_focus_order_follows_visual_order(browser, server, lab, width):
     page = context.new_page()
     try:
         open_lab(page, server, lab)
-        page.evaluate("(lab) => { const c = window.swarmlab.labs.get(lab); if (c.test) c.test.setPlaying(false); else c.pause(); }", lab)
+        page.evaluate(PAUSE, lab)
         stops = tab_walk(page)
         assert len(stops) >= 15, [s["name"] for s in stops]
         faults = order_faults(stops)
@@ -173,7 +177,7 @@ def read_table(page, sel):
 @pytest.mark.parametrize("lab", LABS)
 def test_each_chart_has_a_table_of_its_samples(page, server, lab):
     open_lab(page, server, lab)
-    page.evaluate("(lab) => { const c = window.swarmlab.labs.get(lab); if (c.test) c.test.setPlaying(false); else c.pause(); }", lab)
+    page.evaluate(PAUSE, lab)
     settle(page, lab)
     step = {"swarm": 600, "vicsek": 40, "boids": 400}[lab]
     engine_call(page, lab, "step", {"n": step})
