@@ -527,7 +527,7 @@ def test_one_output_changes_per_change(page, server):
     """An <output> is a live region: one slider key or a Restart rewrites only what changed."""
     open_lab(page, server, "boids")
     assert page.evaluate(WATCH_OUTPUTS, "boids") >= 3
-    slider = page.locator("#lab-boids input[type=range]").first
+    slider = page.locator("#lab-boids .bd-weights input[type=range]").first  # a rule's weight
     slider.focus()
     page.keyboard.press("ArrowRight")
     settle(page, "boids")
