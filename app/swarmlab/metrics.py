@@ -454,7 +454,8 @@ class History:
         return [t * self.tick_seconds for t in self.ticks]
 
     def to_dict(self, since: float | None = None) -> dict:
-        """Chart data: times, series values (NaN kept), labels, units and all markers.
+        """Chart data: times, series values (NaN kept), labels, units, the time column's
+        label and all markers.
 
         ``since`` (seconds): only samples strictly later are returned (an incremental
         update); callers compare ``version`` with their copy and refetch in full
@@ -468,6 +469,7 @@ class History:
             "series": {s.name: self.values[s.name][start:] for s in self.series},
             "labels": {s.name: s.label for s in self.series},
             "units": {s.name: s.unit for s in self.series},
+            "time_label": self.time_label,
             "markers": [{"t": t * self.tick_seconds, "label": lab} for t, lab in self.markers],
             "interval": self.interval_seconds,
             "version": self.version,

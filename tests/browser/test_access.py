@@ -32,7 +32,7 @@ def open_lab(page, server, lab, query=""):
 
 def pause(page, lab):
     page.evaluate("""(lab) => { const c = window.swarmlab.labs.get(lab);
-        if (c.test) c.test.setPlaying(false); else c.pause(); }""", lab)
+        if (c.test && c.test.setPlaying) c.test.setPlaying(false); else c.pause(); }""", lab)
     settle(page, lab)
 
 
@@ -395,6 +395,52 @@ def test_neighbour_classes_differ_by_shape_not_only_hue(page, server):
                 assert contrast(_rgb(fill), ring_rgb) >= 3, (fill, ring)
 
 
+def _pairwise_min_difference(masks):
+    names = list(masks)
+    return min((sum(x != y for x, y in zip(masks[a], masks[b])), a, b)
+               for i, a in enumerate(names) for b in names[i + 1:])
+
+
+def test_steering_arrows_differ_by_dash_or_head_not_only_hue(page, server):
+    open_lab(page, server, "swarm")
+    got = page.evaluate("""async () => {
+        const { ARROW_STYLES } = await import('/assets/js/labs/swarm/palette.js');
+        const { drawArrow } = await import('/assets/js/ui/marks.js');
+        const masks = {};
+        for (const [k, st] of Object.entries(ARROW_STYLES)) {   // one grey for all: only the form is left
+            const c = document.createElement('canvas'); c.width = 80; c.height = 20;
+            const g = c.getContext('2d');
+            drawArrow(g, 4, 10, 76, 10, { ...st, color: '#808080' });
+            const d = g.getImageData(0, 0, 80, 20).data;
+            masks[k] = Array.from({ length: 1600 }, (_, i) => d[4 * i + 3] > 127 ? 1 : 0);
+        }
+        // the legend's keys, as drawn on the page (their colours as they are)
+        const keys = {};
+        for (const tr of document.querySelectorAll('#lab-swarm .sense-arrows tbody tr')) {
+            const c = tr.querySelector('canvas.arrow-key');
+            const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+            keys[tr.querySelector('.arrow-name').textContent] = Array.from({ length: c.width * c.height }, (_, i) => d[4 * i + 3] > 127 ? 1 : 0);
+        }
+        const words = [...document.querySelectorAll('#lab-swarm .sense-arrows .arrow-style')].map((e) => e.textContent);
+        const styles = Object.fromEntries(Object.entries(ARROW_STYLES).map(([k, s]) => [k, [JSON.stringify(s.dash), s.head, s.weight || 1, s.words]]));
+        return { masks, keys, words, styles };
+    }""")
+    styles = got["styles"]
+    assert set(styles) == {"separation", "alignment", "cohesion", "obstacle", "threat"}
+    # the style data: no two arrows share their dash, head and weight
+    forms = [(dash, head, weight) for dash, head, weight, _ in styles.values()]
+    assert len(set(forms)) == len(forms), styles
+    # drawn in one grey, every two arrows differ in at least 20 of 1,600 pixels
+    diff, a, b = _pairwise_min_difference(got["masks"])
+    assert diff >= 20, (a, b, diff)
+    # the legend shows the same forms: its keys differ pairwise too, and name the style in words
+    assert set(got["keys"]) == {"space", "alignment", "cohesion", "obstacle", "threat"}
+    assert all(sum(m) > 20 for m in got["keys"].values())
+    diff, a, b = _pairwise_min_difference(got["keys"])
+    assert diff >= 10, (a, b, diff)
+    assert got["words"] == [w for *_, w in styles.values()]
+
+
 # ------------------------------------------------------------------------------- axe-core
 def _axe(page, context=None):
     assert AXE.exists(), "node_modules/axe-core is missing: run `make node-dev`"
@@ -407,6 +453,14 @@ def _axe(page, context=None):
     }""", context)
 
 
+def _open_tables(page, lab):
+    """Open every chart's "Values as a table" and wait for its rows."""
+    for det in page.locator(f"#lab-{lab} details.chart-table").all():
+        det.evaluate("(d) => { d.open = true; }")
+    page.wait_for_function("""(lab) => [...document.querySelectorAll(`#lab-${lab} details.chart-table`)]
+        .every((d) => d.querySelector('tbody tr'))""", arg=lab)
+
+
 def _states(page, lab):
     """Yield (name) after putting the lab in each of its main states."""
     yield "ready"
@@ -414,7 +468,8 @@ def _states(page, lab):
         pause(page, "swarm")
         for det in page.locator("#lab-swarm details.swarm-group").all():
             det.evaluate("(d) => { d.open = true; }")
-        yield "settings open"
+        _open_tables(page, "swarm")
+        yield "settings and chart tables open"
         page.locator("#lab-swarm .swarm-trial-start").first.click()
         settle(page, "swarm")
         yield "trial running"
@@ -426,12 +481,14 @@ def _states(page, lab):
                                timeout=120_000)
         page.locator("#lab-vicsek .access-follow-next").click()
         settle(page, "vicsek")
-        yield "check done, following"
+        _open_tables(page, "vicsek")
+        yield "check done, following, chart table open"
         page.locator("#lab-vicsek .vk-steptab").nth(1).click()
         yield "step 2"
     else:
         page.locator("#lab-boids details.bd-advanced").evaluate("(d) => { d.open = true; }")
-        yield "settings open"
+        _open_tables(page, "boids")
+        yield "settings and chart table open"
         page.locator("#lab-boids .bd-canvas").focus()
         page.keyboard.down("Enter")
         page.wait_for_function("() => document.getElementById('lab-boids').dataset.treat === 'on'")
@@ -470,7 +527,7 @@ def test_one_output_changes_per_change(page, server):
     """An <output> is a live region: one slider key or a Restart rewrites only what changed."""
     open_lab(page, server, "boids")
     assert page.evaluate(WATCH_OUTPUTS, "boids") >= 3
-    slider = page.locator("#lab-boids input[type=range]").first
+    slider = page.locator("#lab-boids .bd-weights input[type=range]").first  # a rule's weight
     slider.focus()
     page.keyboard.press("ArrowRight")
     settle(page, "boids")
@@ -542,6 +599,39 @@ def test_sound_is_off_until_asked_and_follows_agreement(page, server):
     page.wait_for_function("() => window.swarmlab.access.sound.level === 0", timeout=10_000)
     btn.click()
     assert btn.get_attribute("aria-pressed") == "false"
+
+
+def test_sound_respects_reduced_motion(browser, server):
+    """With prefers-reduced-motion the labs start paused and Sound stays off: nothing sounds
+    until the student asks twice (Sound, then Play); a lab opened later does not start a tone
+    by itself either.  Each user action still works."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, reduced_motion="reduce")
+    page = context.new_page()
+    page.add_init_script(COUNT_AUDIO)
+    try:
+        open_lab(page, server, "swarm")
+        assert page.evaluate("() => matchMedia('(prefers-reduced-motion: reduce)').matches")
+        btn = page.locator("#lab-swarm .access-sound")
+        assert btn.get_attribute("aria-pressed") == "false"
+        time.sleep(3)
+        assert not lab_playing(page, "swarm")
+        assert page.evaluate("() => window.__audioContexts") == 0
+        btn.click()  # a user action turns it on...
+        assert btn.get_attribute("aria-pressed") == "true"
+        assert page.evaluate("() => window.__audioContexts") == 1
+        time.sleep(3)  # ...but no tone while nothing moves
+        assert page.evaluate("() => window.swarmlab.access.sound.level") == 0
+        press_on_body(page, "Space")  # Play: the tone follows the motion
+        page.wait_for_function("() => window.swarmlab.access.sound.level > 0", timeout=10_000)
+        # another lab, opened from its tab, starts paused and silent
+        page.locator("#tab-boids").click()
+        page.wait_for_selector("#lab-boids[data-access='1']")
+        time.sleep(3)
+        assert not lab_playing(page, "boids")
+        assert page.evaluate("() => window.swarmlab.access.sound.level") == 0
+        assert page.locator("#lab-boids .access-sound").get_attribute("aria-pressed") == "true"
+    finally:
+        context.close()
 
 
 def test_pitch_rises_with_agreement(page, server):

@@ -526,7 +526,7 @@ def test_sensing_arrows_have_their_own_colours_and_the_legend_agrees(lab):
         const probe = document.createElement('span'); document.body.append(probe);
         const rgb = (c) => { probe.style.background = c; return getComputedStyle(probe).backgroundColor; };
         const keys = [...document.querySelectorAll('#lab-swarm .sense-arrows tbody tr')].map((tr) =>
-            [tr.querySelector('th').textContent.trim(), css(tr.querySelector('.arrow-key'))]);
+            [tr.querySelector('.arrow-name').textContent.trim(), getComputedStyle(tr.querySelector('.arrow-key')).color]);
         // a ring swatch (the excluded class's shape) shows its colour as its outline
         const paint = (el) => el.classList.contains('mark-ring') ? getComputedStyle(el).borderTopColor : css(el);
         const sw = Object.fromEntries(['selected', 'social', 'personal', 'excluded'].map((k) =>

@@ -202,6 +202,7 @@ def test_markers_dict_and_since():
     assert d["t"] == pytest.approx([0, 0.25, 0.5, 0.75, 1.0])
     assert d["markers"] == [{"t": pytest.approx(20 / 60), "label": "alignment off"}]
     assert d["units"] == {"P": "0 to 1", "s": "lengths"}
+    assert d["time_label"] == h.time_label
     assert math.isnan(d["series"]["s"][0])
     inc = h.to_dict(since=0.5)
     assert inc["t"] == pytest.approx([0.75, 1.0]) and inc["series"]["P"] == [0.5, 0.5]

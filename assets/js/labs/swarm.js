@@ -152,8 +152,10 @@ async function mountLab(section, ctx) {
   const trialNowTitle = el("h3", { class: "swarm-trial-now-title", id: "swarm-trial-now-title" });
   const trialNowQ = el("p", { class: "swarm-trial-now-q" });
   const trialNowNext = el("p", { class: "swarm-trial-now-next" });
+  // a trial's Start moves focus here; the next trial's card is one Tab and Enter away
+  const trialNowGo = el("button", { type: "button", class: "btn swarm-trial-next" });
   const trialNow = el("section", { class: "swarm-trial-now", tabindex: "-1", "aria-labelledby": "swarm-trial-now-title" },
-    trialNowTitle, trialNowQ, trialNowNext);
+    trialNowTitle, trialNowQ, trialNowNext, trialNowGo);
   trialNow.hidden = true;
   transport.append(trialNow);
 
@@ -189,10 +191,11 @@ async function mountLab(section, ctx) {
     el("p", { class: "swarm-trials-intro", text: "Each trial restarts the run with its own settings (same sample). Read the question, decide what you expect, then start it and check." }));
   const trialCards = new Map();
   for (const t of trials) {
-    const startBtn = el("button", { type: "button", class: "btn swarm-trial-start", "data-trial": t.id, text: `Start “${t.title}”` });
+    const startBtn = el("button", { type: "button", class: "btn swarm-trial-start", "data-trial": t.id, text: `Start “${t.title}”`,
+      "aria-describedby": `swarm-q-${t.id}` });
     const card = el("article", { class: "swarm-trial", "data-trial": t.id },
       el("h4", { text: t.title }),
-      el("p", { class: "swarm-question", text: t.question }),
+      el("p", { class: "swarm-question", id: `swarm-q-${t.id}`, text: t.question }),
       startBtn,
       el("details", { class: "swarm-next" }, el("summary", { text: "What to try next" }), el("p", { text: t.try_next || t.next || "" })));
     startBtn.addEventListener("click", () => stepper.track(startTrial(t.id).then((ok) => ok && showStage())));
@@ -474,8 +477,24 @@ async function mountLab(section, ctx) {
       trialNowTitle.textContent = `Trial: ${t.title}`;
       trialNowQ.textContent = t.question;
       trialNowNext.textContent = `Then: ${t.try_next || t.next || ""}`;
+      const after = trials[trials.findIndex((x) => x.id === id) + 1];
+      trialNowGo.hidden = !after;
+      if (after) {
+        trialNowGo.dataset.trial = after.id;
+        trialNowGo.textContent = `Next trial: ${after.title} ↓`;
+      }
     }
   }
+
+  /** To the next trial's card: its question in view, focus on its Start button (which the
+   *  question describes), so the student reads and predicts before starting it. */
+  function goToTrial(id) {
+    const card = trialCards.get(id);
+    if (!card) return;
+    card.scrollIntoView({ block: "center", behavior: ctx.reducedMotion ? "auto" : "smooth" });
+    card.querySelector(".swarm-trial-start").focus({ preventScroll: true });
+  }
+  trialNowGo.addEventListener("click", () => goToTrial(trialNowGo.dataset.trial));
 
   /** After a trial is started from its card (often far down the page, on a phone far below
    *  the stage), bring the stage and the trial's question into view. */

@@ -6,7 +6,8 @@
 //   - the stage canvas's accessible name follows the state ("… Now: 150 animals, mostly in
 //     one group heading north-east; …");
 //   - every chart canvas has a text alternative (current values and the trend over the
-//     last 10 s), linked with aria-describedby;
+//     last 10 s), linked with aria-describedby, and a "Values as a table" disclosure with
+//     its samples (ui/charttable.js);
 //   - one polite live region (#access-live) speaks: the answer to Describe (button or D),
 //     a response to each action (threat sent, trial started, preset applied, restart, the
 //     five-minute pause), and while a lab plays, a fresh summary when something meaningful
@@ -23,6 +24,8 @@
 
 import { LAB_ACCESS, installKeys, keyHints } from "./keys.js";
 import { Sonifier } from "./sound.js";
+import { reflow } from "./reflow.js";
+import { ChartTable } from "./charttable.js";
 
 export const SUMMARY_EVERY_MS = 10000; // at most one automatic summary per 10 s
 export const POLL_MS = 2500;           // how often a playing lab's description is refreshed
@@ -299,6 +302,17 @@ export function installAccess({ engine, activeLab, controller }) {
         const ids = (c.getAttribute("aria-describedby") || "").split(/\s+/).filter(Boolean);
         if (!ids.includes(p.id)) c.setAttribute("aria-describedby", [...ids, p.id].join(" "));
       }
+      // and a table view of its samples, from the session's history (ui/charttable.js)
+      const keys = cfg.tables && cfg.tables[id];
+      if (keys) {
+        const table = new ChartTable({
+          id: `${lab}-${id}`,
+          keys,
+          fetch: async () => { const r = await engine.tryCall(lab, "history"); return r.ok ? r.value : null; },
+          active: () => activeLab() === lab,
+        });
+        p.after(table.element);
+      }
     }
 
     // actions answer with what they did and the new state
@@ -325,6 +339,9 @@ export function installAccess({ engine, activeLab, controller }) {
         was = shown;
       }).observe(node, { attributes: true, attributeFilter: ["hidden"] });
     }
+    // one column on a narrow screen: parts shown in another order move in the DOM too, so
+    // Tab and a screen reader follow what is seen (ui/reflow.js)
+    reflow(section, cfg.narrow);
     describe(lab); // the stage's name and the chart texts from the start
   }
 

@@ -65,7 +65,17 @@ export const LAB_ACCESS = {
       text: (n) => `${n.querySelector("p")?.textContent || "Paused."} The Continue button is on the stage; Escape closes this note.`,
     }],
     charts: { agree: [".swarm-chart-agree", ".swarm-live-agree"], space: [".swarm-chart-space", ".swarm-live-space"] },
+    // a table of each full chart's samples (ui/charttable.js): the chart's series keys, as in
+    // the session's CHARTS (sessions/swarm.py); labels and units come from its history
+    tables: { agree: ["P", "local"], space: ["spacing", "very_close"] },
     roving: [[".swarm-markers", ".swarm-marker"]],
+    // one column (ui/reflow.js): stage, live strip, Play row, access bar, status, caption, the
+    // settings, the measurements and sense panel, the trials; the same order as swarm.css's
+    narrow: [
+      { move: ".swarm-status", before: ".swarm-main > .stage-caption" },
+      { move: ".swarm-analysis", after: ".swarm-side" },
+      { move: ".swarm-trials", after: ".swarm-analysis" },
+    ],
   },
   vicsek: {
     stage: ".vk-canvas",
@@ -88,6 +98,7 @@ export const LAB_ACCESS = {
     ],
     actions: [[".vk-restart", "Restarted from seed 3, with the same random nudges."]],
     charts: { P: [".vk-pplot"] },
+    tables: { P: ["P"] },
   },
   boids: {
     stage: ".bd-canvas",
@@ -104,6 +115,8 @@ export const LAB_ACCESS = {
       [".bd-preset", (b) => `Preset applied: ${(b.firstChild?.textContent || b.textContent).trim()}.`],
     ],
     charts: { chart: [".bd-chart"] },
+    tables: { chart: ["P", "spacing"] },
+    narrow: [{ move: ".bd-chart-fig", append: ".bd-side" }], // one column: the chart goes last
   },
 };
 

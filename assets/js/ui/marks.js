@@ -1,5 +1,6 @@
 // Marks that differ by shape as well as by colour, so that a class stays readable for
-// colour-blind students, in greyscale print and under forced colours.
+// colour-blind students, in greyscale print and under forced colours: point marks
+// (drawMark) and arrows with their own dash and head (drawArrow).
 //
 //   disc    a filled circle
 //   square  a filled square (same area as the disc)
@@ -32,5 +33,55 @@ export function drawMark(g, x, y, r, shape, color) {
   } else {
     g.fillStyle = color;
     g.fill();
+  }
+}
+
+export const ARROW_HEADS = ["triangle", "open", "double"];
+
+/**
+ * Draw an arrow from (x0, y0) to (x1, y1) (CSS px) in `style` = {color, dash, head, weight}:
+ *   dash  the line's dash pattern in line widths ([] solid; [0.6, 1.4] dotted with round caps)
+ *   head  "triangle" (filled), "open" (a chevron of two strokes) or "double" (two triangles)
+ *   weight  the line width is `width` times this (default 1)
+ * The head is at most 8 px x sqrt(weight) (half the arrow for a short one); the line stops under it.
+ */
+export function drawArrow(g, x0, y0, x1, y1, style, width = 2.5) {
+  const weight = style.weight || 1;
+  width *= weight;
+  const ang = Math.atan2(y1 - y0, x1 - x0);
+  const len = Math.hypot(x1 - x0, y1 - y0);
+  const head = Math.min(8 * Math.sqrt(weight), len * 0.5);
+  const c = Math.cos(ang), s = Math.sin(ang);
+  const back = style.head === "double" ? 1.6 * head : style.head === "open" ? 0.15 * head : 0.6 * head;
+  g.strokeStyle = style.color;
+  g.fillStyle = style.color;
+  g.lineWidth = width;
+  const dash = style.dash || [];
+  g.setLineDash(dash.map((d) => d * width));
+  g.lineCap = dash.length && dash[0] < 1 ? "round" : "butt";
+  g.beginPath();
+  g.moveTo(x0, y0);
+  g.lineTo(x1 - back * c, y1 - back * s);
+  g.stroke();
+  g.setLineDash([]);
+  g.lineCap = "butt";
+  const tri = (tx, ty) => {
+    g.beginPath();
+    g.moveTo(tx, ty);
+    g.lineTo(tx - head * Math.cos(ang - 0.45), ty - head * Math.sin(ang - 0.45));
+    g.lineTo(tx - head * Math.cos(ang + 0.45), ty - head * Math.sin(ang + 0.45));
+    g.closePath();
+    g.fill();
+  };
+  if (style.head === "open") {
+    g.beginPath();
+    g.moveTo(x1 - head * Math.cos(ang - 0.6), y1 - head * Math.sin(ang - 0.6));
+    g.lineTo(x1, y1);
+    g.lineTo(x1 - head * Math.cos(ang + 0.6), y1 - head * Math.sin(ang + 0.6));
+    g.lineJoin = "miter";
+    g.stroke();
+  } else {
+    tri(x1, y1);
+    if (style.head === "double") tri(x1 - head * c, y1 - head * s); // a second head right behind the first
   }
 }

@@ -5,6 +5,11 @@
 // is sent.  Web Audio only; nothing is created before the student presses "Sound" (a user
 // gesture, which browsers require anyway), and the tone is silent while the lab is paused
 // or hidden.  The pitch glides over about a second, so a step in P is never a jump.
+//
+// Reduced motion (prefers-reduced-motion), as PhET treats it: the tone is a sonification of
+// the motion, so it never starts by itself.  Sound stays off by default, and the labs start
+// paused (SPEC), so even with Sound on nothing is heard until the student presses Play; a lab
+// opened later starts paused and silent too (tests/browser/test_access.py).
 
 const F_LOW = 220;   // Hz at P = 0
 const F_HIGH = 660;  // Hz at P = 1

@@ -9,16 +9,20 @@
 
 import { WORLD } from "./renderer.js";
 import { fitCanvas, plural } from "../../ui/dom.js";
-import { ARROWS, NEIGHBOURS, SELECTED, THREAT } from "./palette.js";
-import { drawMark } from "../../ui/marks.js";
+import { ARROWS, ARROW_STYLES, NEIGHBOURS, SELECTED, THREAT } from "./palette.js";
+import { drawArrow, drawMark } from "../../ui/marks.js";
+import { pixelRatio } from "../../ui/dom.js";
 
+// each urge's arrow: its own colour, and its own dash or head (palette.js ARROW_STYLES)
 export const RULES = [
-  { key: "separation", label: "space", color: ARROWS.separation },
-  { key: "alignment", label: "alignment", color: ARROWS.alignment },
-  { key: "cohesion", label: "cohesion", color: ARROWS.cohesion },
-  { key: "obstacle", label: "obstacle", color: ARROWS.obstacle },
-  { key: "threat", label: "threat", color: ARROWS.threat },
+  { key: "separation", label: "space", color: ARROWS.separation, style: ARROW_STYLES.separation },
+  { key: "alignment", label: "alignment", color: ARROWS.alignment, style: ARROW_STYLES.alignment },
+  { key: "cohesion", label: "cohesion", color: ARROWS.cohesion, style: ARROW_STYLES.cohesion },
+  { key: "obstacle", label: "obstacle", color: ARROWS.obstacle, style: ARROW_STYLES.obstacle },
+  { key: "threat", label: "threat", color: ARROWS.threat, style: ARROW_STYLES.threat },
 ];
+const KEY_W = 30; // CSS px of a legend key (an arrow drawn as on the panel, on its dark ground)
+const KEY_H = 14;
 const SOCIAL = NEIGHBOURS.social;
 const PERSONAL = NEIGHBOURS.personal;
 const EXCLUDED = NEIGHBOURS.excluded;
@@ -77,8 +81,16 @@ export class SensePanel {
     }
     for (const r of RULES) {
       const tr = document.createElement("tr");
-      tr.innerHTML = `<th scope="row"><span class="arrow-key"></span>${r.label}</th><td class="num">0.00</td>`;
-      tr.querySelector(".arrow-key").style.background = r.color;
+      tr.innerHTML = `<th scope="row"><canvas class="arrow-key" aria-hidden="true"></canvas><span class="arrow-name">${r.label}</span>` +
+        ` <span class="arrow-style">${r.style.words}</span></th><td class="num">0.00</td>`;
+      const key = tr.querySelector(".arrow-key");
+      key.style.color = r.color; // the legend's colour, readable from the element
+      const dpr = pixelRatio();
+      key.width = Math.round(KEY_W * dpr);
+      key.height = Math.round(KEY_H * dpr);
+      const kg = key.getContext("2d");
+      kg.setTransform(dpr, 0, 0, dpr, 0, 0);
+      drawArrow(kg, 3, KEY_H / 2, KEY_W - 3, KEY_H / 2, r.style, 2);
       this.tbody.append(tr);
       this.rows.set(r.key, tr.querySelector("td"));
     }
@@ -263,7 +275,7 @@ export class SensePanel {
       if (!v) continue;
       const m = Math.hypot(v[0], v[1]);
       if (m < 1e-6) continue;
-      this._arrow(cx, cy, cx + v[0] * unit, cy - v[1] * unit, r.color);
+      drawArrow(g, cx, cy, cx + v[0] * unit, cy - v[1] * unit, r.style);
     }
     // label for the view (drawn last, on a backdrop, so dots and rings never cover it)
     g.font = "11px system-ui, sans-serif";
@@ -313,25 +325,5 @@ export class SensePanel {
     g.strokeStyle = color;
     g.lineWidth = 1.5;
     g.stroke();
-  }
-
-  _arrow(x0, y0, x1, y1, color) {
-    const g = this.g;
-    const ang = Math.atan2(y1 - y0, x1 - x0);
-    const len = Math.hypot(x1 - x0, y1 - y0);
-    const head = Math.min(8, len * 0.5);
-    g.strokeStyle = color;
-    g.fillStyle = color;
-    g.lineWidth = 2.5;
-    g.beginPath();
-    g.moveTo(x0, y0);
-    g.lineTo(x1 - head * 0.6 * Math.cos(ang), y1 - head * 0.6 * Math.sin(ang));
-    g.stroke();
-    g.beginPath();
-    g.moveTo(x1, y1);
-    g.lineTo(x1 - head * Math.cos(ang - 0.45), y1 - head * Math.sin(ang - 0.45));
-    g.lineTo(x1 - head * Math.cos(ang + 0.45), y1 - head * Math.sin(ang + 0.45));
-    g.closePath();
-    g.fill();
   }
 }
