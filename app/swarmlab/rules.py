@@ -48,6 +48,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import cells
+
 FILENAME = "<your rules>"  # the name tracebacks give to a student's code
 MAX_SOURCE_CHARS = 20_000  # a rule module is a page of code, not a program
 TIME_LIMIT_S = 2.0  # one call of a student's rule; beyond it the rule is stopped
@@ -82,16 +84,14 @@ def sum_by(i: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     n      : number of boids -> (n,) or (n, k)
 
     ``np.bincount`` adds in pair order (a sequential loop), so the bits depend only on
-    that order: the same pairs in the same order give the same sums everywhere.
+    that order: the same pairs in the same order give the same sums everywhere.  The
+    engine's one reducer, :func:`cells.sum_by_i`, under the name the student's code uses.
     """
     i = np.asarray(i).astype(np.intp, copy=False)  # bincount wants the native index type
     values = np.asarray(values, dtype=np.float64)
     if values.ndim == 1:
-        return np.bincount(i, weights=values, minlength=n)
-    out = np.zeros((n, values.shape[1]))
-    for k in range(values.shape[1]):
-        out[:, k] = np.bincount(i, weights=values[:, k], minlength=n)
-    return out
+        return cells.sum_by_i(i, values, n)
+    return np.stack([cells.sum_by_i(i, values[:, k], n) for k in range(values.shape[1])], axis=1)
 
 
 def count_by(i: np.ndarray, n: int) -> np.ndarray:
