@@ -41,8 +41,22 @@ def open_lab(page, server, lab, query=""):
     return page
 
 
+# Where each stop of a walk is once the walk is over, all read in one layout: a panel that
+# settles while Tab moves on (an editor finishing its line wrapping) must not read as a jump.
+REMEASURE = """(n) => { const out = [];
+    for (let k = 0; k < n; k++) {
+        const e = document.querySelector(`[data-tab-walk="${k}"]`);
+        if (!e) { out.push(null); continue; }
+        const r = e.getBoundingClientRect();
+        out.push({ x: r.left + scrollX, y: r.top + scrollY, w: r.width, h: r.height });
+        e.removeAttribute('data-tab-walk');
+    }
+    return out; }"""
+
+
 def tab_walk(page, limit=400):
-    """Press Tab from the top of the page until focus leaves it or comes round again."""
+    """Press Tab from the top of the page until focus leaves it or comes round again.  The
+    stops come in focus order, with their places measured together after the walk."""
     page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
     seen, out = set(), []
     for _ in range(limit):
@@ -54,7 +68,11 @@ def tab_walk(page, limit=400):
         if key in seen:
             break
         seen.add(key)
+        page.evaluate("(k) => document.activeElement.setAttribute('data-tab-walk', String(k))", len(out))
         out.append(f)
+    for f, r in zip(out, page.evaluate(REMEASURE, len(out))):
+        if r is not None:
+            f.update(r)
     return out
 
 
