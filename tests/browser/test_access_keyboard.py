@@ -76,6 +76,18 @@ def tab_walk(page, limit=400):
     return out
 
 
+
+def slide_by_key(page, lab, selector, key):
+    """Tab to a slider, press an arrow key, and wait until the session's parameter has moved
+    that way (ArrowRight up, ArrowLeft down)."""
+    tab_to(page, selector)
+    name = page.evaluate("() => document.activeElement.closest('.ctl').dataset.param")
+    old = engine_call(page, lab, "state")["params"][name]
+    page.keyboard.press(key)
+    moved = ">" if key == "ArrowRight" else "<"
+    page.wait_for_function(f"([lab, n, o]) => window.swarmlab.engine.call(lab, 'state').then((s) => s.params[n] {moved} o)",
+                           arg=[lab, name, old])
+
 def order_faults(stops, tol=4):
     """Pairs of successive focus stops that go against reading order.
 
@@ -343,11 +355,7 @@ def test_swarm_by_keyboard_only(page, server):
     page.keyboard.press("Space")
     page.wait_for_function("() => window.swarmlab.engine.call('swarm', 'state').then((s) => s.params.alignment === false)")
     # a slider by arrow keys
-    tab_to(page, "#lab-swarm .swarm-controls input[type=range]")
-    name = page.evaluate("() => document.activeElement.closest('.ctl').dataset.param")
-    old = engine_call(page, "swarm", "state")["params"][name]
-    page.keyboard.press("ArrowRight")
-    page.wait_for_function("([n, o]) => window.swarmlab.engine.call('swarm', 'state').then((s) => s.params[n] > o)", arg=[name, old])
+    slide_by_key(page, "swarm", "#lab-swarm .swarm-controls input[type=range]", "ArrowRight")
     # a trial: Tab to its Start, Enter; focus lands by the stage; the next trial is 1 Tab + Enter away
     tab_to(page, "#lab-swarm .swarm-trial-start")
     title = page.locator("#lab-swarm .swarm-trial h4").first.inner_text()
@@ -399,11 +407,7 @@ def test_vicsek_by_keyboard_only(page, server):
     page.keyboard.press("Escape")
     page.wait_for_function(f"() => {ctl}.selected === -1")
     # the knob: the alignment slider by arrow keys
-    tab_to(page, "#lab-vicsek .vk-knob input[type=range]")
-    name = page.evaluate("() => document.activeElement.closest('.ctl').dataset.param")
-    old = engine_call(page, "vicsek", "state")["params"][name]
-    page.keyboard.press("ArrowLeft")
-    page.wait_for_function("([n, o]) => window.swarmlab.engine.call('vicsek', 'state').then((s) => s.params[n] < o)", arg=[name, old])
+    slide_by_key(page, "vicsek", "#lab-vicsek .vk-knob input[type=range]", "ArrowLeft")
     # the three steps: a tab list, moved along with the arrow keys
     tab_to(page, "#lab-vicsek .vk-steptab[aria-selected=true]")
     page.keyboard.press("ArrowRight")
@@ -440,11 +444,7 @@ def test_boids_by_keyboard_only(page, server):
     name = page.evaluate("() => document.activeElement.firstChild.textContent.trim()")
     page.keyboard.press("Enter")
     wait_live(page, f"Preset applied: {name}.")
-    tab_to(page, "#lab-boids .bd-weights input[type=range]")
-    param = page.evaluate("() => document.activeElement.closest('.ctl').dataset.param")
-    old = engine_call(page, "boids", "state")["params"][param]
-    page.keyboard.press("ArrowRight")
-    page.wait_for_function("([n, o]) => window.swarmlab.engine.call('boids', 'state').then((s) => s.params[n] > o)", arg=[param, old])
+    slide_by_key(page, "boids", "#lab-boids .bd-weights input[type=range]", "ArrowRight")
     # pause with its button, play with Space on the body... and Restart with R
     tab_to(page, "#lab-boids .bd-play")
     page.keyboard.press("Enter")
