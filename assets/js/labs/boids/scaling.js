@@ -60,11 +60,7 @@ export class ScalingPanel {
           el("span", { class: `bd-scale-key ${s.cls}` }, el("span", { class: `bd-scale-swatch ${s.mark}`, "aria-hidden": "true" }), s.label)))),
       el("details", { class: "bd-scale-details" }, el("summary", { text: "The measurements as a table" }), this.table),
     );
-    this.slider.addEventListener("input", () => {
-      const n = this.sizes[Number(this.slider.value)];
-      this.out.textContent = `${fmtN(n)} boids`;
-      this.slider.setAttribute("aria-valuetext", `${fmtN(n)} boids`);
-    });
+    this.slider.addEventListener("input", () => this.label(this.sizes[Number(this.slider.value)]));
     this.slider.addEventListener("change", () => this.track(this.scaleTo(this.sizes[Number(this.slider.value)])));
     this.measureBtn.addEventListener("click", () => this.track(this.measureAll()));
     this.render();
@@ -76,6 +72,11 @@ export class ScalingPanel {
     this.sizes.forEach((s, i) => { if (Math.abs(Math.log(s / n)) < Math.abs(Math.log(this.sizes[k] / n))) k = i; });
     this.slider.value = String(k);
     this.current = n;
+    this.label(n);
+  }
+
+  /** The slider's visible and spoken value. */
+  label(n) {
     this.out.textContent = `${fmtN(n)} boids`;
     this.slider.setAttribute("aria-valuetext", `${fmtN(n)} boids`);
   }
