@@ -186,14 +186,16 @@ wireTabs();
 ensureStylesheet("assets/css/access.css");
 selectTab(requested);
 active = requested;
-// Fetch every lab's code and stylesheet while Python boots (the requested one first), so the
-// app keeps working if the connection drops later.
+// The engine first (its worker's downloads are the long pole), then every lab's code and
+// stylesheet while Python boots (the requested one first), so the app keeps working if the
+// connection drops later.
+const starting = startEngine();
 for (const lab of [requested, ...LABS.filter((l) => l !== requested)]) {
   labModule(lab).catch(() => null);
   ensureStylesheet(`assets/css/${lab}.css`);
 }
 
-startEngine().then(async (started) => {
+starting.then(async (started) => {
   engine = started;
   access = installAccess({
     engine,

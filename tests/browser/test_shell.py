@@ -163,6 +163,25 @@ def test_the_page_responds_while_python_starts(browser, server):
     assert tbt["worker"] < 0.5 * tbt["main"]
 
 
+def test_the_worker_does_not_wait_for_pyscripts_unused_plugins(browser, server):
+    """PyScript's PyWorker awaits every page plugin its config allows before it starts the
+    worker; the engine turns off the ones it does not use (engine.js UNUSED_PYSCRIPT_PLUGINS),
+    so none of their chunks is fetched and the worker starts sooner.  The rules editor's
+    CodeMirror (PyScript's ``codemirror`` export, not a plugin) still loads."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{server}/?lab=boids")
+    wait_ready(page)
+    assert page.evaluate("() => window.swarmlab.engine.mode") == "worker"
+    fetched = page.evaluate("() => performance.getEntriesByType('resource').map((e) => e.name)")
+    chunks = [u.rsplit("/", 1)[-1] for u in fetched if "/vendor/pyscript/" in u]
+    unused = ("py-terminal-", "py-game-", "py-editor-", "donkey-", "deprecations-manager-")
+    assert any(c.startswith("core") for c in chunks), chunks  # the list is PyScript's real one
+    assert not [c for c in chunks if c.startswith(unused)], chunks
+    page.wait_for_selector('#lab-boids [data-editor="codemirror"]', timeout=30_000)
+    context.close()
+
+
 def test_a_site_policy_without_blob_workers_runs_the_engine_on_the_main_thread(browser, serve_root):
     """worker-src without blob: (PyScript starts its worker from a blob: URL): the page still
     works, with the engine on its main thread behind the same interface."""
