@@ -81,12 +81,17 @@ browser: venv vendor chromium
 	@$(VPY) tools/pyfiles.py
 	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest tests/browser -q $(PYTEST_ARGS)
 
+# The suite runs in $(JOBS) processes (pytest-xdist; each test file stays in one process, so a
+# file's browser and server are started once), except the tests marked `serial`, which measure
+# the page's own timing (frame gaps, stalls, blocking time) and so run alone afterwards.
 # tests/pyodide runs in its own pytest: pytest-pyodide drives Playwright from its own event
 # loop, which cannot share a session with the browser tests' sync Playwright.
+JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; [ $$n -lt 2 ] && n=2; echo $$n)
 test: venv vendor chromium node-dev pyodide-test-dist
 	@$(VPY) tools/pyfiles.py
 	node --test tests/js
-	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest -q --durations=15 --ignore=tests/pyodide $(PYTEST_ARGS)
+	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest -q -n $(JOBS) --dist loadfile -m "not serial" --durations=15 --ignore=tests/pyodide $(PYTEST_ARGS)
+	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest -q -m serial --ignore=tests/pyodide $(PYTEST_ARGS)
 	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest -q tests/pyodide $(PYTEST_ARGS)
 
 bench: venv vendor chromium dist offline lighthouse-dev

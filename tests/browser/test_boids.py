@@ -223,6 +223,7 @@ def test_reynolds_settings_are_live_and_the_text_follows(lab):
     settle(page, LAB)
 
 
+@pytest.mark.serial
 def test_heavy_settings_keep_the_page_responsive(lab):
     """2,000 boids in a 10 x 10 world (everyone neighbours everyone: one step costs far more
     than a frame).  The engine works in its worker, so the page's main thread stays free:
@@ -252,6 +253,7 @@ def test_heavy_settings_keep_the_page_responsive(lab):
     settle(page, LAB)
 
 
+@pytest.mark.serial
 def test_presets_change_weights_live_and_behave_as_taught(lab):
     page = lab
     engine_call(page, LAB, "reset", {"sample": 4})
@@ -519,6 +521,7 @@ def test_copied_link_replays_the_same_run_on_another_screen_shape(page, phone_pa
     assert phone_page.rec.page_errors == []
 
 
+@pytest.mark.serial
 def test_ten_or_ten_thousand_runs_to_ten_thousand_and_back(lab):
     """Issue 17: the scaling control takes the flock to 10,000 boids at the default density
     (the world grows, the view zooms out) and back; each size is timed in this browser and

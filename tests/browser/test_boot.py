@@ -22,6 +22,8 @@ import functools
 import re
 import time
 
+import pytest
+
 from browserlib import BOOT_TIMEOUT_MS, ROOT, Served, screenshot, wait_ready
 
 RUNTIME = ROOT / "assets" / "vendor" / "pyodide"
@@ -63,6 +65,7 @@ def boot_record(page) -> dict:
 
 
 # --- slow devices (issue 16, defect 2) -----------------------------------------------------------
+@pytest.mark.serial
 def test_a_slow_python_start_is_never_called_a_stall(browser, server):
     """Python keeps the worker busy for 6 s after every download has arrived (a slow device,
     or WebKit with its JIT off): with the stall limit at 2 s, the page must not fail; it says
@@ -113,6 +116,7 @@ class StallingServer(Served):
         super().__init__(httpd)
 
 
+@pytest.mark.serial
 def test_a_stalled_download_says_so_and_a_late_success_replaces_it(browser, server):
     """The numpy wheel stops half-way for 7 s (the stall limit is 2 s): the page reports
     "loading stalled" with what to try, and when the bytes come after all and the engine

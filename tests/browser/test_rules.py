@@ -126,6 +126,7 @@ def test_a_syntax_error_shows_its_line_and_the_run_continues(lab, page):
     assert engine_call(page, LAB, "rules_source")["user"] is False
 
 
+@pytest.mark.serial
 def test_an_endless_loop_is_stopped_within_5_s_and_the_page_stays_responsive(lab, page):
     set_code(page, "def steering(i, j, d, r, v, p):\n    while True:\n        pass\n")
     page.evaluate("""() => { window.__frames = 0; const f = () => { window.__frames++; requestAnimationFrame(f); };

@@ -143,6 +143,7 @@ def _boot_gaps(browser, server, engine):
     return mode, gaps
 
 
+@pytest.mark.serial
 def test_the_page_responds_while_python_starts(browser, server):
     """The engine boots in its worker: while Python starts, the page's timers keep firing
     (a click or a scroll would be handled).  Measured side by side with the main-thread

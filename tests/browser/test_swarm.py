@@ -194,6 +194,7 @@ def test_playback_speed_never_changes_the_trajectory(lab):
     ctl(page, "t.setFrameBudget(30)")
 
 
+@pytest.mark.serial
 def test_frame_budget_slows_playback_but_not_the_trajectory(lab):
     """With many agents a step is expensive: a frame steps only what fits its budget (the model
     runs slower than real time, and the clock says so); the trajectory is the same."""
