@@ -11,10 +11,11 @@ PORT ?= 8000
 VENV := .venv
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+MESA_STAMP := $(VENV)/.mesa-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 CHROMIUM ?= $(shell command -v chromium 2>/dev/null || command -v chromium-browser 2>/dev/null)
 PYTEST_ARGS ?=
 
-.PHONY: run serve vendor test unit browser bench dist offline clean venv chromium help node-dev lighthouse-dev pyodide-test-dist pyodide engines
+.PHONY: run serve vendor test unit browser bench dist offline clean venv chromium help node-dev lighthouse-dev pyodide-test-dist pyodide engines mesa-extra
 
 help:
 	@echo "make run      serve the app on http://127.0.0.1:$(PORT)/ (vendors the runtime first)"
@@ -40,6 +41,15 @@ $(STAMP): pyproject.toml
 	@touch $@
 
 venv: $(STAMP)
+
+# The optional bench extra (Mesa, for tools/bench/mesa_peer.py): make bench only, so make test
+# neither needs nor installs it.  If it cannot be installed, mesa_peer says so and skips.
+$(MESA_STAMP): $(STAMP)
+	@if $(VPY) -m pip install -q --disable-pip-version-check -e '.[test,bench,mesa]'; then \
+	  rm -f $(VENV)/.mesa-*; touch $@; \
+	else echo "bench: the optional Mesa extra did not install; mesa_peer will skip"; fi
+
+mesa-extra: $(MESA_STAMP)
 
 # Use a system Chromium when there is one ($$CHROMIUM, /usr/bin/chromium); otherwise
 # let Playwright download its own (the ordinary route on a developer's machine).
@@ -94,7 +104,7 @@ test: venv vendor chromium node-dev pyodide-test-dist
 	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest -q -m serial --ignore=tests/pyodide $(PYTEST_ARGS)
 	CHROMIUM=$(CHROMIUM) $(VPY) -m pytest -q tests/pyodide $(PYTEST_ARGS)
 
-bench: venv vendor chromium dist offline lighthouse-dev
+bench: venv mesa-extra vendor chromium dist offline lighthouse-dev
 	@mkdir -p dist/bench
 	CHROMIUM=$(CHROMIUM) $(VPY) -m tools.bench
 
