@@ -14,6 +14,8 @@ import importlib
 import os
 import sys
 
+from swarmlab import allocator
+
 COMMANDS = ("vicsek-check", "vicsek", "swarm", "boids")
 
 
@@ -62,6 +64,7 @@ def check_output_path(option: str, path: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    allocator.keep_freed_memory()  # batch runs reuse their pages (see swarmlab.allocator)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

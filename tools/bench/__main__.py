@@ -11,7 +11,7 @@ import importlib
 import os
 import sys
 
-BENCHES = ("neighbours", "peers", "mesa_peer", "steps_swarm", "steps_vicsek", "steps_boids", "browser", "worker", "two_workers", "lighthouse")
+BENCHES = ("neighbours", "peers", "allocator", "mesa_peer", "steps_swarm", "steps_vicsek", "steps_boids", "browser", "worker", "two_workers", "lighthouse")
 
 
 def main(argv: list[str] | None = None) -> int:
