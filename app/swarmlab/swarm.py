@@ -669,7 +669,7 @@ def agent_view(state: SwarmState, p: SwarmParams, nb: Neighbourhood, steer: Stee
         "R": p.R,
         "nearby_radius": ring,
         "personal_space": PERSONAL,
-        "fov_deg": 270.0,
+        "fov_deg": round(math.degrees(2.0 * FOV_HALF), 9),
         "text": describe(p, len(soc), len(per), len(excluded), vectors),
     }
 

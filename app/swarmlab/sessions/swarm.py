@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import swarm, obstacles
+from .. import metrics, obstacles, swarm
 from ..params import Group, ParamSpec, Readout, as_int, defaults, shown, validate, validate_many
 from ..space import distance
 from .base import FrameLayout, Session
@@ -417,6 +417,11 @@ class SwarmSession(Session):
             "very_close": swarm.VERY_CLOSE,
             "sample_seconds": swarm.SAMPLE_INTERVAL_STEPS * swarm.DT,
             "history_capacity": swarm.HISTORY_CAPACITY,
+            "select_radius": SELECT_RADIUS,
+            # the P of random headings, ``random_p_coefficient / sqrt(N)``, and at the default N
+            "random_p_coefficient": metrics.RANDOM_P_COEFFICIENT,
+            "n_default": swarm.SPEC_BY_NAME["N"].default,
+            "random_p_default": metrics.random_polarization(swarm.SPEC_BY_NAME["N"].default),
         }
 
     def display(self) -> dict:
