@@ -373,6 +373,9 @@ def test_lab3_words_and_numbers_changed_in_python_are_what_the_page_shows(browse
                                  i.value = 20; i.dispatchEvent(new Event("input", {bubbles: true})); }""")
         page.wait_for_function("() => document.querySelector('#lab-boids .bd-chart-fig figcaption')"
                                ".textContent.includes('about 0.20 for 20 boids heading anywhere')")
+        # the chart's text alternative (describe.py) names the series with the same words
+        page.wait_for_function("() => (document.querySelector('#access-chart-boids-chart') || {}).textContent"
+                               "?.startsWith('Chart: common heading P')", timeout=30_000)
         # the share link's world was refused with the engine's range
         notice = page.locator("#notices").inner_text()
         assert "ignored world=5x5" in notice and "e.g. 160x100, each 10 to 1500" in notice

@@ -405,7 +405,7 @@ class SwarmSession(Session):
             "obstacles": {name: [list(c) for c in discs] for name, discs in obstacles.OBSTACLES.items()},
             "obstacle_codes": dict(swarm.OBSTACLE_CODES),
             # quoted by the page's explanation (labs/swarm/explain.js)
-            "fov_deg": round(math.degrees(2.0 * swarm.FOV_HALF), 9),
+            "fov_deg": swarm.FOV_DEG,
             "response_time": swarm.RESPONSE_TIME,
             "max_turn": swarm.MAX_TURN,
             "turn_one_deg": round(math.degrees(swarm.TURN_ONE), 9),
