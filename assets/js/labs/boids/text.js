@@ -3,7 +3,7 @@
 // the live parameters, filled into the .bd-param spans), never from literals here; the
 // readouts' and the chart's words are the session's display data (layout().display).
 
-import { capital, num } from "../../ui/dom.js";
+import { capital, num, say } from "../../ui/dom.js";
 
 /** The figure caption of the session's chart ``c`` (display.charts[0]; the canvas's own
  *  name is written by ui/chart.js from the same words).  Its random-headings level (span
@@ -173,9 +173,9 @@ export function explainHtml(c) {
   stays the same size: birds far away add no neighbours nearby. So 25 times as many boids cost about 25 times as much
   work, where “everyone looks at everyone” would cost 625 times as much. This needs a quick way to find neighbours; here
   a grid of cells files boids by place, and each boid checks only the cells next to its own. (Squeezing more boids into
-  the <em>same</em> sky does add neighbours, which is why ${c.max_population.toLocaleString("en-GB")} boids run slower here.) Nobody keeps a list of the whole
+  the <em>same</em> sky does add neighbours, which is why ${num(c.max_population)} boids run slower here.) Nobody keeps a list of the whole
   flock and no message has to reach everyone. See it for yourself in “Ten or ten thousand” under the chart: it grows
-  the flock from ten boids to ten thousand, with the sky growing too so that each boid keeps the same few neighbours,
+  the flock from ${say(c.scale_sizes[0])} boids to ${num(c.scale_sizes[c.scale_sizes.length - 1])}, with the sky growing too so that each boid keeps the same few neighbours,
   and times both ways in your own browser. The time per boid of this model stays about flat; the time per boid of
   everyone checking everyone grows in step with the flock.</p>
 
