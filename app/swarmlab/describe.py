@@ -323,9 +323,10 @@ def boids(v: np.ndarray, m: Mapping[str, float], *, treat: bool = False,
     if history is not None:
         t = history.times()
         sp = history.values["spacing"]
-        parts = [trend_phrase("shared heading P", trend(t, history.values["P"]), _fmt2),
-                 trend_phrase("mean nearest spacing", trend(t, sp, steady=_spacing_steady(sp)), _fmt_len),
-                 trend_phrase("flocks", trend(t, history.values["flocks"], steady=0.5), _fmt_int)]
+        label = {s.name: s.label for s in history.series}  # the chart's own words
+        parts = [trend_phrase(label["P"], trend(t, history.values["P"]), _fmt2),
+                 trend_phrase(label["spacing"], trend(t, sp, steady=_spacing_steady(sp)), _fmt_len),
+                 trend_phrase(label["flocks"], trend(t, history.values["flocks"], steady=0.5), _fmt_int)]
         out["charts"] = {"chart": "Chart: " + "; ".join(parts) + "."}
     return out
 

@@ -74,6 +74,17 @@ def polarization(u: np.ndarray) -> float:
     return float(norm(u.mean(axis=0)))
 
 
+RANDOM_P_COEFFICIENT = math.sqrt(math.pi) / 2.0  # E P of n random headings ~ this / sqrt(n)
+
+
+def random_polarization(n: int) -> float:
+    """Expected ``P`` of ``n`` independent, uniformly random headings (the "no shared
+    direction" level the pages quote): for large n, ``|mean of n unit vectors|`` is
+    Rayleigh-distributed with ``E P = sqrt(pi) / (2 sqrt(n))`` (0.11 for 64, 0.099 for 80);
+    NaN for no agents."""
+    return RANDOM_P_COEFFICIENT / math.sqrt(n) if n > 0 else math.nan
+
+
 def local_agreement(u: np.ndarray, pairs: "cells.Pairs") -> float:
     """Mean over non-isolated agents of |(u_i + sum_j u_j) / (1 + n_i)|.
 

@@ -75,6 +75,7 @@ BOX = Box(160.0, 100.0)
 DT = 1.0 / 60.0  # s
 PERSONAL = 3.2  # lengths, personal-space radius (all directions)
 FOV_HALF = math.radians(135.0)  # social field of view is +-135 deg (270 deg)
+FOV_DEG = round(math.degrees(2.0 * FOV_HALF), 9)  # the whole field of view, as the page quotes it
 RESPONSE_TIME = 0.42  # s, heading relaxation scale
 MAX_TURN = 3.2  # rad/s cap on deterministic turning (noise not capped)
 TURN_ONE = math.radians(60.0)  # "turn one individual"
@@ -669,7 +670,7 @@ def agent_view(state: SwarmState, p: SwarmParams, nb: Neighbourhood, steer: Stee
         "R": p.R,
         "nearby_radius": ring,
         "personal_space": PERSONAL,
-        "fov_deg": 270.0,
+        "fov_deg": FOV_DEG,
         "text": describe(p, len(soc), len(per), len(excluded), vectors),
     }
 

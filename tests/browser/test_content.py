@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import pytest
 
 from browserlib import wait_ready
@@ -233,16 +235,39 @@ def _tree_with_edits(dest, edits):
             out.symlink_to(src)
 
 
+@contextmanager
+def _edited_app_page(browser, serve_root, tmp_path, edits, lab, query=""):
+    """A 1280x800 page showing ``lab`` (``?lab=<lab><query>``), ready, of the app served with
+    ``edits`` made to its Python only (``_tree_with_edits``); yields (page, the server's url)."""
+    _tree_with_edits(tmp_path, edits)
+    url = serve_root(tmp_path).url
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        page.goto(f"{url}/?lab={lab}{query}")
+        wait_ready(page)
+        yield page, url
+    finally:
+        context.close()
+
+
+def _readout_labels(section) -> dict:
+    """{key: label} of a lab's readouts (``.readout[data-key]``), as the page shows them."""
+    return section.evaluate("(s) => Object.fromEntries([...s.querySelectorAll('.readout[data-key]')]"
+                            ".map((r) => [r.dataset.key, r.querySelector('.k').textContent]))")
+
+
 def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, serve_root, tmp_path):
     """Each constant and label the page shows comes from the engine: serve the app with a few
     of them changed in Python only, and the pages of Labs 1 and 2 show the new ones."""
-    _tree_with_edits(tmp_path, {
+    edits = {
         "app/swarmlab/swarm.py": [
             ("VERY_CLOSE = 1.2  #", "VERY_CLOSE = 1.5  #"),                       # a constant
             ("PERSONAL = 3.2  #", "PERSONAL = 3.5  #"),                           # quoted in the prose
             ("RESPONSE_TIME = 0.42  #", "RESPONSE_TIME = 0.45  #"),
             ('"Range R", min=1.0', '"Sensing range R", min=1.0'),                  # a control's label
             ('"a circle", "a narrow passage"', '"a circle", "a gap between two rocks"'),  # a choice label
+            ('ParamSpec("N", 150, "Population"', 'ParamSpec("N", 100, "Population"'),  # a default, quoted
         ],
         "app/swarmlab/sessions/swarm.py": [
             ('Group("rules", "Social rules")', 'Group("rules", "The three social rules")'),  # a group title
@@ -250,22 +275,18 @@ def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, s
         ],
         "app/swarmlab/vicsek.py": [("    radius: float = 0.12\n", "    radius: float = 0.15\n")],
         "app/swarmlab/sessions/vicsek.py": [('Readout("t", "Update", decimals=0)', 'Readout("t", "Updates so far", decimals=0)')],
-    })
-    url = serve_root(tmp_path).url
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    try:
-        page = context.new_page()
-        page.goto(f"{url}/?lab=swarm")
-        wait_ready(page)
+    }
+    with _edited_app_page(browser, serve_root, tmp_path, edits, "swarm") as (page, url):
         lab = page.locator("#lab-swarm")
-        assert lab.locator(".readout[data-key=very_close] .k").inner_text() == "share under 1.5 lengths"
-        assert lab.locator(".readout[data-key=milling] .k").inner_text() == "milling (rotation)"
+        labels = _readout_labels(lab)
+        assert labels["very_close"] == "share under 1.5 lengths" and labels["milling"] == "milling (rotation)"
         assert lab.locator(".ctl[data-param=R] label").inner_text() == "Sensing range R"
         assert "a gap between two rocks" in lab.locator(".ctl[data-param=obstacle] select").inner_text()
         assert lab.locator(".swarm-group-rules summary").inner_text() == "The three social rules"
         prose = lab.locator(".swarm-explain").inner_text()
         assert "closer than 3.5 lengths" in prose and "3.2 lengths" not in prose
         assert "time scale of 0.45 s" in prose and "closer than 1.5 lengths" in prose
+        assert "about 0.89/√N, roughly 0.09 for 100 animals" in prose  # sqrt(pi) / (2 sqrt(100))
         assert "3.5" in lab.locator(".swarm-explain .formula[aria-label=Separation]").inner_text()
         series = page.evaluate("() => window.swarmlab.labs.get('swarm').test.charts[1].opts.series.map((s) => s.label)")
         assert "share under 1.5 lengths" in series
@@ -276,11 +297,88 @@ def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, s
         wait_ready(page)
         vk = page.locator("#lab-vicsek")
         assert "R = 0.15" in vk.locator(".vk-legend").inner_text()
-        assert vk.locator(".readout[data-key=t] .k").inner_text() == "Updates so far"
+        assert _readout_labels(vk)["t"] == "Updates so far"
         assert page.evaluate("() => window.swarmlab.labs.get('vicsek').stage.radius") == 0.15
         assert "R = 0.15 of arrow" in vk.locator(".vk-rule").inner_text()  # the rule's words too
-    finally:
-        context.close()
+
+
+def test_lab2_numbers_and_words_changed_in_python_are_what_the_page_shows(browser, serve_root, tmp_path):
+    """Lab 2 quotes the engine's counts, not copies: with fewer arrows, fewer and shorter check
+    runs and another live seed set in Python only, the lead, the stage's names, the random
+    level, the check's name, its runs and its table caption all follow."""
+    edits = {
+        "app/swarmlab/vicsek.py": [
+            ("    n: int = 64\n", "    n: int = 50\n"),
+            ("CHECK_SEEDS: tuple[int, ...] = (3, 17, 41, 73, 101, 211, 307, 499)",
+             "CHECK_SEEDS: tuple[int, ...] = (3, 17, 41, 73, 101, 211)"),
+            ("CHECK_WARMUP = 1000\n", "CHECK_WARMUP = 200\n"),
+            ("CHECK_MEASURE = 500\n", "CHECK_MEASURE = 100\n"),
+        ],
+        "app/swarmlab/sessions/vicsek.py": [("LIVE_SEED = 3\n", "LIVE_SEED = 17\n")],
+    }
+    with _edited_app_page(browser, serve_root, tmp_path, edits, "vicsek") as (page, _):
+        vk = page.locator("#lab-vicsek")
+        assert "Take 50 arrows" in vk.locator(".lab-lead").inner_text()
+        canvas = vk.locator(".vk-canvas")
+        assert "50 arrows moving" in canvas.get_attribute("aria-label")
+        assert canvas.get_attribute("data-access-label").startswith("Few turns stage: 50 arrows moving")
+        assert vk.locator(".vk-restart").get_attribute("title").startswith("Replay seed 17 ")
+        # sqrt(pi) / (2 sqrt(50)) = 0.125: the random level in the words and the plot's name
+        assert "0.13 level of random headings" in vk.locator(".vk-pplot").get_attribute("aria-label")
+        vk.locator(".vk-steptabs [role=tab]").nth(2).click()
+        assert "Why 0.13 and not 0" in vk.locator(".vk-steppanels").inner_text()
+        assert vk.locator("#vk-check-h").inner_text().startswith("Six-seed check")
+        intro = vk.locator(".vk-check-intro").inner_text()
+        assert "For each of six seeds (3, 17, 41, 73, 101, 211)" in intro and "all 12 runs" in intro
+        assert "200 updates to settle" in intro and "the next 100" in intro
+        page.wait_for_function("() => document.querySelector('#lab-vicsek').dataset.check === 'done'", timeout=120_000)
+        assert vk.locator(".vk-table caption").inner_text() == "Average P over updates 201–300, for each seed"
+        assert vk.locator(".vk-table tbody tr").count() >= 6
+        assert "All 12 runs, full scale" in vk.locator(".vk-dots").inner_text()
+        assert "the six seeds average P" in vk.locator(".vk-check-summary").inner_text()
+
+
+def test_lab3_words_and_numbers_changed_in_python_are_what_the_page_shows(browser, serve_root, tmp_path):
+    """Lab 3's readouts, chart and caption are the session's: change the history's labels, a
+    readout's label, the sampling interval and the world's range in Python only, and the
+    page follows; the caption's random-headings level follows the population slider."""
+    edits = {
+        "app/swarmlab/sessions/boids.py": [
+            ('metrics.Series("P", "shared heading P")', 'metrics.Series("P", "common heading P")'),
+            ('metrics.Series("spacing", "mean nearest spacing", "lengths")',
+             'metrics.Series("spacing", "mean gap to the nearest boid", "lengths")'),
+            ('Readout("t", "model time", unit="s"', 'Readout("t", "time in the model", unit="s"'),
+            ("SAMPLE_INTERVAL_STEPS = 10\n", "SAMPLE_INTERVAL_STEPS = 20\n"),
+        ],
+        "app/swarmlab/boids.py": [
+            ('"World width", min=10.0, max=2000.0', '"World width", min=10.0, max=1500.0'),
+            ('"World height", min=10.0, max=2000.0', '"World height", min=10.0, max=1500.0'),
+        ],
+    }
+    with _edited_app_page(browser, serve_root, tmp_path, edits, "boids", "&world=5x5") as (page, _):
+        bd = page.locator("#lab-boids")
+        labels = _readout_labels(bd)
+        assert labels["P"] == "common heading P" and labels["t"] == "time in the model"
+        assert labels["spacing"] == "mean gap to the nearest boid"
+        assert "common heading P, mean gap to the nearest boid" in bd.locator(".bd-chart").get_attribute("aria-label")
+        series = page.evaluate("() => window.swarmlab.labs.get('boids').test.chart.opts.series.map((s) => s.label)")
+        assert series == ["common heading P", "mean gap to the nearest boid"]
+        caption = bd.locator(".bd-chart-fig figcaption")
+        text = caption.inner_text()
+        assert text.startswith("Common heading P (left axis)") and "Mean gap to the nearest boid, in lengths" in text
+        assert "Sampled every 0.5 s of model time" in text
+        # sqrt(pi) / (2 sqrt(N)): 0.099 for 80 boids, 0.198 for 20
+        assert "about 0.10 for 80 boids heading anywhere" in text
+        page.evaluate("""() => { const i = document.querySelector("#lab-boids .ctl[data-param=population] input");
+                                 i.value = 20; i.dispatchEvent(new Event("input", {bubbles: true})); }""")
+        page.wait_for_function("() => document.querySelector('#lab-boids .bd-chart-fig figcaption')"
+                               ".textContent.includes('about 0.20 for 20 boids heading anywhere')")
+        # the chart's text alternative (describe.py) names the series with the same words
+        page.wait_for_function("() => (document.querySelector('#access-chart-boids-chart') || {}).textContent"
+                               "?.startsWith('Chart: common heading P')", timeout=30_000)
+        # the share link's world was refused with the engine's range
+        notice = page.locator("#notices").inner_text()
+        assert "ignored world=5x5" in notice and "e.g. 160x100, each 10 to 1500" in notice
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1366, 768)])

@@ -115,7 +115,7 @@ def test_interpolation_follows_the_step_across_the_wrap(vpage):
             const canvas = document.createElement('canvas');
             canvas.style.width = '200px';
             document.body.append(canvas);
-            const st = new Stage(canvas, 1);
+            const st = new Stage(canvas, 1, { radius: 0.12, kick: 0.35 });
             // block A: now at x = 0.996 heading -x; block B: before, unwrapped next to A (1.006)
             st.ingest(new Float32Array([0.996, 0.5, Math.PI, 1.006, 0.5, Math.PI]), false);
             const out = [];

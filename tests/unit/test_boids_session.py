@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import math
 
 import numpy as np
 import pytest
@@ -140,6 +141,40 @@ def test_metrics_shape_and_values(s):
     call(s, "treat", x=50.0, y=50.0, on=True)
     call(s, "step", n=400)  # both end up at the treat, within the radius of each other
     assert call(s, "metrics")["loners"] == 0
+
+
+def test_display_carries_the_readouts_and_chart_series_of_the_history(s):
+    """The page's readout labels and chart series come from the session (op_layout's display),
+    written from the history's own series: one place for each label."""
+    d = call(s, "layout")["display"]
+    history = call(s, "history")
+    readouts = {r["key"]: r for r in d["readouts"]}
+    assert list(readouts) == ["N", "t", "P", "spacing", "flocks"]
+    assert set(readouts) <= set(call(s, "metrics"))  # every readout is a metric the page receives
+    for key in ("P", "spacing", "flocks"):
+        assert readouts[key]["label"] == history["labels"][key]
+    assert readouts["spacing"]["unit"] == history["units"]["spacing"] == "lengths"
+    assert readouts["t"]["unit"] == "s" and readouts["N"]["decimals"] == 0
+    (chart,) = d["charts"]
+    assert [x["key"] for x in chart["series"]] == ["P", "spacing"]
+    assert [x["label"] for x in chart["series"]] == [history["labels"]["P"], history["labels"]["spacing"]]
+    assert chart["axes"]["right"] == history["units"]["spacing"]
+
+
+def test_state_reports_the_random_headings_level_for_the_current_population(s):
+    """The chart caption's "P for headings at random" follows the population (E P = sqrt(pi) / (2 sqrt N)),
+    and the constants carry the chart's sampling interval and a share link's world range."""
+    expected = lambda n: math.sqrt(math.pi) / (2 * math.sqrt(n))  # noqa: E731
+    assert call(s, "state")["baseline"] == pytest.approx(expected(80))
+    assert call(s, "population", n=20)["baseline"] == pytest.approx(expected(20))
+    assert call(s, "set", name="population", value=500)["baseline"] == pytest.approx(expected(500))
+    assert call(s, "scale", n=3000)["baseline"] == pytest.approx(expected(3000))
+    # the level is what random headings give: 4,000 draws of 80 headings
+    th = np.random.default_rng(1).uniform(-math.pi, math.pi, size=(4000, 80))
+    assert np.abs(np.exp(1j * th).mean(axis=1)).mean() == pytest.approx(expected(80), rel=0.03)
+    c = call(s, "layout")["constants"]
+    assert c["sample_seconds"] == pytest.approx(B.DT * 10)
+    assert c["world_default"] == [B.WORLD_WIDTH, B.WORLD_HEIGHT] and c["world_range"] == [10.0, 2000.0]
 
 
 # ----------------------------------------------------------------------------------------

@@ -23,7 +23,8 @@ first, so a bad value returns ``{"error": ...}`` and changes nothing):
 ``cost(steps)``         time ``steps`` real steps (they advance the run) and one naive
                         everyone-checks-everyone search of the same positions, in this
                         runtime: {"n", "step_us", "naive_us"} in microseconds per boid.
-``state()``             summary: t, steps, N, params, world, treat, constants.
+``state()``             summary: t, steps, N, params, world, treat, constants, and
+                        ``baseline``, the P of N random headings (metrics.random_polarization).
 ``rules_source()``, ``rules(code)``, ``rules_original()``
                         the rule function in Python (sessions/base.py, rules.py): show
                         rules_boids.steering, swap in a student's version at the next step
@@ -52,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from .. import boids, cells, metrics, rules, rules_boids, scaling
-from ..params import ParamSpec, shown, validate, validate_many
+from ..params import ParamSpec, Readout, shown, validate, validate_many
 from ..space import wrap
 from .base import FrameLayout, Session
 
@@ -68,6 +69,24 @@ HISTORY_SERIES = (
 )
 SAMPLE_INTERVAL_STEPS = 10
 MERGE_MARKER_STEPS = 40  # a slider dragged within 1 model s is one marker
+
+# --- what the page shows beside the specs (published by op_layout()["display"]) ------------
+# The words of the readouts and the chart are the history's own (HISTORY_SERIES), written once.
+_SERIES = {s.name: s for s in HISTORY_SERIES}
+READOUTS = (
+    Readout("N", "boids", decimals=0),
+    Readout("t", "model time", unit="s", decimals=1),
+    Readout("P", _SERIES["P"].label, decimals=2),
+    Readout("spacing", _SERIES["spacing"].label, unit=_SERIES["spacing"].unit, decimals=1),
+    Readout("flocks", _SERIES["flocks"].label, decimals=0),
+)
+# The chart (P and spacing over time): title, axis labels, series labels.  Colours are drawing,
+# chosen by the page.
+CHARTS = (
+    {"id": "chart", "title": "Flock measures", "x_label": "model time (s)",
+     "axes": {"left": "P", "right": _SERIES["spacing"].unit},
+     "series": [{"key": k, "label": _SERIES[k].label, "unit": _SERIES[k].unit} for k in ("P", "spacing")]},
+)
 
 
 def new_history() -> metrics.History:
@@ -277,18 +296,26 @@ class BoidsSession(Session):
             "treat": asdict(self.treat),
             "presets": boids.PRESETS,
             "constants": self.constants(),
+            "baseline": metrics.random_polarization(self.state.n),  # P of random headings, this N
         }
 
     def constants(self) -> dict:
         return {"dt": boids.DT, "eps": boids.EPS, "treat_rate": boids.TREAT_RATE, "presets": boids.PRESETS,
                 "world_area": boids.WORLD_WIDTH * boids.WORLD_HEIGHT,  # lengths²: the page keeps it at any aspect
                 "flock_min": boids.FLOCK_MIN, "max_population": boids.MAX_POPULATION,
-                "scale_sizes": list(scaling.SIZES)}
+                "scale_sizes": list(scaling.SIZES),
+                "sample_seconds": SAMPLE_INTERVAL_STEPS * boids.DT,  # the chart's sampling interval
+                # a share link's world=WxH: each side's range (lengths), and the default as the example
+                "world_range": [boids.WORLD_SPECS[0].min, boids.WORLD_SPECS[0].max],
+                "world_default": [boids.WORLD_WIDTH, boids.WORLD_HEIGHT]}
 
     def display(self) -> dict:
-        """The presets as the page shows them: name, title, what to look for, and the values set."""
+        """The presets as the page shows them (name, title, what to look for, the values set),
+        the readouts (``params.Readout``) and the chart's words (``CHARTS``)."""
         return {"presets": [{"name": name, **boids.PRESET_WORDS[name], "values": values}
-                            for name, values in boids.PRESETS.items()]}
+                            for name, values in boids.PRESETS.items()],
+                "readouts": [r.to_json() for r in READOUTS],
+                "charts": [dict(c) for c in CHARTS]}
 
     def frame(self) -> np.ndarray:
         s = self.state

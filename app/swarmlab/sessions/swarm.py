@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import swarm, obstacles
+from .. import metrics, obstacles, swarm
 from ..params import Group, ParamSpec, Readout, as_int, defaults, shown, validate, validate_many
 from ..space import distance
 from .base import FrameLayout, Session
@@ -405,7 +405,7 @@ class SwarmSession(Session):
             "obstacles": {name: [list(c) for c in discs] for name, discs in obstacles.OBSTACLES.items()},
             "obstacle_codes": dict(swarm.OBSTACLE_CODES),
             # quoted by the page's explanation (labs/swarm/explain.js)
-            "fov_deg": round(math.degrees(2.0 * swarm.FOV_HALF), 9),
+            "fov_deg": swarm.FOV_DEG,
             "response_time": swarm.RESPONSE_TIME,
             "max_turn": swarm.MAX_TURN,
             "turn_one_deg": round(math.degrees(swarm.TURN_ONE), 9),
@@ -417,6 +417,11 @@ class SwarmSession(Session):
             "very_close": swarm.VERY_CLOSE,
             "sample_seconds": swarm.SAMPLE_INTERVAL_STEPS * swarm.DT,
             "history_capacity": swarm.HISTORY_CAPACITY,
+            "select_radius": SELECT_RADIUS,
+            # the P of random headings, ``random_p_coefficient / sqrt(N)``, and at the default N
+            "random_p_coefficient": metrics.RANDOM_P_COEFFICIENT,
+            "n_default": swarm.SPEC_BY_NAME["N"].default,
+            "random_p_default": metrics.random_polarization(swarm.SPEC_BY_NAME["N"].default),
         }
 
     def display(self) -> dict:

@@ -48,7 +48,6 @@ snapshot(), restore(snapshot)
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any
 
@@ -228,8 +227,7 @@ class VicsekSession(Session):
         p = self.params
         return {"dt": 1, "n": p.n, "box": p.box, "radius": p.radius, "speed": p.speed,
                 "kick": 0.5 * p.eta, "seed": LIVE_SEED, "seeds": list(vicsek.CHECK_SEEDS),
-                # independent random headings: E|mean of N unit vectors| = sqrt(pi) / (2 sqrt(N))
-                "baseline": math.sqrt(math.pi) / (2.0 * math.sqrt(p.n)),
+                "baseline": metrics.random_polarization(p.n),  # P of random headings
                 "warmup": vicsek.CHECK_WARMUP, "measure": vicsek.CHECK_MEASURE}
 
     def frame(self) -> np.ndarray:

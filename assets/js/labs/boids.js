@@ -21,7 +21,7 @@
 // Frame layout: published by the session (op_layout), read through ui/frame.js.
 // The controller returned by mount() also offers play/pause/restart/world, used by the tests.
 
-import { buildControls } from "../ui/controls.js";
+import { buildControls, formatReadout } from "../ui/controls.js";
 import { createLoop } from "../ui/loop.js";
 import { Stepper } from "../ui/stepper.js";
 import { frameIndex, frameCount } from "../ui/frame.js";
@@ -30,13 +30,18 @@ import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { LineChart } from "../ui/chart.js";
 import { ensureStylesheet, plural } from "../ui/dom.js";
 import { STORY_HTML } from "./boids/story.js";
-import { layoutHtml, HEADER_HTML, explainHtml, worldCaption, RULES_INTRO, RULES_HELP } from "./boids/text.js";
+import { layoutHtml, HEADER_HTML, explainHtml, worldCaption, randomLevel, RULES_INTRO, RULES_HELP } from "./boids/text.js";
 import { BoidsStage } from "./boids/stage.js";
 import { ScalingPanel } from "./boids/scaling.js";
 import { mountRules } from "../ui/rules.js";
 
 const LAB = "boids";
 const CURSOR_STEP = 3;              // lengths per arrow key press (Shift: x4)
+// How the chart draws each series (the words are the session's: display.charts).
+const SERIES_STYLE = {
+  P: { color: "#0f6fb3", axis: "left" },
+  spacing: { color: "#c9582b", axis: "right" },
+};
 
 export async function mount(section, ctx) {
   ensureStylesheet("assets/css/boids.css");
@@ -47,7 +52,8 @@ export async function mount(section, ctx) {
   const HEADER = fx.offset;
   const minimal = ctx.params.get("controls") === "minimal";
 
-  section.innerHTML = layoutHtml(layout.constants);
+  const display = layout.display; // presets, readouts and chart words, from the session
+  section.innerHTML = layoutHtml(layout.constants, display);
   section.insertAdjacentHTML("afterbegin", HEADER_HTML);
   section.classList.add("bd");
   const $ = (sel) => section.querySelector(sel);
@@ -71,7 +77,8 @@ export async function mount(section, ctx) {
     const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*x\s*([0-9]+(?:\.[0-9]+)?)\s*$/i.exec(text);
     const size = m && { width: Number(m[1]), height: Number(m[2]) };
     if (!size || !(await engine.tryCall(LAB, "parse_world", size)).ok) {
-      ctx.notify(`Three rules: ignored world=${text} (expected two sizes in lengths, e.g. 160x100, each 10 to 2000)`, "warn");
+      const [lo, hi] = layout.constants.world_range, [w0, h0] = layout.constants.world_default;
+      ctx.notify(`Three rules: ignored world=${text} (expected two sizes in lengths, e.g. ${w0}x${h0}, each ${lo} to ${hi})`, "warn");
       return null;
     }
     return size;
@@ -111,18 +118,16 @@ export async function mount(section, ctx) {
 
   // ---- history chart: the session's history (metrics.History), mirrored ----
   const hist = new HistoryMirror();
+  const words = display.charts[0];
   const chart = new LineChart($(".bd-chart"), {
-    title: "Flock measures",
-    xLabel: "model time (s)",
+    title: words.title,
+    xLabel: words.x_label,
     minSpan: 30,
     axes: {
-      left: { label: "P", min: 0, max: 1 },
-      right: { label: "lengths", min: 0, auto: true, pad: 0.1 },
+      left: { label: words.axes.left, min: 0, max: 1 },
+      right: { label: words.axes.right, min: 0, auto: true, pad: 0.1 },
     },
-    series: [
-      { key: "P", label: "shared heading P", color: "#0f6fb3", axis: "left" },
-      { key: "spacing", label: "mean nearest spacing", color: "#c9582b", axis: "right" },
-    ],
+    series: words.series.map((x) => ({ ...SERIES_STYLE[x.key], key: x.key, label: x.label })),
   });
 
   // ---- controls built from the specs ----
@@ -168,7 +173,7 @@ export async function mount(section, ctx) {
   // The presets, their words and values come from the session (boids.PRESETS, PRESET_WORDS).
   // The button shows the weights; what else a preset sets, its words say (PRESET_WORDS).
   const presetValues = (v) => `${v.k_sep} / ${v.k_ali} / ${v.k_coh}`;
-  for (const p of layout.display.presets) {
+  for (const p of display.presets) {
     const item = document.createElement("div");
     item.className = "bd-preset-item";
     const btn = document.createElement("button");
@@ -328,14 +333,14 @@ export async function mount(section, ctx) {
   }
 
   // ---- readouts ----
-  const elN = $(".bd-N"), elT = $(".bd-t"), elP = $(".bd-P"), elS = $(".bd-spacing"), elF = $(".bd-flocks");
+  // as the session's Readouts say; the flocks readout also counts the boids alone
+  const readoutEls = display.readouts.map((r) => [r, $(`.bd-${r.key}`)]);
   const slowEl = $(".bd-slow");
   function showMetrics(m) {
-    elN.textContent = String(m.N);
-    elT.textContent = `${m.t.toFixed(1)} s`;
-    elP.textContent = m.P === null ? "–" : m.P.toFixed(2);
-    elS.textContent = m.spacing === null ? "–" : `${m.spacing.toFixed(1)} lengths`;
-    elF.textContent = `${m.flocks} (${plural(m.loners, "boid", "boids")} alone)`;
+    for (const [r, node] of readoutEls) {
+      const text = formatReadout(r, m[r.key]);
+      node.textContent = r.key === "flocks" ? `${text} (${plural(m.loners, "boid", "boids")} alone)` : text;
+    }
     section.dataset.P = String(m.P);
     section.dataset.flocks = String(m.flocks);
     const slow = playing && stepper.pace.ratio < 0.8;
@@ -351,6 +356,7 @@ export async function mount(section, ctx) {
       el.textContent = String(name in derived ? derived[name] : p[name]);
     }
     $(".bd-world").textContent = worldCaption(world, p, C.flock_min);
+    $(".bd-baseline").textContent = randomLevel(st.baseline, st.N);
   }
   showWorld();
 
@@ -447,7 +453,7 @@ export async function mount(section, ctx) {
     stepper,
     rules: rulesPanel,
     settle: () => stepper.settle(),
-    test: { stage, scaling, settle: () => stepper.settle() },
+    test: { stage, scaling, chart, settle: () => stepper.settle() },
     world: () => ({ ...world }),
     get playing() { return playing; },
   };

@@ -19,7 +19,7 @@ import { createLoop } from "../ui/loop.js";
 import { Stepper } from "../ui/stepper.js";
 import { frameIndex } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
-import { ensureStylesheet, el } from "../ui/dom.js";
+import { ensureStylesheet, el, capital, say } from "../ui/dom.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { LineChart, formatClock } from "../ui/chart.js";
 import { StageRenderer, GLYPH_LENGTH } from "./swarm/renderer.js";
@@ -111,12 +111,13 @@ async function mountLab(section, ctx) {
 
   const stageCanvas = el("canvas", {
     class: "stage-canvas swarm-canvas", tabindex: "0", role: "img",
-    "aria-label": "The simulated world, 160 by 100 lengths, wrapping at the edges. Click or tap an animal to select it; left and right arrow keys select the previous or next one.",
+    "aria-label": `The simulated world, ${consts.world[0]} by ${consts.world[1]} lengths, wrapping at the edges. Click or tap an animal to select it; left and right arrow keys select the previous or next one.`,
+    "data-access-label": `Swarm Lab stage: the simulated world, ${consts.world[0]} by ${consts.world[1]} lengths, wrapping at the edges. Click or tap an animal to select it.`,
   });
   const clockEl = el("div", { class: "swarm-clock", "aria-live": "off" });
   const limitBox = el("div", { class: "swarm-limit", role: "group", "aria-labelledby": "swarm-limit-text" });
   limitBox.hidden = true;
-  const limitText = el("p", { id: "swarm-limit-text", text: "Five model minutes have passed, so the run is paused. Continue keeps everything: positions, settings and the charts." });
+  const limitText = el("p", { id: "swarm-limit-text", text: `${capital(say(consts.time_limit_s / 60))} model minutes have passed, so the run is paused. Continue keeps everything: positions, settings and the charts.` });
   const continueBtn = el("button", { type: "button", class: "btn primary swarm-continue", text: "Continue" });
   limitBox.append(limitText, continueBtn);
   const stage = el("div", { class: "stage swarm-stage" }, stageCanvas, clockEl, limitBox);
@@ -550,9 +551,9 @@ async function mountLab(section, ctx) {
 
   async function selectAt(x, y) {
     const before = frame.selected;
-    // pick the nearest animal within 4 lengths, or 14 CSS px where the stage is small (a
-    // fingertip on a phone covers several lengths there)
-    const radius = Math.min(50, Math.max(4, 14 / renderer.scale));
+    // pick the nearest animal within the session's select radius, or 14 CSS px where the stage
+    // is small (a fingertip on a phone covers several lengths there)
+    const radius = Math.min(50, Math.max(consts.select_radius, 14 / renderer.scale));
     const res = await engine.tryCall(LAB, "select", { x, y, radius });
     if (!res.ok) {
       ctx.notify(res.error, "warn");
@@ -598,7 +599,7 @@ async function mountLab(section, ctx) {
 
   /** The status line: running (and at what speed), slowed, paused, or paused at five minutes. */
   function statusText() {
-    if (atLimit) return "Paused at five model minutes: Continue keeps everything.";
+    if (atLimit) return `Paused at ${say(consts.time_limit_s / 60)} model minutes: Continue keeps everything.`;
     if (!playing) return ctx.reducedMotion && frame.step === 0 ? "Paused, because your system asks for reduced motion." : "Paused.";
     if (stepper.pace.ratio < 0.9) {
       return `Running, slowed to ${fmtSpeed(speed * stepper.pace.ratio)}: the device cannot keep up with ${fmtSpeed(speed)}; results are the same.`;
@@ -619,7 +620,7 @@ async function mountLab(section, ctx) {
    *  setting change they change at once, even while paused, before anything moves. */
   function updateReadouts(m) {
     for (const r of display.readouts) setText(readoutEls.get(r.key), formatReadout(r, m[r.key]));
-    setText(readoutAt, `Now, at ${formatClock(m.t)} model time. The charts sample every ${hist.interval || 0.25} s.`);
+    setText(readoutAt, `Now, at ${formatClock(m.t)} model time. The charts sample every ${consts.sample_seconds} s.`);
     section.dataset.sampleT = String(m.t);
   }
 

@@ -23,8 +23,8 @@ import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { Stage } from "./vicsek/stage.js";
 import { PPlot, WINDOW } from "./vicsek/pplot.js";
 import { CheckRunner, renderTable, renderDotPlot, fmt3 } from "./vicsek/check.js";
-import { steps, ruleHtml, checkIntroHtml, NOTES_HTML, HEADER_HTML } from "./vicsek/text.js";
-import { ensureStylesheet, plural } from "../ui/dom.js";
+import { steps, ruleHtml, checkIntroHtml, NOTES_HTML, headerHtml, checkName } from "./vicsek/text.js";
+import { ensureStylesheet, plural, capital, say } from "../ui/dom.js";
 import { mountRules } from "../ui/rules.js";
 
 const LAB = "vicsek";
@@ -38,12 +38,13 @@ const PICK_TOLERANCE_PX = 26;
 
 /** The page's HTML; its numbers (R, the kick, the random level) and readout labels come
  *  from the session: `c` its constants, `readouts` its display readouts. */
-const layoutHtml = (c, readouts) => `${HEADER_HTML}
+const layoutHtml = (c, readouts) => `${headerHtml(c)}
   <div class="vk-layout">
     <div class="vk-main">
       <div class="stage vk-stage">
         <canvas class="vk-canvas" tabindex="0" role="img"
-          aria-label="Sixty-four arrows moving in a square with wrapping edges. Tap an arrow to follow it; arrow keys pick the next arrow, Escape stops following, Space plays or pauses."></canvas>
+          data-access-label="Few turns stage: ${c.n} arrows moving in a square with wrapping edges. Tap an arrow to follow it."
+          aria-label="${c.n} arrows moving in a square with wrapping edges. Tap an arrow to follow it; arrow keys pick the next arrow, Escape stops following, Space plays or pauses."></canvas>
       </div>
       <ul class="legend vk-legend" aria-label="What the stage shows">
         <li><span class="swatch vk-sw-wheel"></span>arrow colour = its heading</li>
@@ -60,7 +61,7 @@ const layoutHtml = (c, readouts) => `${HEADER_HTML}
         <div class="btn-row vk-transport">
           <button type="button" class="btn primary vk-play"></button>
           <button type="button" class="btn vk-step">Step</button>
-          <button type="button" class="btn vk-restart" title="Replay seed ${c.seed} from its start, with the same random nudges">Restart</button>
+          <button type="button" class="btn vk-restart" data-seed="${c.seed}" title="Replay seed ${c.seed} from its start, with the same random nudges">Restart</button>
         </div>
         <div class="ctl ctl-float vk-rate">
           <label for="vk-rate">Updates per second</label>
@@ -89,10 +90,10 @@ const layoutHtml = (c, readouts) => `${HEADER_HTML}
   </div>
   <div class="vk-below">
     <section class="panel vk-check" aria-labelledby="vk-check-h">
-      <h2 id="vk-check-h">Eight-seed check: <var>a</var> = 0 against <var>a</var> = 1</h2>
+      <h2 id="vk-check-h">${capital(checkName(c))}: <var>a</var> = 0 against <var>a</var> = 1</h2>
       <div class="vk-check-intro"></div>
       <div class="vk-check-status">
-        <progress class="vk-progress" max="1" value="0" aria-label="Eight-seed check progress"></progress>
+        <progress class="vk-progress" max="1" value="0" aria-label="${capital(checkName(c))} progress"></progress>
         <span class="vk-progress-text">Waiting for the stage to start…</span>
       </div>
       <p class="vk-sr vk-check-announce" role="status"></p>
@@ -370,27 +371,27 @@ export async function mount(section, ctx) {
   const check = new CheckRunner({
     onProgress(p) {
       progress.value = p;
-      setText(progressText, `Running the 16 runs in the background: ${Math.floor(100 * p)}%`);
+      setText(progressText, `Running the ${2 * consts.seeds.length} runs in the background: ${Math.floor(100 * p)}%`);
       if (section.dataset.check !== "running") {
         section.dataset.check = "running";
-        setText(announce, "The eight-seed check is running in the background.");
+        setText(announce, `The ${checkName(consts)} is running in the background.`);
       }
     },
     onDone(result, info) {
       progress.value = 1;
       $(".vk-check-status").hidden = true;
-      renderTable($(".vk-table"), result);
+      renderTable($(".vk-table"), result, consts);
       checkResult = result;
       $(".vk-check-body").hidden = false;
       dotsWidth = 0;
       drawDots();
       const m = result.mean;
       $(".vk-check-summary").innerHTML =
-        `With <var>a</var> = 0 the eight seeds average P = ${fmt3(m.a0)}, close to the ${consts.baseline.toFixed(2)} of random headings. ` +
+        `With <var>a</var> = 0 the ${say(consts.seeds.length)} seeds average P = ${fmt3(m.a0)}, close to the ${consts.baseline.toFixed(2)} of random headings. ` +
         `With <var>a</var> = 1 they average P = ${fmt3(m.a1)}: the same start and the same nudges, ` +
         `and only the alignment turned on. ` +
         `<span class="vk-muted">(Done in ${(info.elapsedMs / 1000).toFixed(1)} s, in ${info.calls} pieces between frames.)</span>`;
-      setText(announce, `The eight-seed check is done: mean P ${fmt3(m.a0)} with a = 0 and ${fmt3(m.a1)} with a = 1. The table follows.`);
+      setText(announce, `The ${checkName(consts)} is done: mean P ${fmt3(m.a0)} with a = 0 and ${fmt3(m.a1)} with a = 1. The table follows.`);
       section.dataset.check = "done";
       section.dataset.checkMaxMs = info.maxCallMs.toFixed(1);
       section.dataset.checkUnitMs = (info.unitMs || 0).toFixed(2);
@@ -398,10 +399,10 @@ export async function mount(section, ctx) {
     },
     onError(message) {
       const e = $(".vk-check-error");
-      e.textContent = `The eight-seed check stopped: ${message}`;
+      e.textContent = `The ${checkName(consts)} stopped: ${message}`;
       e.hidden = false;
       $(".vk-check-status").hidden = true;
-      setText(announce, "The eight-seed check stopped with an error.");
+      setText(announce, `The ${checkName(consts)} stopped with an error.`);
       section.dataset.check = "error";
     },
   });
@@ -486,7 +487,7 @@ export async function mount(section, ctx) {
     title: "The turn in Python",
     intro: "This is the function the model runs at every update to turn every arrow. Its last line is the whole " +
       "Vicsek rule. Change it and press “Run my rules”: the arrows carry on from where they are, with your rule " +
-      "(the eight-seed check below always uses the original).",
+      `(the ${checkName(consts)} below always uses the original).`,
     help: "i, j: every pair of arrows within the radius, each arrow paired with itself too (j is in i's " +
       "neighbourhood); d, r: the vector from i to j and its length, in box units; theta: every heading in radians; " +
       "a: the alignment knob, one value per arrow; kick: this update's random kicks. Return one new heading per " +

@@ -119,7 +119,7 @@ export function installAccess({ engine, activeLab, controller }) {
     const st = stateOf(lab);
     const stage = section.querySelector(cfg.stage);
     if (stage) {
-      if (st.baseLabel === null) st.baseLabel = cfg.stageLabel || stage.getAttribute("aria-label") || "";
+      if (st.baseLabel === null) st.baseLabel = stage.dataset.accessLabel || stage.getAttribute("aria-label") || "";
       const label = `${st.baseLabel} Now: ${d.text}`;
       const quiet = document.activeElement === stage && d.key === st.labelKey && !force;
       if (!quiet && stage.getAttribute("aria-label") !== label) {
@@ -208,7 +208,8 @@ export function installAccess({ engine, activeLab, controller }) {
     if (cfg.roledescription) stage.setAttribute("aria-roledescription", cfg.roledescription);
     const described = (stage.getAttribute("aria-describedby") || "").split(/\s+/).filter(Boolean);
     if (!described.includes(hintsId)) stage.setAttribute("aria-describedby", [...described, hintsId].join(" "));
-    if (cfg.stageLabel) stage.setAttribute("aria-label", cfg.stageLabel);
+    // the lab's words for its stage here (data-access-label), written from the session's constants
+    if (stage.dataset.accessLabel) stage.setAttribute("aria-label", stage.dataset.accessLabel);
 
     const bar = document.createElement("div");
     bar.className = "access-bar";

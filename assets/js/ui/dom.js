@@ -47,3 +47,12 @@ export function el(tag, attrs = {}, ...children) {
 
 /** "1 boid", "3 boids": a count with the word in the right number. */
 export const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+
+/** The text with its first letter in capitals ("shared heading P" -> "Shared heading P"). */
+export const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+
+// Numbers as prose writes them, whatever the reader's locale: thousands separated (2,400),
+// and small whole numbers in words ("five model minutes", "eight seeds").
+export const num = (x) => x.toLocaleString("en-GB");
+const WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
+export const say = (x) => (Number.isInteger(x) && x >= 0 && x < WORDS.length ? WORDS[x] : num(x));

@@ -32,8 +32,6 @@ export const LAB_ACCESS = {
     barAfter: ".swarm-transport", // after Play and the disturbances, which stay right under the stage
     heading: [".swarm-layout", "Simulation, controls and measurements"],
     roledescription: "simulation stage",
-    stageLabel: "Swarm Lab stage: the simulated world, 160 by 100 lengths, wrapping at the edges. " +
-      "Click or tap an animal to select it.",
     stageKeys: [["← →", "previous / next animal (stage focused)"]],
     shortcuts: {
       play: (s) => clickIn(s, ".swarm-play"),
@@ -82,7 +80,6 @@ export const LAB_ACCESS = {
     barAfter: ".vk-legend", // the legend explains the stage, so it stays right under it
     heading: [".vk-layout", "Simulation and controls"],
     roledescription: "simulation stage",
-    stageLabel: "Few turns stage: sixty-four arrows moving in a square with wrapping edges. Tap an arrow to follow it.",
     stageKeys: [["← → ↑ ↓", "follow the next / previous arrow (stage focused)"], ["Esc", "stop following"]],
     shortcuts: {
       play: (s) => clickIn(s, ".vk-play"),
@@ -96,7 +93,7 @@ export const LAB_ACCESS = {
       { className: "access-follow-next", text: "Follow next ▶", run: (c) => follow(c, 1) },
       { className: "access-follow-stop", text: "Stop following", run: (c) => c && c.select(-1) },
     ],
-    actions: [[".vk-restart", "Restarted from seed 3, with the same random nudges."]],
+    actions: [[".vk-restart", (b) => `Restarted from seed ${b.dataset.seed}, with the same random nudges.`]],
     charts: { P: [".vk-pplot"] },
     tables: { P: ["P"] },
   },

@@ -1,9 +1,36 @@
 // Lab 3's words and markup (our own words; the source is cited at the end of the explanation).
 // Static HTML plus explainHtml(c), whose numbers come from the session (its constants and
-// the live parameters, filled into the .bd-param spans), never from literals here.
+// the live parameters, filled into the .bd-param spans), never from literals here; the
+// readouts' and the chart's words are the session's display data (layout().display).
 
-/** The lab's markup; ``C`` is the session's constants (layout().constants). */
-export const layoutHtml = (C) => `
+import { capital, num, say } from "../../ui/dom.js";
+
+/** The figure caption of the session's chart ``c`` (display.charts[0]; the canvas's own
+ *  name is written by ui/chart.js from the same words).  Its random-headings level (span
+ *  .bd-baseline) follows the population: see ``randomLevel``. */
+const chartCaption = (c, C) => {
+  const [p, spacing] = c.series;
+  return `${capital(p.label)} (left axis): 1 when every boid heads the same way, ` +
+    `<span class="bd-baseline"></span>. ${capital(spacing.label)}, in ${spacing.unit} (right axis). ` +
+    `Sampled every ${C.sample_seconds} s of model time; vertical lines mark rule changes.`;
+};
+
+/** The caption's level of P for headings at random: ``baseline`` is the session's
+ *  (metrics.random_polarization of the current population ``n``). */
+export const randomLevel = (baseline, n) =>
+  `about ${baseline.toFixed(2)} for ${n === 1 ? "1 boid" : `${num(n)} boids`} heading anywhere`;
+
+/** One readout row per the session's Readout (the value goes in span .bd-<key>). */
+function readoutHtml(r, C) {
+  const title = r.key === "flocks"
+    ? ` title="A flock here is ${C.flock_min} or more boids linked by a chain of neighbours (each within the alignment range of the next) that fly roughly one way. A boid alone has nobody within that range."`
+    : "";
+  return `<div class="readout" data-key="${r.key}"${title}><span class="k">${r.label}</span><span class="v bd-${r.key}">–</span></div>`;
+}
+
+/** The lab's markup; ``C`` is the session's constants and ``D`` its display words
+ *  (layout().constants and layout().display). */
+export const layoutHtml = (C, D) => `
   <div class="lab-layout bd-layout">
     <div class="bd-main">
       <div class="stage bd-stage">
@@ -23,8 +50,8 @@ export const layoutHtml = (C) => `
       <p class="stage-caption bd-world"></p>
       </div>
       <figure class="panel bd-chart-fig">
-        <canvas class="bd-chart" role="img" aria-label="Shared heading P and mean nearest spacing over model time, with a marker at every change of rules"></canvas>
-        <figcaption>Shared heading P (left axis): 1 when every boid heads the same way, about 0.1 for 80 boids heading anywhere. Mean nearest spacing in body lengths (right axis). Sampled four times a model second; vertical lines mark rule changes.</figcaption>
+        <canvas class="bd-chart" role="img"></canvas>
+        <figcaption>${chartCaption(D.charts[0], C)}</figcaption>
       </figure>
     </div>
     <div class="bd-side">
@@ -42,11 +69,7 @@ export const layoutHtml = (C) => `
           <button type="button" class="btn bd-copy">Copy link</button>
         </div>
         <div class="readouts bd-readouts">
-          <div class="readout"><span class="k">boids</span><span class="v bd-N">–</span></div>
-          <div class="readout"><span class="k">model time</span><span class="v bd-t">–</span></div>
-          <div class="readout"><span class="k">shared heading P</span><span class="v bd-P">–</span></div>
-          <div class="readout"><span class="k">mean nearest spacing</span><span class="v bd-spacing">–</span></div>
-          <div class="readout" title="A flock here is ${C.flock_min} or more boids linked by a chain of neighbours (each within the alignment range of the next) that fly roughly one way. A boid alone has nobody within that range."><span class="k">flocks</span><span class="v bd-flocks">–</span></div>
+          ${D.readouts.map((r) => readoutHtml(r, C)).join("\n          ")}
         </div>
       </div>
       <section class="panel bd-try" aria-labelledby="bd-try-h">
@@ -150,9 +173,9 @@ export function explainHtml(c) {
   stays the same size: birds far away add no neighbours nearby. So 25 times as many boids cost about 25 times as much
   work, where “everyone looks at everyone” would cost 625 times as much. This needs a quick way to find neighbours; here
   a grid of cells files boids by place, and each boid checks only the cells next to its own. (Squeezing more boids into
-  the <em>same</em> sky does add neighbours, which is why ${c.max_population.toLocaleString("en-GB")} boids run slower here.) Nobody keeps a list of the whole
+  the <em>same</em> sky does add neighbours, which is why ${num(c.max_population)} boids run slower here.) Nobody keeps a list of the whole
   flock and no message has to reach everyone. See it for yourself in “Ten or ten thousand” under the chart: it grows
-  the flock from ten boids to ten thousand, with the sky growing too so that each boid keeps the same few neighbours,
+  the flock from ${say(c.scale_sizes[0])} boids to ${num(c.scale_sizes[c.scale_sizes.length - 1])}, with the sky growing too so that each boid keeps the same few neighbours,
   and times both ways in your own browser. The time per boid of this model stays about flat; the time per boid of
   everyone checking everyone grows in step with the flock.</p>
 

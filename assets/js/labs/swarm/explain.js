@@ -4,6 +4,8 @@
 // constants (sessions/swarm.py, SwarmSession.constants), so a constant changed in Python
 // changes these words too.
 
+import { num, say } from "../../ui/dom.js";
+
 const mi = (x) => `<mi>${x}</mi>`;
 const mo = (x) => `<mo>${x}</mo>`;
 const mn = (x) => `<mn>${x}</mn>`;
@@ -21,11 +23,6 @@ const block = (label, body) =>
 const ui = sub(vec("u"), mi("i"));
 const uj = sub(vec("u"), mi("j"));
 
-// thousands separator as the prose writes them (2,400), whatever the reader's locale
-const num = (x) => x.toLocaleString("en-GB");
-// small whole numbers in words, as prose writes them ("five model minutes")
-const WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
-const say = (x) => (Number.isInteger(x) && x < WORDS.length ? WORDS[x] : num(x));
 
 const formulas = (C) => [
   block("Separation", row(
@@ -119,7 +116,7 @@ Read them with care:</p>
   than one property. The rotation readout is high for a mill, but neither it nor the other plots classify a biological state, and under
   these teaching rules not every state need appear.</li>
   <li><strong>Two groups</strong> that are each perfectly aligned but travel in opposite directions cancel each other in P, while the local agreement stays high.</li>
-  <li>Even <strong>random headings</strong> give a small P above zero because the sample is finite: on average about 0.89/√N, roughly 0.07 for 150 animals.</li>
+  <li>Even <strong>random headings</strong> give a small P above zero because the sample is finite: on average about ${C.random_p_coefficient.toFixed(2)}/√N, roughly ${C.random_p_default.toFixed(2)} for ${num(C.n_default)} animals.</li>
   <li><strong>Local agreement</strong> can creep up with every rule switched off: animals that happen to head the same way stay neighbours,
   while the others drift apart. Compare it with a run where the rules are on before reading it as coordination.</li>
   <li>A high P on its own proves neither that the group <strong>holds together</strong> (aligned animals can be scattered across the world; look at the spacing chart),

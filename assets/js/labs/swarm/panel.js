@@ -181,8 +181,8 @@ export class SensePanel {
     const x0 = data[o0];
     const y0 = data[o0 + 1];
     const th0 = data[o0 + 2];
-    const ring = info.nearby_radius || 1.5 * (info.R || 10);
-    const span = Math.max(ring, info.R || 0, 6) * 1.08;
+    const ring = info.nearby_radius;
+    const span = Math.max(ring, info.R, 6) * 1.08;
     const s = Math.min(w, h) / (2 * span);
     const cx = w / 2;
     const cy = h / 2;
@@ -217,9 +217,9 @@ export class SensePanel {
       g.fillStyle = THREAT;
       g.fill();
     }
-    // field of view (270 deg) of radius R, personal space, nearby ring
-    const R = info.R || 10;
-    const half = ((info.fov_deg || 270) / 2) * (Math.PI / 180);
+    // field of view (the session's fov_deg) of radius R, personal space, nearby ring
+    const R = info.R;
+    const half = (info.fov_deg / 2) * (Math.PI / 180);
     g.beginPath();
     g.moveTo(cx, cy);
     g.arc(cx, cy, R * s, -th0 - half, -th0 + half);
@@ -231,7 +231,7 @@ export class SensePanel {
     g.stroke();
     g.setLineDash([4, 4]);
     g.beginPath();
-    g.arc(cx, cy, (info.personal_space || 3.2) * s, 0, Math.PI * 2);
+    g.arc(cx, cy, info.personal_space * s, 0, Math.PI * 2);
     g.strokeStyle = "rgba(255, 127, 102, 0.8)";
     g.stroke();
     g.beginPath();
@@ -280,7 +280,7 @@ export class SensePanel {
     // label for the view (drawn last, on a backdrop, so dots and rings never cover it)
     g.font = "11px system-ui, sans-serif";
     g.textAlign = "left";
-    const ringLabel = `range R = ${R} lengths, 270° view`;
+    const ringLabel = `range R = ${R} lengths, ${info.fov_deg}° view`;
     g.fillStyle = "rgba(11, 29, 42, 0.8)";
     g.fillRect(2, 3, g.measureText(ringLabel).width + 8, 15);
     g.fillStyle = "rgba(53, 208, 224, 0.9)";

@@ -6,6 +6,8 @@
 // of all 16 replicas in "batched" mode) and sizes each chunk to a time budget, so the
 // stage keeps its frame rate while the check runs.
 
+import { say } from "../../ui/dom.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 
 /**
@@ -104,11 +106,13 @@ export class CheckRunner {
   }
 }
 
-/** Fill `table` (a <table>) with the check result. */
-export function renderTable(table, result) {
+/** Fill `table` (a <table>) with the check result; `c` is the session's constants (the
+ *  updates measured: after `warmup`, the next `measure`). */
+export function renderTable(table, result, c) {
   table.replaceChildren();
   const cap = document.createElement("caption");
-  cap.textContent = "Average P over updates 1,001–1,500, for each seed";
+  const count = (v) => v.toLocaleString("en");
+  cap.textContent = `Average P over updates ${count(c.warmup + 1)}–${count(c.warmup + c.measure)}, for each seed`;
   const thead = document.createElement("thead");
   thead.innerHTML = `<tr><th scope="col">Seed</th><th scope="col">P with a = 0</th><th scope="col">P with a = 1</th></tr>`;
   const tbody = document.createElement("tbody");
@@ -203,7 +207,7 @@ export function renderDotPlot(container, result, baseline) {
   // -- overview, 0..1
   const ov = el("g", { class: "overview" });
   const X = (p) => L + p * pw;
-  ov.append(el("text", { x: 0, y: y + 13, class: "part-title" }, "All 16 runs, full scale"));
+  ov.append(el("text", { x: 0, y: y + 13, class: "part-title" }, `All ${2 * result.seeds.length} runs, full scale`));
   const rowsY = { a0: y + 42, a1: y + 80 };
   const axisY = y + 112;
   ov.append(el("line", { x1: X(BASELINE), x2: X(BASELINE), y1: y + 22, y2: axisY, class: "baseline" }));
@@ -254,7 +258,7 @@ export function renderDotPlot(container, result, baseline) {
   const H = Math.round(y);
   const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "vk-dotplot", role: "img" });
   svg.setAttribute("aria-label",
-    `Dot plot of each seed's average P. With a = 0 the eight seeds lie between ${fmt3(result.range.a0[0])} and ` +
+    `Dot plot of each seed's average P. With a = 0 the ${say(result.seeds.length)} seeds lie between ${fmt3(result.range.a0[0])} and ` +
     `${fmt3(result.range.a0[1])}, mean ${fmt3(m.a0)}, around the ${shownBaseline} of random headings. With a = 1 they lie ` +
     `between ${fmt3(result.range.a1[0])} and ${fmt3(result.range.a1[1])}, mean ${fmt3(m.a1)}.`);
   svg.append(...parts);

@@ -51,14 +51,14 @@ export class Stage {
   /**
    * @param {HTMLCanvasElement} canvas
    * @param {number} n   number of arrows
-   * @param {object} opts  { radius, kick }  (model units, radians)
+   * @param {object} opts  { radius, kick }  (model units, radians: the session's constants)
    */
-  constructor(canvas, n, opts = {}) {
+  constructor(canvas, n, opts) {
     this.canvas = canvas;
     this.g = canvas.getContext("2d");
     this.n = n;
-    this.radius = opts.radius ?? 0.12;
-    this.kick = opts.kick ?? 0.35;
+    this.radius = opts.radius;
+    this.kick = opts.kick;
     this.cur = new Float32Array(3 * n);   // block A
     this.prev = new Float32Array(3 * n);  // block B (unwrapped next to A)
     this.ring = new Float32Array(RING * n * 2); // wrapped positions, slot (head - k) = k updates ago

@@ -2,14 +2,19 @@
 // The numbers in it (R, the kick, the step, the random level, the check's seeds and lengths)
 // are the session's constants (`c`, from op_layout), never copies.
 
+import { say } from "../../ui/dom.js";
+
 const count = (v) => Number(v).toLocaleString("en");
 const degrees = (rad) => Math.round((rad * 180) / Math.PI);
 
-export const HEADER_HTML = `
+/** The check's name, from the number of its seeds ("eight-seed check"). */
+export const checkName = (c) => `${say(c.seeds.length)}-seed check`;
+
+export const headerHtml = (c) => `
   <header class="lab-head vk-head">
     <p class="lab-kicker">Collective motion, hands on · Lab 2</p>
     <h1>How can a few local turns become one shared direction?</h1>
-    <p class="lab-lead">Sixty-four arrows, each one only turning a little towards the arrows right next to
+    <p class="lab-lead">Take ${c.n} arrows, each one only turning a little towards the arrows right next to
     it, with a random wobble on top. Nobody sees the whole box and nobody is in charge. Play it, change one
     knob, and see whether a common heading appears anyway, and how sure we can be that it is not luck.</p>
   </header>`;
@@ -19,7 +24,7 @@ export const steps = (c) => [
     key: "see",
     title: "See",
     html: `
-      <p>Sixty-four arrows wander in a square whose edges wrap around: an arrow that leaves on
+      <p>Here ${c.n} arrows wander in a square whose edges wrap around: an arrow that leaves on
       the right comes back on the left. All arrows move at the same speed. At every update, each arrow
       looks at the arrows inside a small circle around itself (itself included), turns towards
       the direction they point on average, picks up a small random nudge, then moves forward.</p>
@@ -52,7 +57,7 @@ export const steps = (c) => [
       complex number e<sup><var>i</var><var>θ</var></sup>:</p>
       <p class="formula vk-pformula" tabindex="0">P = | (1/${c.n}) Σ<sub><var>j</var></sub> e<sup><var>i</var><var>θ</var><sub><var>j</var></sub></sup> |</p>
       <p><strong>Why ${c.baseline.toFixed(2)} and not 0.</strong> ${c.n} random directions never cancel out exactly.
-      On average the leftover arrow has length about ${c.baseline.toFixed(2)} (the dashed line), so a P near 0.1
+      On average the leftover arrow has length about ${c.baseline.toFixed(2)} (the dashed line), so a P near ${c.baseline.toFixed(1)}
       means "no shared direction", not "something small is happening".</p>
       <p><strong>What P does not tell you.</strong> P looks only at directions, never at
       positions. Arrows spread all over the box can all point the same way (high P), and a tight
@@ -81,12 +86,12 @@ export const ruleHtml = (c) => `
   </ul>`;
 
 export const checkIntroHtml = (c) => `
-  <p>We fixed this test before looking at any run. For each of eight seeds (${c.seeds.join(", ")}) the model runs twice from the same start with the same random nudges: once with
+  <p>We fixed this test before looking at any run. For each of ${say(c.seeds.length)} seeds (${c.seeds.join(", ")}) the model runs twice from the same start with the same random nudges: once with
   <var>a</var> = 0 and once with <var>a</var> = 1. Each run gets ${count(c.warmup)} updates to settle; then P is
-  averaged over the next ${count(c.measure)}. Your browser does all 16 runs in the background, beside the stage, so the
+  averaged over the next ${count(c.measure)}. Your browser does all ${2 * c.seeds.length} runs in the background, beside the stage, so the
   stage keeps moving. The numbers are exactly those printed by <code>python -m swarmlab vicsek-check</code>.</p>
   <p><strong>Why averages?</strong> P wobbles from one update to the next, and one run can be lucky or
-  unlucky. Averaging over ${count(c.measure)} updates and then over eight seeds compares what alignment does, not what one
+  unlucky. Averaging over ${count(c.measure)} updates and then over ${say(c.seeds.length)} seeds compares what alignment does, not what one
   moment of one run happened to show.</p>`;
 
 export const NOTES_HTML = `
