@@ -632,8 +632,12 @@ def test_five_minutes_pauses_and_continue_keeps_everything(lab):
         assert not out["paused_at_limit"]
         done += n
     ctl(page, "t.setPlaying(true)")
-    for _ in range(4):
+    # play on (6 steps a 0.1 s tick; fewer when the frame budget caps a tick on a busy machine)
+    # until the run pauses itself: it must stop exactly at the limit, never past it
+    for _ in range(40):
         ctl(page, "t.tick(0.1)")
+        if not ctl(page, "t.playing"):
+            break
     f = frame(page)
     assert f["step"] == limit and f["limit"]
     assert not ctl(page, "t.playing")

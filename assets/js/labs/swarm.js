@@ -501,7 +501,9 @@ async function mountLab(section, ctx) {
    *  the stage), bring the stage and the trial's question into view. */
   function showStage() {
     const r = stage.getBoundingClientRect();
-    if (r.top < 0 || r.top > window.innerHeight * 0.4) {
+    // (also when the trial's box is cut off: a scroll still under way when this measures, say)
+    const box = trialNow.hidden ? null : trialNow.getBoundingClientRect();
+    if (r.top < 0 || r.top > window.innerHeight * 0.4 || (box && (box.top < 0 || box.bottom > window.innerHeight))) {
       stage.scrollIntoView({ block: "start", behavior: ctx.reducedMotion ? "auto" : "smooth" });
     }
     if (!trialNow.hidden) trialNow.focus({ preventScroll: true });
