@@ -447,7 +447,8 @@ def _axe(page, context=None):
     if not page.evaluate("() => Boolean(window.axe)"):
         page.add_script_tag(path=str(AXE))
     return page.evaluate("""async (ctx) => {
-        const r = await axe.run(ctx || document, { resultTypes: ['violations'] });
+        // target-size (WCAG 2.2: 24 x 24 px, or spaced) is off by default in axe; Lighthouse runs it
+        const r = await axe.run(ctx || document, { resultTypes: ['violations'], rules: { 'target-size': { enabled: true } } });
         return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
             nodes: v.nodes.slice(0, 6).map((n) => n.target.join(' ') + ' :: ' + n.failureSummary.slice(0, 200)) }));
     }""", context)

@@ -61,8 +61,14 @@ def run_lighthouse(url: str, form: str, chrome: str) -> dict:
     if report.get("runtimeError"):
         raise RuntimeError(f"lighthouse: {report['runtimeError'].get('message')}")
     cats, audits = report["categories"], report["audits"]
-    failing = [audits[ref["id"]]["title"] for ref in cats["accessibility"]["auditRefs"]
-               if audits[ref["id"]]["score"] is not None and audits[ref["id"]]["score"] < 1]
+    failing = []
+    for ref in cats["accessibility"]["auditRefs"]:
+        audit = audits[ref["id"]]
+        if audit["score"] is not None and audit["score"] < 1:
+            # the audit's title and the elements it names (selectors), so a regression says what to fix
+            items = (audit.get("details") or {}).get("items") or []
+            where = sorted({(it.get("node") or {}).get("selector", "?") for it in items})[:4]
+            failing.append(audit["title"] + (f" [{', '.join(where)}]" if where else ""))
     return {"tbt_ms": audits["total-blocking-time"]["numericValue"],
             "a11y": round(100 * cats["accessibility"]["score"]),
             "performance": round(100 * (cats["performance"]["score"] or 0)),
