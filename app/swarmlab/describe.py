@@ -33,6 +33,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from . import metrics
+from .space import norm
 
 GROUP_MIN = 5            # agents: the smallest piece of the neighbour graph called a group
 MOSTLY_ONE = 0.8         # share of agents in the largest group for "mostly in one group"
@@ -90,7 +91,7 @@ def groups(labels: np.ndarray, u: np.ndarray, min_size: int = GROUP_MIN) -> list
     for g in big[np.argsort(-sizes[big], kind="stable")]:
         n = int(sizes[g])
         mx, my = sx[g] / n, sy[g] / n
-        r = math.hypot(mx, my)
+        r = float(norm(mx, my))
         out.append({"size": n, "agreement": r, "heading": math.atan2(my, mx) if r > 1e-12 else math.nan})
     return out
 
@@ -295,10 +296,10 @@ def boids(v: np.ndarray, m: Mapping[str, float], *, treat: bool = False,
     oct_ = -1
     heading = ""
     if n:
-        s = np.hypot(v[:, 0], v[:, 1])
+        s = norm(v)
         u = v / np.where(s > 0, s, 1.0)[:, None]
         mean = u.mean(axis=0)
-        if math.isfinite(P) and P >= HEADED and math.hypot(mean[0], mean[1]) > 1e-12:
+        if math.isfinite(P) and P >= HEADED and float(norm(mean)) > 1e-12:
             a = -math.atan2(mean[1], mean[0])  # y down: north is -y
             heading, oct_ = f", heading {compass(a)}", octant(a)
     if not n:
@@ -310,8 +311,10 @@ def boids(v: np.ndarray, m: Mapping[str, float], *, treat: bool = False,
     else:
         shape = f"{head} in {flocks} flocks{heading}"
     parts = [shape]
+    # the chart's own words when there is a history (the session's HISTORY_SERIES)
+    label = {s.name: s.label for s in history.series} if history is not None else {}
     if n:
-        parts.append(f"shared heading P {_num(P)}")
+        parts.append(f"{label.get('P', 'shared heading P')} {_num(P)}")
         parts.append(f"mean spacing {_num(m.get('spacing', math.nan), 1)} lengths")
     if treat:
         parts.append("the treat is held")
@@ -323,7 +326,6 @@ def boids(v: np.ndarray, m: Mapping[str, float], *, treat: bool = False,
     if history is not None:
         t = history.times()
         sp = history.values["spacing"]
-        label = {s.name: s.label for s in history.series}  # the chart's own words
         parts = [trend_phrase(label["P"], trend(t, history.values["P"]), _fmt2),
                  trend_phrase(label["spacing"], trend(t, sp, steady=_spacing_steady(sp)), _fmt_len),
                  trend_phrase(label["flocks"], trend(t, history.values["flocks"], steady=0.5), _fmt_int)]

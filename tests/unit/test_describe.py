@@ -204,6 +204,16 @@ def test_boids_words_follow_flocks_and_heading():
     assert describe.boids(v, {"P": 0.1, "spacing": 5.0, "flocks": 0})["text"].startswith("80 boids, no flock yet;")
 
 
+def test_boids_sentence_names_p_with_the_histories_own_label():
+    """The spoken summary names P as the chart does (the session's HISTORY_SERIES), not a copy."""
+    v = np.tile([[0.0, -3.0]], (80, 1))
+    h = metrics.History((metrics.Series("P", "agreement of headings"), metrics.Series("spacing", "gap", "lengths"),
+                         metrics.Series("flocks", "groups")), tick_seconds=0.025, interval=10)
+    h.record(0, {"P": 0.5, "spacing": 2.0, "flocks": 1})
+    d = describe.boids(v, {"P": 0.5, "spacing": 2.0, "flocks": 1}, history=h)
+    assert "; agreement of headings 0.50;" in d["text"] and "shared heading P" not in d["text"]
+
+
 def test_op_describe_through_the_host():
     from swarmlab.sessions.host import Host
     import json
