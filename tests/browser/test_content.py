@@ -134,6 +134,19 @@ def test_lab2_follows_an_arrow_from_the_start(page, server):
     assert page.evaluate("() => window.swarmlab.labs.get('vicsek').stage.selected") == 0
 
 
+def test_lab1_caption_quotes_the_trails_the_stage_draws(page, server):
+    """The stage caption's "last 2.4 s of every third animal" is read from trails.js, the module
+    that keeps the trails (its TrailBuffer's defaults; the renderer passes none of its own)."""
+    page.goto(f"{server}/?lab=swarm")
+    wait_ready(page)
+    got = page.evaluate("""async () => {
+        const { TRAILS } = await import('./assets/js/labs/swarm/trails.js');
+        return { TRAILS, caption: document.querySelector('#lab-swarm .stage-caption').textContent };
+    }""")
+    words = {2: "every second", 3: "every third", 4: "every fourth"}[got["TRAILS"]["every"]]
+    assert f"the last {got['TRAILS']['seconds']} s of {words} animal's path" in got["caption"], got
+
+
 @pytest.mark.parametrize("size", [(1280, 800), (1366, 768), (390, 844)])
 def test_lab1_stage_and_live_charts_are_seen_together(browser, server, size):
     """The trials say "watch both the pattern and the spacing trace": without scrolling, the

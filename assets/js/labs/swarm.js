@@ -23,11 +23,14 @@ import { ensureStylesheet, el, capital, say } from "../ui/dom.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { LineChart, formatClock } from "../ui/chart.js";
 import { StageRenderer, GLYPH_LENGTH } from "./swarm/renderer.js";
+import { TRAILS } from "./swarm/trails.js";
 import { SensePanel } from "./swarm/panel.js";
 import { createFrameInfo, parseFrame } from "./swarm/frame.js";
 import { explainHtml } from "./swarm/explain.js";
 
 const LAB = "swarm";
+/** "every animal", "every third animal": which animals leave a trail (trails.js TRAILS). */
+const EVERY = { 1: "every", 2: "every second", 3: "every third", 4: "every fourth", 5: "every fifth" };
 const SPEEDS = [
   { v: 0.25, label: "¼×" }, { v: 0.5, label: "½×" }, { v: 1, label: "1×" }, { v: 2, label: "2×" }, { v: 4, label: "4×" },
 ];
@@ -125,7 +128,8 @@ async function mountLab(section, ctx) {
     class: "stage-caption",
     text: `In the model each animal is a point; it is drawn at least ${GLYPH_LENGTH} lengths long, enlarged so that you can see it. ` +
       "They have no hard collisions: with strong cohesion and weak separation they can overlap. " +
-      "Faint lines are the last 2.4 s of every third animal's path; the yellow one is selected. The world wraps around at every edge.",
+      `Faint lines are the last ${TRAILS.seconds} s of ${EVERY[TRAILS.every] || `every ${TRAILS.every}th`} animal's path; ` +
+      "the yellow one is selected. The world wraps around at every edge.",
   });
 
   // transport

@@ -64,8 +64,8 @@ export class StageRenderer {
     this.obstacles = []; // [{x, y, r}] in model lengths
     this.trails = new TrailBuffer({
       maxAgents: opts.maxAgents || 2000,
-      every: opts.trailEvery || 3,
-      seconds: opts.trailSeconds || 2.4,
+      every: opts.trailEvery,
+      seconds: opts.trailSeconds,
       minInterval: opts.trailInterval || 1 / 30,
     });
     this.resize();

@@ -13,8 +13,11 @@
 
 const JUMP = 12; // model lengths; larger than any real move between two samples
 
+/** Which animals leave a trail and how long it is (the stage caption quotes these). */
+export const TRAILS = { seconds: 2.4, every: 3 };
+
 export class TrailBuffer {
-  constructor({ maxAgents = 2000, every = 3, seconds = 2.4, minInterval = 1 / 30 } = {}) {
+  constructor({ maxAgents = 2000, every = TRAILS.every, seconds = TRAILS.seconds, minInterval = 1 / 30 } = {}) {
     this.every = every;
     this.seconds = seconds;
     this.minInterval = minInterval;
