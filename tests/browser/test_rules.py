@@ -211,8 +211,13 @@ def test_lab2_shows_its_turn_and_runs_an_edit(page, server):
     set_code(page, original(page, "vicsek").replace(" + kick", ""), "vicsek")
     p.locator(".rules-run").click()
     status(page, "vicsek").locator("text=Your rules run from now on").wait_for(timeout=10_000)
-    engine_call(page, "vicsek", "step", {"n": 300})
-    assert engine_call(page, "vicsek", "metrics")["P"] > 0.99  # no kicks: everyone ends up one way
+    # no kicks: everyone ends up one way (300 updates from a fresh start; the stage has been
+    # playing with kicks meanwhile, so allow up to 3,000 from wherever it is)
+    for _ in range(10):
+        engine_call(page, "vicsek", "step", {"n": 300})
+        if engine_call(page, "vicsek", "metrics")["P"] > 0.99:
+            break
+    assert engine_call(page, "vicsek", "metrics")["P"] > 0.99
     assert p.locator(".rules-idea-list li").count() == 2
     p.locator(".rules-ideas summary").click()
     p.screenshot(path=str(screenshot(page, "rules-vicsek-page").with_name("rules-vicsek.png")))
