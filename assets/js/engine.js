@@ -291,7 +291,6 @@ function preflight() {
   }
 }
 
-/** The engine's script element: <template id="engine-script"><script type="py" src config></template>. */
 // PyScript's optional page plugins.  PyScript imports every plugin the page's own config does
 // not exclude *before* it starts any worker (its PyWorker awaits them), and the engine uses
 // none of these: without this, the worker started about 0.35 s later on a cold load (a
@@ -312,6 +311,7 @@ function skipPyScriptPlugins() {
   }
 }
 
+/** The engine's script element: <template id="engine-script"><script type="py" src config></template>. */
 function engineScript() {
   const tpl = document.getElementById("engine-script");
   const script = tpl && tpl.content.querySelector("script");

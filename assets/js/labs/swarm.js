@@ -112,10 +112,11 @@ async function mountLab(section, ctx) {
   section.classList.add("swarm-lab");
   if (minimal) section.classList.add("swarm-minimal");
 
+  const world = `the simulated world, ${consts.world[0]} by ${consts.world[1]} lengths, wrapping at the edges. Click or tap an animal to select it`;
   const stageCanvas = el("canvas", {
     class: "stage-canvas swarm-canvas", tabindex: "0", role: "img",
-    "aria-label": `The simulated world, ${consts.world[0]} by ${consts.world[1]} lengths, wrapping at the edges. Click or tap an animal to select it; left and right arrow keys select the previous or next one.`,
-    "data-access-label": `Swarm Lab stage: the simulated world, ${consts.world[0]} by ${consts.world[1]} lengths, wrapping at the edges. Click or tap an animal to select it.`,
+    "aria-label": `${capital(world)}; left and right arrow keys select the previous or next one.`,
+    "data-access-label": `Swarm Lab stage: ${world}.`,
   });
   const clockEl = el("div", { class: "swarm-clock", "aria-live": "off" });
   const limitBox = el("div", { class: "swarm-limit", role: "group", "aria-labelledby": "swarm-limit-text" });
