@@ -2,15 +2,22 @@
 //
 //   node tools/bench/boids_peer.mjs < request.json      prints one JSON line
 //
-// The same work as swarmlab.boids.step (one step of DT): neighbours within R on the
-// periodic box (minimum image d = dx - W floor(dx/W + 0.5)), then per boid
-//   a = k_sep SEP_SCALE sum_j -d_ij / (r^2 + EPS)
-//     + k_coh COH_SCALE mean_j d_ij + k_ali ALI_SCALE (mean_j v_j - v_i),
-//   v' = v + a DT scaled to speed in [V_MIN, V_MAX] (a zero v' keeps v),  x' = wrap(x + v' DT).
-// Two neighbour searches: "grid" (a uniform grid of cells of side >= R, counting sort that
-// also copies the agents into cell order, 3 x 3 block per boid: what a careful JS author
-// writes) and "naive" (every pair, O(N^2)).
-// Typed arrays, no allocation inside a step.
+// The same work as swarmlab.boids.step with the built-in rules (rules_boids.steering), one
+// step of DT:
+//   neighbours within reach = max(sep_radius, radius, coh_radius) on the periodic box
+//   (minimum image d = dx - W floor(dx/W + 0.5)); j is in view of i when
+//   u_i . d_ij >= cos(view/2) r_ij (u_i = v_i/|v_i|; view >= 360 sees all);
+//   separation s_i = sum over j in view, r <= sep_radius, of -d_ij / (r^2 + EPS);
+//   alignment  a_i = mean over j in view, r <= radius, of v_j;
+//   cohesion   c_i = mean over j in view, r <= coh_radius, of d_ij;
+//   steer(q) = limit(v_max q/|q| - v_i, max_force), 0 where q = 0;
+//   a_i = prioritised allocation of k_sep steer(s), k_ali steer(a), k_coh steer(c) within max_force;
+//   v' = v + a DT scaled to speed in [v_min, v_max] (a zero v' keeps v),  x' = wrap(x + v' DT).
+// Two neighbour searches: "grid" (a uniform grid of cells of side >= reach, counting sort
+// that also copies the agents into cell order, 3 x 3 block per boid: what a careful JS
+// author writes) and "naive" (every pair, O(N^2)).  Typed arrays, no allocation inside a step.
+// The constants come from the request (peers.py reads them from swarmlab.boids.Params and
+// cos_half_view), so the two cannot drift apart.
 //
 // Requests: {"cmd": "step", "x": [[..]], "v": [[..]], "W", "H", "p": {...}, "method"}
 //           -> {"x", "v"} after one step (the equivalence check);
@@ -19,41 +26,72 @@
 import { readFileSync } from "node:fs";
 
 function makeStepper(n, W, H, p) {
-  const R = p.radius, R2 = R * R;
-  const nx = Math.max(1, Math.floor(W / R)), ny = Math.max(1, Math.floor(H / R));
+  const reach = Math.max(p.radius, p.sep_radius, p.coh_radius), reach2 = reach * reach;
+  const nx = Math.max(1, Math.floor(W / reach)), ny = Math.max(1, Math.floor(H / reach));
   const cw = W / nx, ch = H / ny;
   const ncell = nx * ny;
   const head = new Int32Array(ncell + 1), order = new Int32Array(n), cellOf = new Int32Array(n);
   const ax = new Float64Array(n), ay = new Float64Array(n);
-  const sepK = p.k_sep * p.SEP_SCALE, cohK = p.k_coh * p.COH_SCALE, aliK = p.k_ali * p.ALI_SCALE;
+  const ux = new Float64Array(n), uy = new Float64Array(n);
+  const all = p.view >= 360, cosHalf = p.cos_half;
+  const useSep = p.k_sep > 0, useAli = p.k_ali > 0, useCoh = p.k_coh > 0;
+  // acc: separation (0, 1), alignment sum of v_j (2, 3) and count (4), cohesion sum of d (5, 6) and count (7)
+  const acc = new Float64Array(8);
 
-  function pairTerm(i, j, x, y, vx, vy, acc) {
+  function pairTerm(i, j, x, y, vx, vy, hx, hy) {
     let dx = x[j] - x[i];
     dx -= W * Math.floor(dx / W + 0.5);
     let dy = y[j] - y[i];
     dy -= H * Math.floor(dy / H + 0.5);
     const r2 = dx * dx + dy * dy;
-    if (r2 > R2) return;
-    const w = 1.0 / (r2 + p.EPS);
-    acc[0] -= w * dx; acc[1] -= w * dy;    // separation
-    acc[2] += dx; acc[3] += dy;            // cohesion: sum of d
-    acc[4] += vx[j]; acc[5] += vy[j];      // alignment: sum of v_j
-    acc[6] += 1;
+    if (r2 > reach2) return;
+    const r = Math.sqrt(r2);
+    if (!all && !(hx[i] * dx + hy[i] * dy >= cosHalf * r)) return;  // behind: not in view
+    if (useSep && r <= p.sep_radius) {
+      const w = -1.0 / (r * r + p.EPS);
+      acc[0] += dx * w; acc[1] += dy * w;
+    }
+    if (useAli && r <= p.radius) { acc[2] += vx[j]; acc[3] += vy[j]; acc[4] += 1; }
+    if (useCoh && r <= p.coh_radius) { acc[5] += dx; acc[6] += dy; acc[7] += 1; }
+  }
+
+  // steering towards (qx, qy) for a boid with velocity (vx, vy), into out[0..1]
+  const st = new Float64Array(2);
+  function steer(qx, qy, vx, vy) {
+    const s = Math.sqrt(qx * qx + qy * qy);
+    if (!(s > 0)) { st[0] = 0; st[1] = 0; return; }
+    let gx = qx * (p.v_max / s) - vx, gy = qy * (p.v_max / s) - vy;
+    const g = Math.sqrt(gx * gx + gy * gy);
+    const f = g > p.max_force ? p.max_force / (g > 0 ? g : 1) : 1;
+    st[0] = gx * f; st[1] = gy * f;
   }
 
   // acceleration of agent i (output slot) from its sums; k indexes vx, vy
-  function finishAt(i, k, acc, vx, vy) {
-    const c = acc[6];
-    let a0 = sepK * acc[0], a1 = sepK * acc[1];
-    if (c > 0) {
-      a0 += cohK * acc[2] / c + aliK * (acc[4] / c - vx[k]);
-      a1 += cohK * acc[3] / c + aliK * (acc[5] / c - vy[k]);
-    }
+  function finishAt(i, k, vx, vy) {
+    const v0 = vx[k], v1 = vy[k];
+    let left = p.max_force, a0 = 0, a1 = 0;
+    const take = (k_, qx, qy) => {
+      steer(qx, qy, v0, v1);
+      const rx = k_ * st[0], ry = k_ * st[1];
+      const m = Math.sqrt(rx * rx + ry * ry);
+      const t = Math.min(m, left);
+      const f = t / (m > 0 ? m : 1);
+      a0 += rx * f; a1 += ry * f; left -= t;
+    };
+    take(p.k_sep, acc[0], acc[1]);
+    const ca = 1 / Math.max(acc[4], 1), cc = 1 / Math.max(acc[7], 1);
+    take(p.k_ali, acc[2] * ca, acc[3] * ca);
+    take(p.k_coh, acc[5] * cc, acc[6] * cc);
     ax[i] = a0; ay[i] = a1;
   }
-  const finish = (i, acc, vx, vy) => finishAt(i, i, acc, vx, vy);
 
-  const acc = new Float64Array(7);
+  function headings(vx, vy, hx, hy, m) {
+    for (let k = 0; k < m; k++) {
+      const s = Math.sqrt(vx[k] * vx[k] + vy[k] * vy[k]), q = s > 0 ? s : 1;
+      hx[k] = vx[k] / q; hy[k] = vy[k] / q;
+    }
+  }
+
   // grid state: agents copied into cell order each step (contiguous, cache-friendly scans)
   const sx = new Float64Array(n), sy = new Float64Array(n), svx = new Float64Array(n), svy = new Float64Array(n);
   const fill = new Int32Array(ncell);
@@ -71,6 +109,7 @@ function makeStepper(n, W, H, p) {
       const k = fill[cellOf[i]]++;
       order[k] = i; sx[k] = x[i]; sy[k] = y[i]; svx[k] = vx[i]; svy[k] = vy[i];
     }
+    headings(svx, svy, ux, uy, n);
     const rx = nx >= 3 ? 1 : 0, ry = ny >= 3 ? 1 : 0;
     for (let k = 0; k < n; k++) {
       acc.fill(0);
@@ -80,21 +119,22 @@ function makeStepper(n, W, H, p) {
           const yy = (cy + oy + ny) % ny;
           for (let ox = -1; ox <= 1; ox++) {
             const cc = yy * nx + (cx + ox + nx) % nx;
-            for (let m = head[cc], e = head[cc + 1]; m < e; m++) if (m !== k) pairTerm(k, m, sx, sy, svx, svy, acc);
+            for (let m = head[cc], e = head[cc + 1]; m < e; m++) if (m !== k) pairTerm(k, m, sx, sy, svx, svy, ux, uy);
           }
         }
       } else {  // a dimension of 1 or 2 cells: the 3 x 3 block would repeat cells
-        for (let m = 0; m < n; m++) if (m !== k) pairTerm(k, m, sx, sy, svx, svy, acc);
+        for (let m = 0; m < n; m++) if (m !== k) pairTerm(k, m, sx, sy, svx, svy, ux, uy);
       }
-      finishAt(i, k, acc, svx, svy);
+      finishAt(i, k, svx, svy);
     }
   }
 
   function accelNaive(x, y, vx, vy) {
+    headings(vx, vy, ux, uy, n);
     for (let i = 0; i < n; i++) {
       acc.fill(0);
-      for (let j = 0; j < n; j++) if (j !== i) pairTerm(i, j, x, y, vx, vy, acc);
-      finish(i, acc, vx, vy);
+      for (let j = 0; j < n; j++) if (j !== i) pairTerm(i, j, x, y, vx, vy, ux, uy);
+      finishAt(i, i, vx, vy);
     }
   }
 
@@ -105,7 +145,7 @@ function makeStepper(n, W, H, p) {
       let nvx = vx[i] + ax[i] * DT, nvy = vy[i] + ay[i] * DT;
       let s = Math.sqrt(nvx * nvx + nvy * nvy);
       if (s === 0) { nvx = vx[i]; nvy = vy[i]; s = Math.sqrt(nvx * nvx + nvy * nvy); }
-      const target = Math.min(Math.max(s, p.V_MIN), p.V_MAX);
+      const target = Math.min(Math.max(s, p.v_min), p.v_max);
       const f = target / (s > 0 ? s : 1);
       vx[i] = nvx * f; vy[i] = nvy * f;
       let px = x[i] + vx[i] * DT, py = y[i] + vy[i] * DT;
@@ -135,7 +175,7 @@ function timeSteps(n, W, H, p, method, budget) {
   const x = new Float64Array(n), y = new Float64Array(n), vx = new Float64Array(n), vy = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     x[i] = rnd() * W; y[i] = rnd() * H;
-    const a = rnd() * 2 * Math.PI; vx[i] = 6.5 * Math.cos(a); vy[i] = 6.5 * Math.sin(a);
+    const a = rnd() * 2 * Math.PI; vx[i] = p.spawn_speed * Math.cos(a); vy[i] = p.spawn_speed * Math.sin(a);
   }
   const step = makeStepper(n, W, H, p);
   step(x, y, vx, vy, method); // warm-up (JIT)

@@ -2,27 +2,31 @@
 
     python -m tools.bench peers [--quick] [--json PATH]
 
-At a fixed density (uniform agents, about 10 neighbours within R = 10 on average,
-box aspect 1.6, the box growing with N) and N = 80 ... 100,000, the same step of
-Lab 3 (boids: separation, alignment, cohesion, speed limit, move; see
-swarmlab.boids) timed in:
+At a fixed density (uniform agents, about 10 neighbours within the alignment range
+R = 15 on average, about 11.4 within the search reach of 16, box aspect 1.6, the box
+growing with N) and N = 80 ... 100,000, the same step of Lab 3 with its built-in rules
+(field of view, separation, alignment, cohesion as prioritised steering, speed limits,
+move; see swarmlab.boids and rules_boids.steering) timed in:
 
-* ``js grid``    plain JavaScript in Node, a uniform grid of cells >= R
+* ``js grid``    plain JavaScript in Node, a uniform grid of cells >= the reach
                  (tools/bench/boids_peer.mjs) - what a careful JS author writes;
 * ``js naive``   the same step over all N^2 pairs (up to N = 10,000);
 * ``pyodide``    swarmlab.boids.step under the vendored Pyodide in Node
                  (tools/pyodide_node.mjs: the browser's runtime, one core);
 * ``cpython``    swarmlab.boids.step in this Python;
-* ``half``       the same step written with the half-pair search and
-                 ``Pairs.sum_by_i`` (each unordered pair once): what boids.py can
-                 switch to (in CPython and Pyodide, checked equal to boids.step to
-                 1e-12 relative);
-* ``floor``      the pair-work floor: the rules' arithmetic and bincounts over the
-                 half pairs, given the pairs (no search), in numpy under Pyodide.
+* ``half``       the same step with the half-pair search (each unordered pair once):
+                 one displacement serves both directions' view tests, and each
+                 rule's values reach i and j by bincounts over i and over j, each
+                 masked by its own direction's view (``step_half``; what boids.py
+                 could switch to, checked equal to boids.step to 1e-12 relative);
+* ``floor``      the pair-work floor: the rules' pair work over the half pairs,
+                 given the pairs and headings (both view tests, the three masked sums
+                 and counts; no search, no per-boid steering), numpy under Pyodide.
 
 Before timing, one step of the JS peers (grid and naive) and of ``half`` is checked
-against swarmlab.boids.step from the same state (max relative difference; exact
-equality is not expected: summation order differs).  Each runtime runs in its own
+against swarmlab.boids.step from the same state, at the defaults and at the
+settings of ``VARIANTS`` (max relative difference; exact equality is not expected:
+summation order differs; tests/unit/test_peers_bench.py runs the same check).  Each runtime runs in its own
 process, in two alternating rounds; the minimum per method and N is kept, so the
 ratios (printed, measured in this run) are fair on a busy machine; absolute times
 are not.  Also prints the log-log slope of step time vs N (1 = linear).
@@ -43,6 +47,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SIZES = (80, 1_000, 2_000, 10_000, 30_000, 100_000)
 NEIGHBOURS = 10.0
 NAIVE_MAX = 10_000
+# Settings whose branches the defaults do not take, also checked for equivalence: all-round view
+# with a rule weighted 0; a narrow view with a long separation range and a tight force budget.
+VARIANTS = ({"view": 360.0, "k_ali": 0.0}, {"view": 90.0, "sep_radius": 12.0, "max_force": 2.0, "k_coh": 2.5})
 
 # Runs unchanged in CPython and in Pyodide (prints one JSON line after @@RESULT@@).
 PY = r'''
@@ -59,34 +66,50 @@ def world(n, nb, radius):
     return 1.6 * h, h
 
 def step_half(state, p):
-    """boids.step with half pairs: each unordered pair once, reduced into both ends.
+    """boids.step with the built-in rules written over half pairs (each unordered pair once).
 
-    a_i = sum_j w_s(r_ij) d_ij + (1/|N_i|) sum_j [k_c d_ij + k_a (v_j - v_i)]
-    Both pair terms are odd under i <-> j (w_s depends on r only), so
-    Pairs.sum_by_i(..., odd=True) adds them to i and subtracts them from j.
+    The reverse of a stored pair (i, j, d, r) is (j, i, -d, r) exactly, so one displacement
+    serves both directions: i sees j when u_i . d >= cos(view/2) r, j sees i when
+    -(u_j . d) >= cos(view/2) r.  Each rule's per-pair value goes to i through a bincount
+    over i and to j through a bincount over j, each masked by its own direction's view.
     """
-    pr = cells.neighbour_pairs(state.x, p.box, p.radius, half=True)
-    a = pair_accel(pr, state.v, p)
-    v = boids.limit_speed(state.v + a * boids.DT, state.v, boids.V_MIN, boids.V_MAX)
+    pr = cells.neighbour_pairs(state.x, p.box, p.reach, half=True)
+    u = boids.unit_headings(state.v)
+    away, match, centre = pair_rules(pr, u, state.v, p)
+    a = boids.allocate([p.k_sep * boids.steer(away, state.v, p.v_max, p.max_force),
+                        p.k_ali * boids.steer(match, state.v, p.v_max, p.max_force),
+                        p.k_coh * boids.steer(centre, state.v, p.v_max, p.max_force)], p.max_force)
+    v = boids.limit_speed(state.v + a * boids.DT, state.v, p.v_min, p.v_max)
     x = shift(state.x, v, boids.DT, p.box)
     return replace(state, x=x, v=v, t=(state.steps + 1) * boids.DT, steps=state.steps + 1)
 
-def pair_accel(pr, v, p):
-    """The rules' pair work, given the pairs (the floor kernel when timed alone)."""
-    n = pr.n
-    inv = 1.0 / np.maximum(pr.counts(), 1)
-    ws = pr.r * pr.r
-    ws += boids.EPS
-    np.divide(-p.k_sep * boids.SEP_SCALE, ws, out=ws)
-    kc, ka = p.k_coh * boids.COH_SCALE, p.k_ali * boids.ALI_SCALE
-    out = np.empty((n, 2))
-    for k, d in ((0, pr.dx), (1, pr.dy)):
-        vk = np.ascontiguousarray(v[:, k])
-        dv = vk[pr.j]
-        dv -= vk[pr.i]
-        dv *= ka
-        dv += kc * d
-        out[:, k] = pr.sum_by_i(ws * d, odd=True) + inv * pr.sum_by_i(dv, odd=True)
+def pair_rules(pr, u, v, p):
+    """The rules' pair work over half pairs (the floor kernel when timed alone):
+    separation, alignment and cohesion vectors, each (N, 2), as rules_boids.steering forms them."""
+    assert pr.half, "half pairs need a box wider than twice the reach"
+    n, i, j, dx, dy, r = pr.n, pr.i, pr.j, pr.dx, pr.dy, pr.r
+    ux, uy = np.ascontiguousarray(u[:, 0]), np.ascontiguousarray(u[:, 1])
+    if p.view >= 360:
+        fwd = bwd = np.ones(len(r), bool)
+    else:
+        lim = boids.cos_half_view(p.view) * r
+        fwd = ux[i] * dx + uy[i] * dy >= lim
+        bwd = ux[j] * dx + uy[j] * dy <= -lim
+
+    def both(val_i, val_j, mf, mb):  # sum of val_i over i's pairs in view + val_j over j's
+        return np.bincount(i, val_i * mf, n) + np.bincount(j, val_j * mb, n)
+
+    out = []
+    w = -1.0 / (r * r + boids.EPS)
+    m = r <= p.sep_radius
+    mf, mb = fwd & m, bwd & m
+    out.append(np.stack([both(d * w, -(d * w), mf, mb) for d in (dx, dy)], axis=1))
+    vx, vy = np.ascontiguousarray(v[:, 0]), np.ascontiguousarray(v[:, 1])
+    for rng, vals in ((p.radius, ((vx[j], vx[i]), (vy[j], vy[i]))), (p.coh_radius, ((dx, -dx), (dy, -dy)))):
+        m = r <= rng
+        mf, mb = fwd & m, bwd & m
+        inv = 1.0 / np.maximum(both(1.0, 1.0, mf, mb), 1.0)
+        out.append(np.stack([both(a, b, mf, mb) * inv for a, b in vals], axis=1))
     return out
 
 def best(f, budget, least=3):
@@ -115,10 +138,11 @@ def run(sizes, budget, nb):
         def f_half():
             holder2[0] = step_half(holder2[0], p)
         out["half"][n] = best(f_half, budget)
-        pr = cells.neighbour_pairs(st.x, p.box, p.radius, half=True)
+        pr = cells.neighbour_pairs(st.x, p.box, p.reach, half=True)
         out["pairs"][n] = 2 * len(pr)
-        out["floor"][n] = best(lambda: pair_accel(pr, st.v, p), budget)
-        out["search_half"][n] = best(lambda: cells.neighbour_pairs(st.x, p.box, p.radius, half=True), budget)
+        u = boids.unit_headings(st.v)
+        out["floor"][n] = best(lambda: pair_rules(pr, u, st.v, p), budget)
+        out["search_half"][n] = best(lambda: cells.neighbour_pairs(st.x, p.box, p.reach, half=True), budget)
     return out
 
 def run_swarm(sizes, budget):
@@ -135,19 +159,19 @@ def run_swarm(sizes, budget):
         out[n] = best(f, budget)
     return out
 
-def check(n):
-    p = boids.Params(population=n)
+def check(n, overrides):
+    p = boids.Params(population=n).with_values(**overrides)
     st = boids.initial_state(p)
     st = boids.run(st, p, 40)  # a second of flight: neighbours everywhere
     a = boids.step(st, p)
     b = step_half(st, p)
-    rel = max(float(np.max(np.abs(a.x - b.x))) / 160.0, float(np.max(np.abs(a.v - b.v))) / boids.V_MAX)
+    rel = max(float(np.max(np.abs(a.x - b.x))) / p.width, float(np.max(np.abs(a.v - b.v))) / p.v_max)
     return {"x0": st.x.tolist(), "v0": st.v.tolist(), "x1": a.x.tolist(), "v1": a.v.tolist(),
-            "half_rel": rel, "W": p.width, "H": p.height}
+            "half_rel": rel, "W": p.width, "H": p.height, "V_MAX": p.v_max}
 
 MODE = globals().get("MODE", "run")
 if MODE == "check":
-    print("@@RESULT@@" + json.dumps(check(CHECK_N)))
+    print("@@RESULT@@" + json.dumps(check(CHECK_N, CHECK_SET)))
 elif MODE == "swarm":
     print("@@RESULT@@" + json.dumps({"swarm": run_swarm(SIZES, BUDGET)}))
 else:
@@ -184,32 +208,36 @@ def run_js(request: dict) -> dict:
     return json.loads(res.stdout)
 
 
-def _params_json(W: float, H: float) -> dict:
+def _params_json(overrides: dict | None = None) -> dict:
+    """The step's parameters and constants for the JS peer, read from swarmlab.boids."""
     sys.path.insert(0, os.path.join(ROOT, "app"))
     from swarmlab import boids
 
-    p = boids.Params()
-    return {"radius": p.radius, "k_sep": p.k_sep, "k_ali": p.k_ali, "k_coh": p.k_coh,
-            "SEP_SCALE": boids.SEP_SCALE, "ALI_SCALE": boids.ALI_SCALE, "COH_SCALE": boids.COH_SCALE,
-            "EPS": boids.EPS, "V_MIN": boids.V_MIN, "V_MAX": boids.V_MAX, "DT": boids.DT}
+    p = boids.Params().with_values(**(overrides or {}))
+    names = ("radius", "sep_radius", "coh_radius", "view", "k_sep", "k_ali", "k_coh", "max_force", "v_min", "v_max")
+    return {**{k: getattr(p, k) for k in names}, "cos_half": boids.cos_half_view(p.view),
+            "spawn_speed": p.spawn_speed, "EPS": boids.EPS, "DT": boids.DT}
 
 
-def equivalence(log=print) -> dict:
-    """One step from the same state: JS grid, JS naive and the half-pair step against boids.step."""
+def equivalence(log=print, overrides: dict | None = None) -> dict:
+    """One step from the same state: JS grid, JS naive and the half-pair step against boids.step
+    (``overrides``: parameter values other than the defaults, e.g. {"view": 360})."""
     import numpy as np
 
-    ref = run_cpython("MODE = 'check'; CHECK_N = 500")
+    overrides = dict(overrides or {})
+    ref = run_cpython(f"MODE = 'check'; CHECK_N = 500; CHECK_SET = {overrides!r}")
     out = {"half_rel": ref["half_rel"]}
     x1, v1 = np.array(ref["x1"]), np.array(ref["v1"])
     for method in ("grid", "naive"):
         js = run_js({"cmd": "step", "x": ref["x0"], "v": ref["v0"], "W": ref["W"], "H": ref["H"],
-                     "p": _params_json(ref["W"], ref["H"]), "method": method})
+                     "p": _params_json(overrides), "method": method})
         dx = np.abs(np.array(js["x"]) - x1)
         dx = np.minimum(dx, np.array([ref["W"], ref["H"]]) - dx)  # across the wrap
-        rel = max(float(dx.max()) / ref["W"], float(np.abs(np.array(js["v"]) - v1).max()) / 10.0)
+        rel = max(float(dx.max()) / ref["W"], float(np.abs(np.array(js["v"]) - v1).max()) / ref["V_MAX"])
         out[f"js_{method}_rel"] = rel
     ok = all(v < 1e-9 for v in out.values())
-    log("Equivalence of one step from the same 500-boid state (max difference relative to the world / V_MAX):")
+    log("Equivalence of one step from the same 500-boid state (max difference relative to the world / V_MAX)"
+        + (f", with {overrides}" if overrides else "") + ":")
     log("  " + ", ".join(f"{k[:-4]} {v:.1e}" for k, v in out.items()) + ("  -> same step" if ok else "  -> NOT THE SAME STEP"))
     out["ok"] = ok
     return out
@@ -270,6 +298,8 @@ def main(argv=None) -> int:
     print(f"Python {platform.python_version()}, node {subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip()}, "
           f"{platform.machine()}, {os.cpu_count()} CPUs; ~{NEIGHBOURS:g} neighbours within R per boid (uniform)")
     eq = equivalence()
+    for variant in VARIANTS:  # the branches the defaults do not take
+        eq["ok"] = equivalence(overrides=variant)["ok"] and eq["ok"]
     header = f"SIZES = {list(sizes)!r}; BUDGET = {budget!r}; NB = {NEIGHBOURS!r}"
     best: dict[str, dict[int, float]] = {}
 
@@ -278,7 +308,7 @@ def main(argv=None) -> int:
         for n, t in table.items():
             d[int(n)] = min(d.get(int(n), float("inf")), float(t))
 
-    pj = _params_json(0, 0)
+    pj = _params_json()
     for rnd in range(args.rounds):
         runs = [("cpython", lambda: run_cpython(header)), ("pyodide", lambda: run_pyodide(header)),
                 ("js", lambda: run_js({"cmd": "bench", "sizes": list(sizes), "neighbours": NEIGHBOURS, "p": pj,
