@@ -55,7 +55,9 @@ budget::
 
 Update order of one step (pure: old state in, new state out)
 -------------------------------------------------------------
-1. one neighbour search: ``cells.neighbour_pairs(x, box, max range)``;
+1. one neighbour search: ``cells.neighbour_pairs(x, box, max range, sort=False, half=True)``, each
+   unordered pair once (the built-in rules reduce them into both ends, bit for bit as
+   ``rules_boids.steering`` does on the ordered pairs: :func:`builtin_steering`);
 2. view test and steering of all boids from the OLD positions and velocities;
 3. ``v' = limit_speed(v + a * DT)`` into ``[v_min, v_max]`` (semi-implicit Euler);
 4. ``x' = wrap(x + v' * DT)``;  ``t' = (steps + 1) * DT``.
@@ -414,17 +416,80 @@ def _index(a: np.ndarray) -> np.ndarray:
     return a.astype(np.intp, copy=False)
 
 
+def builtin_steering(pairs: cells.Pairs, v: np.ndarray, params: Params) -> np.ndarray:
+    """The built-in rules (:func:`swarmlab.rules_boids.steering`, the function the page shows)
+    computed from **half pairs**, bit for bit the same accelerations (N, 2).
+
+    ``steering`` receives the ordered pairs of an unsorted search: the forward block
+    (i, j, d, r) of the unordered pairs found, then the reverse block (j, i, 0.0 - d, r).
+    Here each unordered pair is stored once and every per-pair value is computed for both
+    directions from the one displacement: the reverse pair's view test uses ``0.0 - d``
+    (the same operations as on the ordered arrays), separation and cohesion the negated
+    values, alignment the other end's velocity.  Each sum is one ``np.bincount`` over the
+    ordered first index ``[i, j]`` of a (2M,) buffer holding the forward values then the
+    reverse ones, with the pairs a rule does not use set to zero: adding +-0.0 leaves a sum
+    that starts at +0.0 unchanged, so every sum adds the same values in the same order as
+    ``steering``'s masked ``sum_by``/``mean_by`` do.  Tested equal with ``np.array_equal``
+    (tests/unit/test_boids_half.py); the search saves writing the reverse block.
+    """
+    n, m = len(v), len(pairs)
+    i, j, dx, dy, r = pairs.i, pairs.j, pairs.dx, pairs.dy, pairs.r
+    u = unit_headings(v)
+    ux, uy = np.ascontiguousarray(u[:, 0]), np.ascontiguousarray(u[:, 1])
+    vx, vy = np.ascontiguousarray(v[:, 0]), np.ascontiguousarray(v[:, 1])
+    bx = np.subtract(0.0, dx)  # the reverse displacement, as the ordered form writes it
+    by = np.subtract(0.0, dy)
+    first = np.concatenate((i, j))  # the ordered pairs' i
+    if params.view >= 360:
+        seen_f = seen_b = np.ones(m, bool)
+    else:
+        lim = cos_half_view(params.view) * r
+        seen_f = ux[i] * dx + uy[i] * dy >= lim  # i sees j
+        seen_b = ux[j] * bx + uy[j] * by >= lim  # j sees i
+    buf = np.empty(2 * m)
+
+    def sum_both(fwd, back, used_f, used_b):  # per-boid sums over the ordered pairs in use
+        np.multiply(fwd, used_f, out=buf[:m])
+        np.multiply(back, used_b, out=buf[m:])
+        return np.bincount(first, weights=buf, minlength=n)
+
+    def reduce(weight, within, columns, mean):  # (N, 2), zero when the rule is weighted 0
+        if not weight > 0:
+            return np.zeros((n, 2))
+        used_f, used_b = seen_f & within, seen_b & within
+        out = np.empty((n, 2))
+        for k, (fwd, back) in enumerate(columns):
+            out[:, k] = sum_both(fwd, back, used_f, used_b)
+        if mean:
+            out *= (1.0 / np.maximum(sum_both(1.0, 1.0, used_f, used_b), 1.0))[:, None]
+        return out
+
+    w = -1.0 / (r * r + EPS)
+    away = reduce(params.k_sep, r <= params.sep_radius, ((dx * w, bx * w), (dy * w, by * w)), False)
+    match = reduce(params.k_ali, r <= params.radius, ((vx[j], vx[i]), (vy[j], vy[i])), True)
+    centre = reduce(params.k_coh, r <= params.coh_radius, ((dx, bx), (dy, by)), True)
+    return allocate([params.k_sep * steer(away, v, params.v_max, params.max_force),
+                     params.k_ali * steer(match, v, params.v_max, params.max_force),
+                     params.k_coh * steer(centre, v, params.v_max, params.max_force)], params.max_force)
+
+
 def acceleration(state: BoidsState, pairs: cells.Pairs, params: Params, treat: Treat | None = None,
                  rule=None) -> np.ndarray:
     """Total acceleration (N, 2), lengths/s^2: the rules (+ the treat).
 
-    ``rule(i, j, d, r, v, params)`` turns the step's pairs into the three rules' prioritised
-    steering; None is the built-in :func:`swarmlab.rules_boids.steering` (the function the
-    page shows).  A student's rule (``rules.load``) is called in exactly the same place.
+    ``rule(i, j, d, r, v, params)`` turns the step's ordered pairs into the three rules'
+    prioritised steering; None is the built-in :func:`swarmlab.rules_boids.steering` (the
+    function the page shows), run as :func:`builtin_steering` when ``pairs`` are half pairs
+    (the same bits).  A student's rule (``rules.load``) is called in exactly the same place,
+    with the ordered pairs (``pairs.full()``).
     """
-    if rule is None:
-        from .rules_boids import steering as rule  # noqa: PLC0415 (rules_boids imports this module)
-    a = rule(_index(pairs.i), _index(pairs.j), pairs.d, pairs.r, state.v, params)
+    if rule is None and pairs.half:
+        a = builtin_steering(pairs, state.v, params)
+    else:
+        if rule is None:
+            from .rules_boids import steering as rule  # noqa: PLC0415 (rules_boids imports this module)
+        full = pairs.full()
+        a = rule(_index(full.i), _index(full.j), full.d, full.r, state.v, params)
     if treat is not None and treat.on:
         a = a + treat_pull(state.x, state.v, treat, params.box, params.v_max)
     return a
@@ -448,7 +513,8 @@ def step(state: BoidsState, params: Params, treat: Treat | None = None, rule=Non
     """One step of DT seconds.  Pure: returns a new state, the input is untouched.
     ``rule``: see :func:`acceleration` (None = the built-in rules)."""
     box = params.box
-    pairs = cells.neighbour_pairs(state.x, box, params.reach, sort=False)  # only reduced: order not needed
+    # each unordered pair once, in the cell list's order (the unsorted search's forward block)
+    pairs = cells.neighbour_pairs(state.x, box, params.reach, sort=False, half=True)
     a = acceleration(state, pairs, params, treat, rule)
     v = limit_speed(state.v + a * DT, state.v, params.v_min, params.v_max)
     x = shift(state.x, v, DT, box)

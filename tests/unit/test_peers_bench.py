@@ -13,7 +13,7 @@ from tools.bench import peers
 def test_peers_take_the_same_step(overrides):
     eq = peers.equivalence(log=lambda *a: None, overrides=overrides)
     assert eq["ok"], eq
-    assert set(eq) >= {"half_rel", "js_grid_rel", "js_naive_rel"}
+    assert set(eq) >= {"floor_rel", "js_grid_rel", "js_naive_rel"}
 
 
 def test_peer_parameters_come_from_the_engine():

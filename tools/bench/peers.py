@@ -14,16 +14,16 @@ move; see swarmlab.boids and rules_boids.steering) timed in:
 * ``pyodide``    swarmlab.boids.step under the vendored Pyodide in Node
                  (tools/pyodide_node.mjs: the browser's runtime, one core);
 * ``cpython``    swarmlab.boids.step in this Python;
-* ``half``       the same step with the half-pair search (each unordered pair once):
-                 one displacement serves both directions' view tests, and each
-                 rule's values reach i and j by bincounts over i and over j, each
-                 masked by its own direction's view (``step_half``; what boids.py
-                 could switch to, checked equal to boids.step to 1e-12 relative);
 * ``floor``      the pair-work floor: the rules' pair work over the half pairs,
                  given the pairs and headings (both view tests, the three masked sums
-                 and counts; no search, no per-boid steering), numpy under Pyodide.
+                 and counts; no search, no per-boid steering), numpy under Pyodide
+                 (``pair_rules``; ``step_half`` wraps it into a whole step for the
+                 equivalence check, so the floor is known to compute the same rules).
 
-Before timing, one step of the JS peers (grid and naive) and of ``half`` is checked
+``boids.step`` itself runs on half pairs since 2 December (``boids.builtin_steering``,
+bit for bit the ordered rules); ``--baseline DIR`` times an older copy of ``app/``.
+
+Before timing, one step of the JS peers (grid and naive) and of ``step_half`` is checked
 against swarmlab.boids.step from the same state, at the defaults and at the
 settings of ``VARIANTS`` (max relative difference; exact equality is not expected:
 summation order differs; tests/unit/test_peers_bench.py runs the same check).  Each runtime runs in its own
@@ -73,7 +73,7 @@ def step_half(state, p):
     -(u_j . d) >= cos(view/2) r.  Each rule's per-pair value goes to i through a bincount
     over i and to j through a bincount over j, each masked by its own direction's view.
     """
-    pr = cells.neighbour_pairs(state.x, p.box, p.reach, half=True)
+    pr = cells.neighbour_pairs(state.x, p.box, p.reach, sort=False, half=True)
     u = boids.unit_headings(state.v)
     away, match, centre = pair_rules(pr, u, state.v, p)
     a = boids.allocate([p.k_sep * boids.steer(away, state.v, p.v_max, p.max_force),
@@ -121,7 +121,7 @@ def best(f, budget, least=3):
     return t_best
 
 def run(sizes, budget, nb):
-    out = {"step": {}, "half": {}, "floor": {}, "search_half": {}, "pairs": {}}
+    out = {"step": {}, "floor": {}, "search_half": {}, "pairs": {}}
     import inspect
     has_half = "half" in inspect.signature(cells.neighbour_pairs).parameters  # a --baseline engine may not
     for n in sizes:
@@ -134,15 +134,11 @@ def run(sizes, budget, nb):
         out["step"][n] = best(f_step, budget)
         if not has_half:
             continue
-        holder2 = [st]
-        def f_half():
-            holder2[0] = step_half(holder2[0], p)
-        out["half"][n] = best(f_half, budget)
-        pr = cells.neighbour_pairs(st.x, p.box, p.reach, half=True)
+        pr = cells.neighbour_pairs(st.x, p.box, p.reach, sort=False, half=True)
         out["pairs"][n] = 2 * len(pr)
         u = boids.unit_headings(st.v)
         out["floor"][n] = best(lambda: pair_rules(pr, u, st.v, p), budget)
-        out["search_half"][n] = best(lambda: cells.neighbour_pairs(st.x, p.box, p.reach, half=True), budget)
+        out["search_half"][n] = best(lambda: cells.neighbour_pairs(st.x, p.box, p.reach, sort=False, half=True), budget)
     return out
 
 def run_swarm(sizes, budget):
@@ -167,7 +163,7 @@ def check(n, overrides):
     b = step_half(st, p)
     rel = max(float(np.max(np.abs(a.x - b.x))) / p.width, float(np.max(np.abs(a.v - b.v))) / p.v_max)
     return {"x0": st.x.tolist(), "v0": st.v.tolist(), "x1": a.x.tolist(), "v1": a.v.tolist(),
-            "half_rel": rel, "W": p.width, "H": p.height, "V_MAX": p.v_max}
+            "floor_rel": rel, "W": p.width, "H": p.height, "V_MAX": p.v_max}
 
 MODE = globals().get("MODE", "run")
 if MODE == "check":
@@ -226,7 +222,7 @@ def equivalence(log=print, overrides: dict | None = None) -> dict:
 
     overrides = dict(overrides or {})
     ref = run_cpython(f"MODE = 'check'; CHECK_N = 500; CHECK_SET = {overrides!r}")
-    out = {"half_rel": ref["half_rel"]}
+    out = {"floor_rel": ref["floor_rel"]}
     x1, v1 = np.array(ref["x1"]), np.array(ref["v1"])
     for method in ("grid", "naive"):
         js = run_js({"cmd": "step", "x": ref["x0"], "v": ref["v0"], "W": ref["W"], "H": ref["H"],
@@ -325,13 +321,12 @@ def main(argv=None) -> int:
                 keep("js naive", res["naive"])
             else:
                 keep(f"{name} step", res["step"])
-                keep(f"{name} half", res["half"])
                 keep(f"{name} floor", res["floor"])
                 keep(f"{name} search", res["search_half"])
                 if res["pairs"]:
                     best["pairs"] = {int(k): v for k, v in res["pairs"].items()}
     g = lambda k, n: best.get(k, {}).get(n)  # noqa: E731
-    cols = ["js grid", "js naive", "pyodide step", "pyodide half", "pyodide floor", "cpython step", "cpython half"]
+    cols = ["js grid", "js naive", "pyodide step", "pyodide floor", "pyodide search", "cpython step"]
     if args.baseline:
         cols += ["pyodide before step", "cpython before step"]
     print("\nms per step (minimum over rounds):")
@@ -348,13 +343,10 @@ def main(argv=None) -> int:
            ("pyodide before / floor", "pyodide before step", "pyodide floor"),
            ("pyodide before / cpython before", "pyodide before step", "cpython before step"),
            ("pyodide step / js grid", "pyodide step", "js grid"),
-           ("pyodide half / js grid", "pyodide half", "js grid"),
            ("pyodide step / floor", "pyodide step", "pyodide floor"),
-           ("pyodide half / floor", "pyodide half", "pyodide floor"),
+           ("pyodide search / floor", "pyodide search", "pyodide floor"),
            ("pyodide step / cpython step", "pyodide step", "cpython step"),
-           ("pyodide half / cpython half", "pyodide half", "cpython half"),
-           ("js naive / pyodide half", "js naive", "pyodide half"),
-           ("cpython step / cpython half", "cpython step", "cpython half")]
+           ("js naive / pyodide step", "js naive", "pyodide step")]
     print("\nRatios measured in this run (time / time):")
     print(f"{'':>32} " + " ".join(f"{n:>8}" for n in sizes))
     ratios = {}

@@ -1,0 +1,92 @@
+"""Lab 3's built-in rules on half pairs (boids.builtin_steering) give exactly the bits of
+the function the page shows (rules_boids.steering) on the ordered pairs."""
+
+import numpy as np
+import pytest
+
+from swarmlab import boids, cells
+from swarmlab.rules_boids import steering
+
+
+def ordered(state, p):
+    return cells.neighbour_pairs(state.x, p.box, p.reach, sort=False)
+
+
+def both(state, p):
+    half = cells.neighbour_pairs(state.x, p.box, p.reach, sort=False, half=True)
+    assert half.half
+    full = ordered(state, p)
+    shown = steering(full.i, full.j, full.d, full.r, state.v, p)
+    return boids.builtin_steering(half, state.v, p), shown, len(full)
+
+
+SETTINGS = [
+    {},
+    {"view": 360.0},
+    {"view": 30.0},
+    {"k_ali": 0.0},
+    {"k_sep": 0.0, "k_coh": 0.0},
+    {"k_sep": 0.0, "k_ali": 0.0, "k_coh": 0.0},
+    {"sep_radius": 20.0, "radius": 2.0, "coh_radius": 8.0, "max_force": 0.5},
+    {**boids.PRESETS["cohesion"], "width": 400.0, "height": 250.0},  # reach 60: a world over 120 wide
+]
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: ",".join(f"{k}={v:g}" for k, v in s.items()) or "defaults")
+def test_half_pairs_give_the_shown_rules_bits(settings):
+    p = boids.Params(population=300).with_values(**settings)
+    state = boids.run(boids.initial_state(p), p, 80)  # two model seconds: groups, close pairs
+    fast, shown, m = both(state, p)
+    assert m > 1000  # enough pairs to mean something
+    assert np.array_equal(fast, shown)
+
+
+def test_coincident_and_touching_boids():
+    """r = 0 pairs (the reverse displacement is +0.0, not -0.0), boids at the separation
+    range exactly, and a boid alone."""
+    p = boids.Params(population=6)
+    x = np.array([[10.0, 10.0], [10.0, 10.0], [14.0, 10.0], [10.0, 14.0], [10.0, 6.0], [100.0, 50.0]])
+    v = np.array([[3.0, 0.0], [-3.0, 0.0], [0.0, 4.0], [4.0, 4.0], [-5.0, 1.0], [3.0, 3.0]])
+    state = boids.BoidsState(x=x, v=v, ids=np.arange(6), t=0.0, steps=0, next_id=6)
+    fast, shown, _ = both(state, p)
+    assert np.array_equal(fast, shown)
+    assert np.all(fast[5] == 0.0)
+
+
+def ordered_step(state, p, treat=None):
+    """The step as it was before half pairs: the unsorted ordered search, the shown rules."""
+    pairs = ordered(state, p)
+    a = steering(pairs.i, pairs.j, pairs.d, pairs.r, state.v, p)
+    if treat is not None:
+        a = a + boids.treat_pull(state.x, state.v, treat, p.box, p.v_max)
+    v = boids.limit_speed(state.v + a * boids.DT, state.v, p.v_min, p.v_max)
+    return boids.BoidsState(x=boids.shift(state.x, v, boids.DT, p.box), v=v, ids=state.ids,
+                            t=(state.steps + 1) * boids.DT, steps=state.steps + 1, next_id=state.next_id)
+
+
+@pytest.mark.parametrize("n", [80, 200])
+def test_step_replays_the_ordered_rules_exactly(n):
+    """300 steps of boids.step, of the shown function handed in as a student's rule, and of
+    the ordered step written out above: the same run, bit for bit (80 boids: the default,
+    where a sorted search would take another path)."""
+    p = boids.Params(population=n)
+    treat = boids.Treat(on=True, x=50.0, y=40.0)
+    a = b = c = boids.initial_state(p)
+    for k in range(300):
+        t = treat if 100 <= k < 150 else None
+        a = boids.step(a, p, t)
+        b = boids.step(b, p, t, rule=steering)
+        c = ordered_step(c, p, t)
+    assert np.array_equal(a.x, c.x) and np.array_equal(a.v, c.v)
+    assert np.array_equal(b.x, c.x) and np.array_equal(b.v, c.v)
+
+
+def test_small_world_falls_back_to_ordered_pairs():
+    """Reach at least half the world: the search returns ordered pairs and the shown
+    function runs on them (the same step as before)."""
+    p = boids.Params(population=40, width=30.0, height=30.0)
+    state = boids.initial_state(p)
+    assert not cells.neighbour_pairs(state.x, p.box, p.reach, sort=False, half=True).half
+    a = boids.step(state, p)
+    b = boids.step(state, p, rule=steering)
+    assert np.array_equal(a.v, b.v)
