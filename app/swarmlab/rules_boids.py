@@ -1,10 +1,12 @@
 """Lab 3's rules as one function: what the engine runs every step, and what the page shows.
 
 :func:`steering` is the whole of a boid's mind in Reynolds' model (see ``boids.py`` for the
-units, the constants and why they have these values).  ``boids.step`` calls it once per
-step with the step's one neighbour search; the page's "Rules in Python" panel shows its
-source, and a student's edited copy is run in its place (``rules.load``) with the names of
-this module as its namespace: ``np``, the helpers below and the constants.
+units, the constants and why they have these values).  Every step applies it to the step's
+one neighbour search: ``boids.step`` computes it from half pairs (``boids.builtin_steering``,
+tested to give exactly the same bits as this function on the ordered pairs); the page's
+"Rules in Python" panel shows its source, and a student's edited copy is run in its place
+(``rules.load``, on the ordered pairs) with the names of this module as its namespace: ``np``,
+the helpers below and the constants.
 
 Helpers a rule can use (all vectorised over pairs or boids)
 -----------------------------------------------------------
