@@ -440,11 +440,9 @@ def builtin_steering(pairs: cells.Pairs, v: np.ndarray, params: Params) -> np.nd
     """
     n, m = len(v), len(pairs)
     i, j, dx, dy, r = pairs.i, pairs.j, pairs.dx, pairs.dy, pairs.r
-    u = unit_headings(v)
-    ux, uy = np.ascontiguousarray(u[:, 0]), np.ascontiguousarray(u[:, 1])
-    vx, vy = np.ascontiguousarray(v[:, 0]), np.ascontiguousarray(v[:, 1])
-    bx = np.subtract(0.0, dx)  # the reverse displacement, as the ordered form writes it
-    by = np.subtract(0.0, dy)
+    ux, uy = unit_headings(v).T.copy()  # contiguous columns: 1-D gathers
+    vx, vy = v.T.copy()
+    bx, by = np.subtract(0.0, pairs.d.T)  # the reverse displacement, as the ordered form writes it
     first = np.concatenate((i, j))  # the ordered pairs' i
     if params.view >= 360:
         seen_f = seen_b = np.ones(m, bool)
@@ -508,10 +506,10 @@ def limit_speed(v: np.ndarray, v_prev: np.ndarray, v_min: float = V_MIN, v_max: 
     """
     s = norm(v)
     zero = s == 0.0
-    if np.any(zero):
+    if zero.any():  # (array methods: no Python wrapper per call, as np.any / np.clip have)
         v = np.where(zero[:, None], v_prev, v)
         s = np.where(zero, norm(v), s)
-    target = np.clip(s, v_min, v_max)
+    target = s.clip(v_min, v_max)
     return v * (target / np.where(s > 0, s, 1.0))[:, None]
 
 

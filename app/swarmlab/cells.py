@@ -191,7 +191,10 @@ def sum_by_i(i: np.ndarray, w: np.ndarray, n: int, j: np.ndarray | None = None,
 
 def _columns(dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
     """(M, 2) displacements whose columns are contiguous: the transpose of a (2, M) array."""
-    return np.stack((dx, dy)).T
+    d = np.empty((2, dx.shape[0]))  # (not np.stack: its Python wrapper costs more than the copy at small M)
+    d[0] = dx
+    d[1] = dy
+    return d.T
 
 
 def _norm(d: np.ndarray) -> np.ndarray:
@@ -369,11 +372,11 @@ def _bin(xw: np.ndarray, box: Box, grid: _Grid, g: np.ndarray | None, ngroups: i
     key = cell if g is None else g * grid.nc + cell
     # Small unsigned keys let numpy use its O(N) radix sort (kind="stable").
     if nkeys <= _KEY16:
-        order = np.argsort(key.astype(np.uint16), kind="stable")
+        order = key.astype(np.uint16).argsort(kind="stable")
     else:
-        order = np.argsort(key, kind="stable")
+        order = key.argsort(kind="stable")
     start = np.zeros(nkeys + 1, np.intp)
-    np.cumsum(np.bincount(key, minlength=nkeys), out=start[1:])
+    np.bincount(key, minlength=nkeys).cumsum(out=start[1:])
     gbase = None if g is None else (g[order] * grid.nc)
     b = _Binned(order, cell[order], gbase, start)
     if columns:
@@ -398,7 +401,7 @@ def _wrapped(x: np.ndarray, box: Box) -> np.ndarray:
     lo = float(x.min())  # NaN propagates through min and max
     hx = float(x[:, 0].max())
     hy = float(x[:, 1].max())
-    if not (np.isfinite(lo) and np.isfinite(hx) and np.isfinite(hy)):
+    if not (math.isfinite(lo) and math.isfinite(hx) and math.isfinite(hy)):
         raise ValueError("positions must be finite")
     if lo < 0 or hx >= box.width or hy >= box.height:
         return wrap(x, box)
@@ -490,11 +493,11 @@ def _expand_q(s: np.ndarray, ln: np.ndarray) -> np.ndarray:
     """
     s = s.ravel()
     ln = ln.ravel()
-    ends = np.cumsum(ln)
+    ends = ln.cumsum()
     total = int(ends[-1]) if ends.size else 0
     ends -= ln  # slice starts in the output
     s = s - ends
-    q = np.repeat(s, ln)
+    q = s.repeat(ln)
     q += _arange(total)
     return q
 
@@ -635,7 +638,7 @@ def _auto_m(n_per_group: float, area: float, cutoff: float) -> int:
     Measured crossover (tools/bench, 2-core x86): the 3x3 stencil wins below
     rho R^2 ~ 5; finer cells (fewer wasted candidates, more slices) win above.
     """
-    rho_r2 = n_per_group / area * cutoff * cutoff if np.isfinite(cutoff) else np.inf
+    rho_r2 = n_per_group / area * cutoff * cutoff if math.isfinite(cutoff) else math.inf
     if rho_r2 < 5.0:
         return 1
     return 2 if rho_r2 < 10.0 else 3
@@ -752,10 +755,10 @@ def neighbour_pairs(
     xs, ys = _sorted_columns(x, b.order)
     tmp = _scratch("tmp", total)
     dx = xs[q]
-    dx -= np.repeat(xs, per)
+    dx -= xs.repeat(per)  # (array methods, not np.repeat: no Python wrapper per call)
     _min_image(dx, W, tmp, 1.0 / W if inside else None)
     dy = ys[q]
-    dy -= np.repeat(ys, per)
+    dy -= ys.repeat(per)
     _min_image(dy, H, tmp, 1.0 / H if inside else None)
     r2 = _scratch("r2", total)
     np.multiply(dx, dx, out=r2)
@@ -766,7 +769,7 @@ def neighbour_pairs(
         # No component can sit at L/2, so the reverse vector is exactly 0.0 - d (also
         # +0.0, never -0.0, for coincident agents) with the same r.
         keep = np.flatnonzero(r2 <= _r2_max(cutoff))
-        i = b.order[np.repeat(pos, per)[keep]]
+        i = b.order[pos.repeat(per)[keep]]
         j = b.order[q[keep]]
         return _emit(i, j, dx[keep], dy[keep], np.sqrt(r2[keep]), n, half, sort)
 
