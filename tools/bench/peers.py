@@ -54,6 +54,9 @@ VARIANTS = ({"view": 360.0, "k_ali": 0.0}, {"view": 90.0, "sep_radius": 12.0, "m
 # Runs unchanged in CPython and in Pyodide (prints one JSON line after @@RESULT@@).
 PY = r'''
 import json, time
+if globals().get("KEEP_FREED"):  # CPython as `python -m swarmlab` runs it (swarmlab.allocator)
+    from swarmlab.allocator import keep_freed_memory
+    keep_freed_memory()
 import numpy as np
 from dataclasses import replace
 from swarmlab import boids, cells
@@ -250,21 +253,23 @@ def _slope(ns, ts):
 
 def swarm_main(sizes, budget, rounds, baseline) -> int:
     header = f"MODE = 'swarm'; SIZES = {list(sizes)!r}; BUDGET = {budget!r}"
-    runs = [("cpython", None), ("pyodide", None)]
+    runs = [("cpython", None, ""), ("cpython keep_freed", None, "KEEP_FREED = True; "), ("pyodide", None, "")]
     if baseline:
-        runs += [("cpython before", os.path.abspath(baseline)), ("pyodide before", os.path.abspath(baseline))]
+        runs += [("cpython before", os.path.abspath(baseline), ""), ("pyodide before", os.path.abspath(baseline), "")]
     best: dict[str, dict[int, float]] = {}
     for rnd in range(rounds):
-        for name, app in (runs if rnd % 2 == 0 else runs[::-1]):
-            res = (run_cpython if name.startswith("cpython") else run_pyodide)(header, app)["swarm"]
+        for name, app, extra in (runs if rnd % 2 == 0 else runs[::-1]):
+            res = (run_cpython if name.startswith("cpython") else run_pyodide)(extra + header, app)["swarm"]
             d = best.setdefault(name, {})
             for n, t in res.items():
                 d[int(n)] = min(d.get(int(n), float("inf")), t)
-    print("Swarm Lab (Lab 1) model step at its defaults, ms (minimum over rounds):")
-    print(f"{'N':>7} " + " ".join(f"{k:>15}" for k in best))
+    print("Swarm Lab (Lab 1) model step at its defaults, ms (minimum over rounds; 'keep_freed': CPython with")
+    print("swarmlab.allocator.keep_freed_memory(), as `python -m swarmlab` runs):")
+    print(f"{'N':>7} " + " ".join(f"{k:>18}" for k in best))
     for n in sizes:
-        print(f"{n:>7} " + " ".join(f"{best[k][n] * 1e3:>15.3f}" for k in best))
-        line = f"  Pyodide / CPython {best['pyodide'][n] / best['cpython'][n]:.2f}x"
+        print(f"{n:>7} " + " ".join(f"{best[k][n] * 1e3:>18.3f}" for k in best))
+        line = (f"  Pyodide / CPython {best['pyodide'][n] / best['cpython'][n]:.2f}x, / CPython keep_freed "
+                f"{best['pyodide'][n] / best['cpython keep_freed'][n]:.2f}x")
         if baseline:
             line += (f"; before: {best['pyodide before'][n] / best['cpython before'][n]:.2f}x;"
                      f" after / before: Pyodide {best['pyodide'][n] / best['pyodide before'][n]:.2f}x,"
