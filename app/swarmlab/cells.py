@@ -126,7 +126,7 @@ class Pairs:
         1-D gathers only: ``np.take`` costs ~7x more per element under wasm."""
         idx = np.asarray(idx)
         if idx.dtype == bool:
-            idx = np.flatnonzero(idx)
+            idx = idx.ravel().nonzero()[0]
         return Pairs(self.i[idx], self.j[idx], _columns(self.dx[idx], self.dy[idx]), self.r[idx],
                      self.n, self.half)
 
@@ -134,10 +134,15 @@ class Pairs:
         return int(self.i.shape[0])
 
     def counts(self) -> np.ndarray:
-        """Number of neighbours per agent, shape (n,) (both ends of a half pair count)."""
-        c = np.bincount(self.i, minlength=self.n)
-        if self.half:
-            c += np.bincount(self.j, minlength=self.n)
+        """Number of neighbours per agent, shape (n,) (both ends of a half pair count).
+        Computed once per Pairs (read-only; e.g. Lab 1's alignment and cohesion share it)."""
+        c = self.__dict__.get("_counts")
+        if c is None:
+            c = np.bincount(self.i, minlength=self.n)
+            if self.half:
+                c += np.bincount(self.j, minlength=self.n)
+            c.setflags(write=False)
+            self.__dict__["_counts"] = c
         return c
 
     def sum_by_i(self, w, odd: bool = False) -> np.ndarray:
@@ -153,8 +158,11 @@ class Pairs:
         (tested against it in tests/unit/test_cells.py).
         """
         if not isinstance(w, np.ndarray) or w.ndim != 1:
-            cols = [self.sum_by_i(np.asarray(c, dtype=np.float64), odd) for c in w]
-            return np.stack(cols, axis=1) if cols else np.zeros((self.n, 0))
+            w = list(w)
+            out = np.empty((self.n, len(w)))  # (not np.stack: the same values, fewer calls)
+            for k, c in enumerate(w):
+                out[:, k] = self.sum_by_i(np.asarray(c, dtype=np.float64), odd)
+            return out
         return sum_by_i(self.i, w, self.n, self.j if self.half else None, odd)
 
     def full(self) -> "Pairs":
@@ -768,7 +776,7 @@ def neighbour_pairs(
     if fast:
         # No component can sit at L/2, so the reverse vector is exactly 0.0 - d (also
         # +0.0, never -0.0, for coincident agents) with the same r.
-        keep = np.flatnonzero(r2 <= _r2_max(cutoff))
+        keep = (r2 <= _r2_max(cutoff)).nonzero()[0]  # (np.flatnonzero: the same, through a Python wrapper)
         i = b.order[pos.repeat(per)[keep]]
         j = b.order[q[keep]]
         return _emit(i, j, dx[keep], dy[keep], np.sqrt(r2[keep]), n, half, sort)
@@ -837,7 +845,7 @@ def in_field_of_view(pairs: Pairs, u: np.ndarray, half_angle: float) -> Pairs:
     u1 = np.ascontiguousarray(u[:, 1])
     cosang = u0[pairs.i] * pairs.d[:, 0]
     cosang += u1[pairs.i] * pairs.d[:, 1]
-    return pairs.take(np.flatnonzero(cosang >= _cos(half_angle) * pairs.r - 1e-12 * pairs.r))
+    return pairs.take((cosang >= _cos(half_angle) * pairs.r - 1e-12 * pairs.r).nonzero()[0])
 
 
 def k_nearest(pairs: Pairs, k: int) -> Pairs:
