@@ -422,9 +422,10 @@ def _index(a: np.ndarray) -> np.ndarray:
     return a.astype(np.intp, copy=False)
 
 
-def builtin_steering(pairs: cells.Pairs, v: np.ndarray, params: Params) -> np.ndarray:
-    """The built-in rules (:func:`swarmlab.rules_boids.steering`, the function the page shows)
-    computed from **half pairs**, bit for bit the same accelerations (N, 2).
+def rule_vectors(pairs: cells.Pairs, v: np.ndarray, params: Params) -> np.ndarray:
+    """The rules' pair work from **half pairs**: (3, N, 2), the separation, alignment and
+    cohesion vectors (``away``, ``match``, ``centre`` of :func:`swarmlab.rules_boids.steering`,
+    the function the page shows), bit for bit; 0 for a rule weighted 0.
 
     ``steering`` receives the ordered pairs of an unsorted search: the forward block
     (i, j, d, r) of the unordered pairs found, then the reverse block (j, i, 0.0 - d, r).
@@ -472,8 +473,15 @@ def builtin_steering(pairs: cells.Pairs, v: np.ndarray, params: Params) -> np.nd
     reduce(0, params.k_sep, r <= params.sep_radius, ((dx * w, bx * w), (dy * w, by * w)), False)
     reduce(1, params.k_ali, r <= params.radius, ((vx[j], vx[i]), (vy[j], vy[i])), True)
     reduce(2, params.k_coh, r <= params.coh_radius, ((dx, bx), (dy, by)), True)
-    # the three rules' steering at once: elementwise, so the same bits as one by one
+    return rules
+
+
+def builtin_steering(pairs: cells.Pairs, v: np.ndarray, params: Params) -> np.ndarray:
+    """The built-in rules (:func:`swarmlab.rules_boids.steering`) from half pairs: the
+    accelerations (N, 2), bit for bit.  :func:`rule_vectors`, then the three rules' steering
+    at once (elementwise, so the same bits as one by one) and the prioritised allocation."""
     weights = np.array([params.k_sep, params.k_ali, params.k_coh])[:, None, None]
+    rules = rule_vectors(pairs, v, params)
     return allocate(weights * steer(rules, v, params.v_max, params.max_force), params.max_force)
 
 

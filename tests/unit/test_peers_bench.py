@@ -1,5 +1,5 @@
 """The peers bench measures the step it claims to: the plain-JS grid and naive peers and the
-half-pair form of the rules take the same step as swarmlab.boids.step from the same state.
+page's own function on the ordered pairs take the same step as swarmlab.boids.step from the same state.
 
 (The bench broke silently once when Lab 3's rules changed under it; this keeps the peers
 in step with the model.  It compares results, never times.)

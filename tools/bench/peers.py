@@ -14,16 +14,16 @@ move; see swarmlab.boids and rules_boids.steering) timed in:
 * ``pyodide``    swarmlab.boids.step under the vendored Pyodide in Node
                  (tools/pyodide_node.mjs: the browser's runtime, one core);
 * ``cpython``    swarmlab.boids.step in this Python;
-* ``floor``      the pair-work floor: the rules' pair work over the half pairs,
-                 given the pairs and headings (both view tests, the three masked sums
-                 and counts; no search, no per-boid steering), numpy under Pyodide
-                 (``pair_rules``; ``step_half`` wraps it into a whole step for the
-                 equivalence check, so the floor is known to compute the same rules).
+* ``floor``      the pair-work floor: the rules' pair work given the half pairs
+                 (``boids.rule_vectors``: both directions' view tests, the three
+                 masked sums and counts; no search, no per-boid steering), numpy
+                 under Pyodide.  ``boids.step`` runs on it since 2 December; the
+                 equivalence check's ``floor`` entry compares that step with the
+                 page's function on the ordered pairs (0: the same bits).
 
-``boids.step`` itself runs on half pairs since 2 December (``boids.builtin_steering``,
-bit for bit the ordered rules); ``--baseline DIR`` times an older copy of ``app/``.
+``--baseline DIR`` times an older copy of ``app/``.
 
-Before timing, one step of the JS peers (grid and naive) and of ``step_half`` is checked
+Before timing, one step of the JS peers (grid and naive) is checked
 against swarmlab.boids.step from the same state, at the defaults and at the
 settings of ``VARIANTS`` (max relative difference; exact equality is not expected:
 summation order differs; tests/unit/test_peers_bench.py runs the same check).  Each runtime runs in its own
@@ -58,62 +58,13 @@ if globals().get("KEEP_FREED"):  # CPython as `python -m swarmlab` runs it (swar
     from swarmlab.allocator import keep_freed_memory
     keep_freed_memory()
 import numpy as np
-from dataclasses import replace
 from swarmlab import boids, cells
-from swarmlab import space
-shift = getattr(space, "shift", lambda x, v, dt, box: space.wrap(x + v * dt, box))  # a --baseline engine
+from swarmlab.rules_boids import steering
 
 def world(n, nb, radius):
     area = n * np.pi * radius * radius / nb
     h = float(np.sqrt(area / 1.6))
     return 1.6 * h, h
-
-def step_half(state, p):
-    """boids.step with the built-in rules written over half pairs (each unordered pair once).
-
-    The reverse of a stored pair (i, j, d, r) is (j, i, -d, r) exactly, so one displacement
-    serves both directions: i sees j when u_i . d >= cos(view/2) r, j sees i when
-    -(u_j . d) >= cos(view/2) r.  Each rule's per-pair value goes to i through a bincount
-    over i and to j through a bincount over j, each masked by its own direction's view.
-    """
-    pr = cells.neighbour_pairs(state.x, p.box, p.reach, sort=False, half=True)
-    u = boids.unit_headings(state.v)
-    away, match, centre = pair_rules(pr, u, state.v, p)
-    a = boids.allocate([p.k_sep * boids.steer(away, state.v, p.v_max, p.max_force),
-                        p.k_ali * boids.steer(match, state.v, p.v_max, p.max_force),
-                        p.k_coh * boids.steer(centre, state.v, p.v_max, p.max_force)], p.max_force)
-    v = boids.limit_speed(state.v + a * boids.DT, state.v, p.v_min, p.v_max)
-    x = shift(state.x, v, boids.DT, p.box)
-    return replace(state, x=x, v=v, t=(state.steps + 1) * boids.DT, steps=state.steps + 1)
-
-def pair_rules(pr, u, v, p):
-    """The rules' pair work over half pairs (the floor kernel when timed alone):
-    separation, alignment and cohesion vectors, each (N, 2), as rules_boids.steering forms them."""
-    assert pr.half, "half pairs need a box wider than twice the reach"
-    n, i, j, dx, dy, r = pr.n, pr.i, pr.j, pr.dx, pr.dy, pr.r
-    ux, uy = np.ascontiguousarray(u[:, 0]), np.ascontiguousarray(u[:, 1])
-    if p.view >= 360:
-        fwd = bwd = np.ones(len(r), bool)
-    else:
-        lim = boids.cos_half_view(p.view) * r
-        fwd = ux[i] * dx + uy[i] * dy >= lim
-        bwd = ux[j] * dx + uy[j] * dy <= -lim
-
-    def both(val_i, val_j, mf, mb):  # sum of val_i over i's pairs in view + val_j over j's
-        return np.bincount(i, val_i * mf, n) + np.bincount(j, val_j * mb, n)
-
-    out = []
-    w = -1.0 / (r * r + boids.EPS)
-    m = r <= p.sep_radius
-    mf, mb = fwd & m, bwd & m
-    out.append(np.stack([both(d * w, -(d * w), mf, mb) for d in (dx, dy)], axis=1))
-    vx, vy = np.ascontiguousarray(v[:, 0]), np.ascontiguousarray(v[:, 1])
-    for rng, vals in ((p.radius, ((vx[j], vx[i]), (vy[j], vy[i]))), (p.coh_radius, ((dx, -dx), (dy, -dy)))):
-        m = r <= rng
-        mf, mb = fwd & m, bwd & m
-        inv = 1.0 / np.maximum(both(1.0, 1.0, mf, mb), 1.0)
-        out.append(np.stack([both(a, b, mf, mb) * inv for a, b in vals], axis=1))
-    return out
 
 def best(f, budget, least=3):
     f()
@@ -139,8 +90,8 @@ def run(sizes, budget, nb):
             continue
         pr = cells.neighbour_pairs(st.x, p.box, p.reach, sort=False, half=True)
         out["pairs"][n] = 2 * len(pr)
-        u = boids.unit_headings(st.v)
-        out["floor"][n] = best(lambda: pair_rules(pr, u, st.v, p), budget)
+        if hasattr(boids, "rule_vectors"):  # a --baseline engine may not have it
+            out["floor"][n] = best(lambda: boids.rule_vectors(pr, st.v, p), budget)
         out["search_half"][n] = best(lambda: cells.neighbour_pairs(st.x, p.box, p.reach, sort=False, half=True), budget)
     return out
 
@@ -163,7 +114,7 @@ def check(n, overrides):
     st = boids.initial_state(p)
     st = boids.run(st, p, 40)  # a second of flight: neighbours everywhere
     a = boids.step(st, p)
-    b = step_half(st, p)
+    b = boids.step(st, p, rule=steering)  # the page's function on the ordered pairs
     rel = max(float(np.max(np.abs(a.x - b.x))) / p.width, float(np.max(np.abs(a.v - b.v))) / p.v_max)
     return {"x0": st.x.tolist(), "v0": st.v.tolist(), "x1": a.x.tolist(), "v1": a.v.tolist(),
             "floor_rel": rel, "W": p.width, "H": p.height, "V_MAX": p.v_max}
@@ -219,7 +170,7 @@ def _params_json(overrides: dict | None = None) -> dict:
 
 
 def equivalence(log=print, overrides: dict | None = None) -> dict:
-    """One step from the same state: JS grid, JS naive and the half-pair step against boids.step
+    """One step from the same state: JS grid, JS naive and the page's function (ordered pairs) against boids.step
     (``overrides``: parameter values other than the defaults, e.g. {"view": 360})."""
     import numpy as np
 
