@@ -116,7 +116,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -233,11 +233,11 @@ class Params:
         if self.v_min > self.v_max:
             raise ValueError(f"v_min ({self.v_min:g}) must not exceed v_max ({self.v_max:g}) lengths/s")
 
-    @property
+    @cached_property  # (computed once per Params: a step asks every time)
     def box(self) -> Box:
         return Box(self.width, self.height)
 
-    @property
+    @cached_property
     def reach(self) -> float:
         """The longest of the three ranges: the one neighbour search of a step."""
         return max(self.radius, self.sep_radius, self.coh_radius)
@@ -295,6 +295,13 @@ class BoidsState:
     @property
     def n(self) -> int:
         return int(self.x.shape[0])
+
+    def evolved(self, **changes) -> "BoidsState":
+        """A copy with ``changes``: ``dataclasses.replace`` without re-running ``__init__``
+        through the fields' introspection (4x faster under wasm; a step asks once)."""
+        new = object.__new__(BoidsState)
+        new.__dict__.update(self.__dict__, **changes)
+        return new
 
 
 # --------------------------------------------------------------------------------------
@@ -370,6 +377,25 @@ def limit(a: np.ndarray, cap: float) -> np.ndarray:
     return a * f[..., None]
 
 
+def _steer_xy(rule: np.ndarray, v: np.ndarray, v_max: float, max_force: float) -> np.ndarray:
+    """:func:`steer` on components first: ``rule`` (..., 2, N), ``v`` (2, N) -> (..., 2, N).
+    Every element goes through the operations of :func:`steer` and :func:`limit` in their
+    order (the same bits), in fewer numpy calls."""
+    rx, ry = rule[..., 0, :], rule[..., 1, :]
+    s = np.sqrt(rx * rx + ry * ry)  # norm
+    has = s > 0
+    k = np.where(has, s, 1.0)
+    np.divide(v_max, k, out=k)
+    e = rule * k[..., None, :]  # desired velocity ...
+    e -= v  # ... minus the current one
+    ex, ey = e[..., 0, :], e[..., 1, :]
+    s = np.sqrt(ex * ex + ey * ey)  # limit(e, max_force)
+    f = np.where(s > max_force, max_force / np.where(s > 0, s, 1.0), 1.0)
+    e *= f[..., None, :]
+    np.copyto(e, 0.0, where=~has[..., None, :])  # nobody in range: exactly +0.0 (as np.where)
+    return e
+
+
 def steer(rule: np.ndarray, v: np.ndarray, v_max: float, max_force: float) -> np.ndarray:
     """Reynolds steering towards the direction of ``rule`` (N, 2), or of several rules at
     once (K, N, 2) for the same velocities ``v`` (N, 2):
@@ -379,10 +405,31 @@ def steer(rule: np.ndarray, v: np.ndarray, v_max: float, max_force: float) -> np
     the desired velocity (full speed along the rule) minus the current one,
     capped at ``max_force``; exactly 0 where the rule vector is 0 (nobody in range).
     """
-    s = norm(rule)
-    has = s > 0
-    desired = rule * (v_max / np.where(has, s, 1.0))[..., None]
-    return np.where(has[..., None], limit(desired - v, max_force), 0.0)
+    rule = np.asarray(rule, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)
+    return _steer_xy(rule.swapaxes(-1, -2), v.T, v_max, max_force).swapaxes(-1, -2)
+
+
+def _allocate_xy(requests: np.ndarray, budget: float) -> np.ndarray:
+    """:func:`allocate` on components first: ``requests`` (K, 2, N) -> (2, N).
+
+    Vectorised over K with the same bits as the loop "take = min(m_k, left); left -= take":
+    while requests fit, ``left`` is budget - m_0 - m_1 ... subtracted in that order
+    (``np.subtract.accumulate``); after the first that does not fit it is exactly 0, and
+    so is max(that running difference, 0).  The contributions are summed over k in order
+    by ``np.add.reduce`` over the first axis, which starts from +0.0 as the loop's zeros do
+    (tests/unit/test_boids_half.py: all requests -0.0 give +0.0, in CPython and Pyodide)."""
+    x, y = requests[:, 0], requests[:, 1]
+    m = np.sqrt(x * x + y * y)  # (K, N) norms
+    safe = np.where(m > 0, m, 1.0)
+    left = np.empty(m.shape)
+    left[0] = budget
+    left[1:] = m[:-1]
+    np.subtract.accumulate(left, axis=0, out=left)
+    np.maximum(left, 0.0, out=left)
+    take = np.minimum(m, left, out=left)
+    take /= safe
+    return np.add.reduce(requests * take[:, None, :], axis=0)
 
 
 def allocate(requests: list[np.ndarray], budget: float) -> np.ndarray:
@@ -392,15 +439,7 @@ def allocate(requests: list[np.ndarray], budget: float) -> np.ndarray:
     and later ones get nothing.  The result is never longer than ``budget``.
     """
     requests = np.asarray(requests, dtype=np.float64)  # (K, N, 2)
-    m = norm(requests)  # (K, N): all magnitudes at once, elementwise (the same bits)
-    safe = np.where(m > 0, m, 1.0)
-    left = np.full(requests.shape[1], float(budget))
-    a = np.zeros(requests.shape[1:])
-    for k in range(requests.shape[0]):
-        take = np.minimum(m[k], left)
-        a += requests[k] * (take / safe[k])[:, None]
-        left = left - take
-    return a
+    return _allocate_xy(requests.swapaxes(-1, -2), float(budget)).T
 
 
 def treat_pull(x: np.ndarray, v: np.ndarray, treat: Treat, box: Box, v_max: float = V_MAX) -> np.ndarray:
@@ -423,66 +462,64 @@ def _index(a: np.ndarray) -> np.ndarray:
 
 
 def rule_vectors(pairs: cells.Pairs, v: np.ndarray, params: Params) -> np.ndarray:
-    """The rules' pair work from **half pairs**: (3, N, 2), the separation, alignment and
-    cohesion vectors (``away``, ``match``, ``centre`` of :func:`swarmlab.rules_boids.steering`,
-    the function the page shows), bit for bit; 0 for a rule weighted 0.
+    """The rules' pair work from **half pairs**: (3, 2, N), the x and y components of the
+    separation, alignment and cohesion vectors (``away``, ``match``, ``centre`` of
+    :func:`swarmlab.rules_boids.steering`, the function the page shows), bit for bit; 0 for
+    a rule weighted 0.
 
     ``steering`` receives the ordered pairs of an unsorted search: the forward block
     (i, j, d, r) of the unordered pairs found, then the reverse block (j, i, 0.0 - d, r).
-    Here each unordered pair is stored once and every per-pair value is computed for both
-    directions from the one displacement: the reverse pair's view test uses ``0.0 - d``
-    (the same operations as on the ordered arrays), separation and cohesion the negated
-    values, alignment the other end's velocity.  Each sum is one ``np.bincount`` over the
-    ordered first index ``[i, j]`` of a (2M,) buffer holding the forward values then the
-    reverse ones, with the pairs a rule does not use set to zero: adding +-0.0 leaves a sum
-    that starts at +0.0 unchanged, so every sum adds the same values in the same order as
-    ``steering``'s masked ``sum_by``/``mean_by`` do.  Tested equal with ``np.array_equal``
-    (tests/unit/test_boids_half.py); the search saves writing the reverse block.
+    The search stores each unordered pair once; here the ordered arrays are written out as
+    columns, (2, 2M) for the displacements, and each rule is one masked product and one
+    ``np.bincount`` for both components: bin ``c * N + a`` sums component c of boid a over
+    the ordered pairs in order, with the pairs a rule does not use set to 0 (adding +-0.0
+    leaves a sum that starts at +0.0 unchanged).  So every sum adds the same values in the
+    same order as ``steering``'s masked ``sum_by``/``mean_by`` do.  Tested equal with
+    ``np.array_equal`` (tests/unit/test_boids_half.py).
     """
     n, m = len(v), len(pairs)
-    i, j, dx, dy, r = pairs.i, pairs.j, pairs.dx, pairs.dy, pairs.r
-    ux, uy = unit_headings(v).T.copy()  # contiguous columns: 1-D gathers
-    vx, vy = v.T.copy()
-    bx, by = np.subtract(0.0, pairs.d.T)  # the reverse displacement, as the ordered form writes it
-    first = np.concatenate((i, j))  # the ordered pairs' i
+    i, j, r = pairs.i, pairs.j, pairs.r
+    bins = np.concatenate((i, j, i + n, j + n))  # (4M,) the bin of each component ...
+    first = bins[:2 * m]  # ... of which the first half is the ordered pairs' i
+    d = np.empty((2, 2 * m))  # the ordered pairs' displacements, as steering's d.T
+    d[:, :m] = pairs.d.T
+    np.subtract(0.0, pairs.d.T, out=d[:, m:])
+    r = np.concatenate((r, r))
+    vt = v.T.copy()  # (2, N): the velocities' columns, contiguous (1-D gathers)
     if params.view >= 360:
-        seen_f = seen_b = np.ones(m, bool)
-    else:
-        lim = cos_half_view(params.view) * r
-        seen_f = ux[i] * dx + uy[i] * dy >= lim  # i sees j
-        seen_b = ux[j] * bx + uy[j] * by >= lim  # j sees i
-    buf = np.empty(2 * m)
+        seen = True
+    else:  # u_i . d_ij >= cos(view / 2) r_ij, with u = unit_headings(v) (the same operations)
+        s = np.sqrt(vt[0] * vt[0] + vt[1] * vt[1])
+        ahead = (vt / np.where(s > 0, s, 1.0)).ravel()[bins].reshape(2, 2 * m)
+        ahead *= d
+        seen = ahead[0] + ahead[1] >= cos_half_view(params.view) * r
+    rules = np.zeros((3, 2, n))  # separation, alignment, cohesion: zero for a rule weighted 0
 
-    def sum_both(fwd, back, used_f, used_b):  # per-boid sums over the ordered pairs in use
-        np.multiply(fwd, used_f, out=buf[:m])
-        np.multiply(back, used_b, out=buf[m:])
-        return np.bincount(first, weights=buf, minlength=n)
-
-    rules = np.zeros((3, n, 2))  # separation, alignment, cohesion: zero for a rule weighted 0
-
-    def reduce(k, weight, within, columns, mean):
+    def reduce(k, weight, within, values, mean):
         if not weight > 0:
             return
-        used_f, used_b = seen_f & within, seen_b & within
-        for c, (fwd, back) in enumerate(columns):
-            rules[k, :, c] = sum_both(fwd, back, used_f, used_b)
+        used = within & seen
+        values = values * used  # the pairs not in use add 0
+        rules[k] = np.bincount(bins, weights=values.ravel(), minlength=2 * n).reshape(2, n)
         if mean:
-            rules[k] *= (1.0 / np.maximum(sum_both(1.0, 1.0, used_f, used_b), 1.0))[:, None]
+            rules[k] *= 1.0 / np.maximum(np.bincount(first, weights=used, minlength=n), 1.0)
 
-    w = -1.0 / (r * r + EPS)
-    reduce(0, params.k_sep, r <= params.sep_radius, ((dx * w, bx * w), (dy * w, by * w)), False)
-    reduce(1, params.k_ali, r <= params.radius, ((vx[j], vx[i]), (vy[j], vy[i])), True)
-    reduce(2, params.k_coh, r <= params.coh_radius, ((dx, bx), (dy, by)), True)
+    reduce(0, params.k_sep, r <= params.sep_radius, d * (-1.0 / (r * r + EPS)), False)
+    if params.k_ali > 0:
+        second = np.concatenate((j, i, j + n, i + n))  # (4M,) the ordered pairs' j, per component
+        reduce(1, params.k_ali, r <= params.radius, vt.ravel()[second].reshape(2, 2 * m), True)
+    reduce(2, params.k_coh, r <= params.coh_radius, d, True)
     return rules
 
 
 def builtin_steering(pairs: cells.Pairs, v: np.ndarray, params: Params) -> np.ndarray:
     """The built-in rules (:func:`swarmlab.rules_boids.steering`) from half pairs: the
     accelerations (N, 2), bit for bit.  :func:`rule_vectors`, then the three rules' steering
-    at once (elementwise, so the same bits as one by one) and the prioritised allocation."""
-    weights = np.array([params.k_sep, params.k_ali, params.k_coh])[:, None, None]
-    rules = rule_vectors(pairs, v, params)
-    return allocate(weights * steer(rules, v, params.v_max, params.max_force), params.max_force)
+    at once (elementwise, so the same bits as one by one) and the prioritised allocation,
+    on components."""
+    s = _steer_xy(rule_vectors(pairs, v, params), v.T, params.v_max, params.max_force)  # (3, 2, N)
+    s *= np.array([params.k_sep, params.k_ali, params.k_coh])[:, None, None]
+    return _allocate_xy(s, params.max_force).T
 
 
 def acceleration(state: BoidsState, pairs: cells.Pairs, params: Params, treat: Treat | None = None,
@@ -514,11 +551,12 @@ def limit_speed(v: np.ndarray, v_prev: np.ndarray, v_min: float = V_MIN, v_max: 
     """
     s = norm(v)
     zero = s == 0.0
-    if zero.any():  # (array methods: no Python wrapper per call, as np.any / np.clip have)
+    if zero.any():  # (array methods and ufuncs: no Python wrapper per call, as np.any has)
         v = np.where(zero[:, None], v_prev, v)
         s = np.where(zero, norm(v), s)
-    target = s.clip(v_min, v_max)
-    return v * (target / np.where(s > 0, s, 1.0))[:, None]
+    target = np.minimum(np.maximum(s, v_min), v_max)  # s.clip(v_min, v_max)
+    target /= np.where(s > 0, s, 1.0)
+    return v * target[:, None]
 
 
 def step(state: BoidsState, params: Params, treat: Treat | None = None, rule=None) -> BoidsState:
@@ -531,7 +569,7 @@ def step(state: BoidsState, params: Params, treat: Treat | None = None, rule=Non
     v = limit_speed(state.v + a * DT, state.v, params.v_min, params.v_max)
     x = shift(state.x, v, DT, box)
     steps = state.steps + 1
-    return replace(state, x=x, v=v, t=steps * DT, steps=steps)
+    return state.evolved(x=x, v=v, t=steps * DT, steps=steps)
 
 
 def run(state: BoidsState, params: Params, n: int, treat: Treat | None = None, rule=None) -> BoidsState:

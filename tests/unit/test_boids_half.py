@@ -90,3 +90,79 @@ def test_small_world_falls_back_to_ordered_pairs():
     a = boids.step(state, p)
     b = boids.step(state, p, rule=steering)
     assert np.array_equal(a.v, b.v)
+
+
+# --- the vectorised steering, allocation and speed limit against their formulas written out
+# one operation at a time (the engine's earlier code): the same bits, signs of zero included.
+
+def norm_rows(a):
+    return np.sqrt(a[..., 0] * a[..., 0] + a[..., 1] * a[..., 1])
+
+
+def steer_written_out(rule, v, v_max, max_force):
+    s = norm_rows(rule)
+    has = s > 0
+    desired = rule * (v_max / np.where(has, s, 1.0))[..., None]
+    e = desired - v
+    t = norm_rows(e)
+    f = np.where(t > max_force, max_force / np.where(t > 0, t, 1.0), 1.0)
+    return np.where(has[..., None], e * f[..., None], 0.0)
+
+
+def allocate_written_out(requests, budget):
+    m = norm_rows(requests)
+    safe = np.where(m > 0, m, 1.0)
+    left = np.full(requests.shape[1], float(budget))
+    a = np.zeros(requests.shape[1:])
+    for k in range(requests.shape[0]):
+        take = np.minimum(m[k], left)
+        a += requests[k] * (take / safe[k])[:, None]
+        left = left - take
+    return a
+
+
+def same_bits(a, b):
+    return a.shape == b.shape and np.array_equal(a, b) and np.array_equal(np.signbit(a), np.signbit(b))
+
+
+def awkward_requests(rng, n=4000):
+    """Requests that fit exactly, overflow, are zero (+0.0 and -0.0) or tiny."""
+    r = rng.normal(size=(3, n, 2)) * rng.choice([0.1, 1.0, 3.0, 10.0], size=(3, n, 1))
+    r[:, : n // 8] = 0.0
+    r[1, n // 8: n // 4] = -0.0
+    r[0, n // 4: n // 4 + 50] = [6.0, 8.0]  # |r| = 10: the whole budget of 10, exactly
+    r[0, n // 4 + 50: n // 4 + 100] = [3.0, 4.0]  # 5 and then 5: the budget exactly in two
+    r[1, n // 4 + 50: n // 4 + 100] = [0.0, -5.0]
+    r[:, n // 4 + 100: n // 4 + 150] = -0.0  # every request -0.0: the sum starts at +0.0
+    r[2, -50:] = 1e-300
+    return r
+
+
+def test_vectorised_allocation_equals_the_sequential_loop():
+    rng = np.random.default_rng(11)
+    req = awkward_requests(rng)
+    for budget in (0.0, 1.0, 5.0, 10.0, 1e9):
+        assert same_bits(boids.allocate(req, budget), allocate_written_out(req, budget))
+        assert same_bits(boids.allocate(list(req), budget), allocate_written_out(req, budget))
+
+
+def test_vectorised_steering_equals_the_formula():
+    rng = np.random.default_rng(12)
+    rule = awkward_requests(rng)
+    v = rng.normal(size=(rule.shape[1], 2)) * 4.0
+    v[:10] = -0.0
+    for v_max, max_force in ((6.0, 10.0), (6.0, 0.5), (30.0, 50.0)):
+        assert same_bits(boids.steer(rule, v, v_max, max_force), steer_written_out(rule, v, v_max, max_force))
+        assert same_bits(boids.steer(rule[0], v, v_max, max_force), steer_written_out(rule[0], v, v_max, max_force))
+
+
+def test_speed_limit_equals_the_formula():
+    rng = np.random.default_rng(13)
+    v = rng.normal(size=(3000, 2)) * rng.choice([0.1, 1.0, 4.0, 20.0], size=(3000, 1))
+    v[:5] = 0.0
+    prev = rng.normal(size=v.shape)
+    s = norm_rows(v)
+    v2 = np.where((s == 0.0)[:, None], prev, v)
+    s2 = np.where(s == 0.0, norm_rows(v2), s)
+    want = v2 * (s2.clip(3.0, 6.0) / np.where(s2 > 0, s2, 1.0))[:, None]
+    assert same_bits(boids.limit_speed(v, prev, 3.0, 6.0), want)
