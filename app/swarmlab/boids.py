@@ -469,46 +469,53 @@ def rule_vectors(pairs: cells.Pairs, v: np.ndarray, params: Params) -> np.ndarra
 
     ``steering`` receives the ordered pairs of an unsorted search: the forward block
     (i, j, d, r) of the unordered pairs found, then the reverse block (j, i, 0.0 - d, r).
-    The search stores each unordered pair once; here the ordered arrays are written out as
-    columns, (2, 2M) for the displacements, and each rule is one masked product and one
-    ``np.bincount`` for both components: bin ``c * N + a`` sums component c of boid a over
-    the ordered pairs in order, with the pairs a rule does not use set to 0 (adding +-0.0
-    leaves a sum that starts at +0.0 unchanged).  So every sum adds the same values in the
-    same order as ``steering``'s masked ``sum_by``/``mean_by`` do.  Tested equal with
-    ``np.array_equal`` (tests/unit/test_boids_half.py).
+    Here each unordered pair is stored once and every per-pair value is computed for both
+    directions from the one displacement: the reverse pair's view test uses ``0.0 - d``
+    (the same operations as on the ordered arrays), separation and cohesion the negated
+    values, alignment the other end's velocity.  Each sum is one ``np.bincount`` over the
+    ordered first index ``[i, j]`` of a (2M,) buffer holding the forward values then the
+    reverse ones, with the pairs a rule does not use set to zero: adding +-0.0 leaves a sum
+    that starts at +0.0 unchanged, so every sum adds the same values in the same order as
+    ``steering``'s masked ``sum_by``/``mean_by`` do.  Tested equal with ``np.array_equal``
+    (tests/unit/test_boids_half.py); the search saves writing the reverse block, and no
+    temporary is larger than (2M,) (CPython maps bigger ones afresh each step: page faults).
     """
     n, m = len(v), len(pairs)
-    i, j, r = pairs.i, pairs.j, pairs.r
-    bins = np.concatenate((i, j, i + n, j + n))  # (4M,) the bin of each component ...
-    first = bins[:2 * m]  # ... of which the first half is the ordered pairs' i
-    d = np.empty((2, 2 * m))  # the ordered pairs' displacements, as steering's d.T
-    d[:, :m] = pairs.d.T
-    np.subtract(0.0, pairs.d.T, out=d[:, m:])
-    r = np.concatenate((r, r))
-    vt = v.T.copy()  # (2, N): the velocities' columns, contiguous (1-D gathers)
+    i, j, dx, dy, r = pairs.i, pairs.j, pairs.dx, pairs.dy, pairs.r
+    vx, vy = v.T.copy()  # contiguous columns: 1-D gathers
+    bx, by = np.subtract(0.0, pairs.d.T)  # the reverse displacement, as the ordered form writes it
+    first = np.concatenate((i, j))  # the ordered pairs' i
     if params.view >= 360:
-        seen = True
+        seen_f = seen_b = True
     else:  # u_i . d_ij >= cos(view / 2) r_ij, with u = unit_headings(v) (the same operations)
-        s = np.sqrt(vt[0] * vt[0] + vt[1] * vt[1])
-        ahead = (vt / np.where(s > 0, s, 1.0)).ravel()[bins].reshape(2, 2 * m)
-        ahead *= d
-        seen = ahead[0] + ahead[1] >= cos_half_view(params.view) * r
+        s = np.sqrt(vx * vx + vy * vy)
+        ux, uy = np.divide((vx, vy), np.where(s > 0, s, 1.0))
+        lim = cos_half_view(params.view) * r
+        seen_f = ux[i] * dx + uy[i] * dy >= lim  # i sees j
+        seen_b = ux[j] * bx + uy[j] * by >= lim  # j sees i
+    buf = np.empty(2 * m)
+
+    def sum_both(fwd, back, used_f, used_b):  # per-boid sums over the ordered pairs in use
+        np.multiply(fwd, used_f, out=buf[:m])
+        np.multiply(back, used_b, out=buf[m:])
+        return np.bincount(first, weights=buf, minlength=n)
+
     rules = np.zeros((3, 2, n))  # separation, alignment, cohesion: zero for a rule weighted 0
 
-    def reduce(k, weight, within, values, mean):
+    def reduce(k, weight, within, columns, mean):
         if not weight > 0:
             return
-        used = within & seen
-        values = values * used  # the pairs not in use add 0
-        rules[k] = np.bincount(bins, weights=values.ravel(), minlength=2 * n).reshape(2, n)
+        used_f, used_b = within & seen_f, within & seen_b
+        for c, (fwd, back) in enumerate(columns):
+            rules[k, c] = sum_both(fwd, back, used_f, used_b)
         if mean:
-            rules[k] *= 1.0 / np.maximum(np.bincount(first, weights=used, minlength=n), 1.0)
+            rules[k] *= 1.0 / np.maximum(sum_both(1.0, 1.0, used_f, used_b), 1.0)
 
-    reduce(0, params.k_sep, r <= params.sep_radius, d * (-1.0 / (r * r + EPS)), False)
+    w = -1.0 / (r * r + EPS)
+    reduce(0, params.k_sep, r <= params.sep_radius, ((dx * w, bx * w), (dy * w, by * w)), False)
     if params.k_ali > 0:
-        second = np.concatenate((j, i, j + n, i + n))  # (4M,) the ordered pairs' j, per component
-        reduce(1, params.k_ali, r <= params.radius, vt.ravel()[second].reshape(2, 2 * m), True)
-    reduce(2, params.k_coh, r <= params.coh_radius, d, True)
+        reduce(1, params.k_ali, r <= params.radius, ((vx[j], vx[i]), (vy[j], vy[i])), True)
+    reduce(2, params.k_coh, r <= params.coh_radius, ((dx, bx), (dy, by)), True)
     return rules
 
 
