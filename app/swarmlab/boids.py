@@ -396,18 +396,24 @@ def steer(rule: np.ndarray, v: np.ndarray, v_max: float, max_force: float) -> np
     """
     rule = np.asarray(rule, dtype=np.float64)
     v = np.asarray(v, dtype=np.float64)
-    return _steer_xy(rule.swapaxes(-1, -2), v.T, v_max, max_force).swapaxes(-1, -2)
+    if rule.ndim < 2 or v.ndim != 2 or rule.shape[-2:] != v.shape:  # anything that broadcasts
+        rule, v = np.broadcast_arrays(rule, v)
+        if rule.ndim == 1:
+            return _steer_xy(rule[:, None], v[:, None], v_max, max_force)[:, 0]
+    return _steer_xy(rule.swapaxes(-1, -2), v.swapaxes(-1, -2), v_max, max_force).swapaxes(-1, -2)
 
 
 def _allocate_xy(requests: np.ndarray, budget: float) -> np.ndarray:
     """:func:`allocate` on components first: ``requests`` (K, 2, N) -> (2, N).
 
-    Vectorised over K with the same bits as the loop "take = min(m_k, left); left -= take":
-    while requests fit, ``left`` is budget - m_0 - m_1 ... subtracted in that order
-    (``np.subtract.accumulate``); after the first that does not fit it is exactly 0, and
-    so is max(that running difference, 0).  The contributions are summed over k in order
-    by ``np.add.reduce`` over the first axis, which starts from +0.0 as the loop's zeros do
-    (tests/unit/test_boids_half.py: all requests -0.0 give +0.0, in CPython and Pyodide)."""
+    Vectorised over K with the same bits as the loop "take = min(m_k, left); left -= take"
+    (left = budget at first): while requests fit, ``left`` is budget - m_0 - m_1 ...
+    subtracted in that order (``np.subtract.accumulate``); after the first that does not
+    fit it is exactly 0, and so is max(that running difference, 0), taken from the second
+    request on (the first takes min(m_0, budget) as the loop does, also for a negative or
+    NaN budget).  The contributions are summed over k in order from +0.0, as the loop's
+    zeros are (``np.add.reduce`` with ``initial=0.0``).  tests/unit/test_boids_half.py
+    compares it with the loop, signs of zero included, in CPython and Pyodide."""
     x, y = requests[:, 0], requests[:, 1]
     m = np.sqrt(x * x + y * y)  # (K, N) norms
     safe = np.where(m > 0, m, 1.0)
@@ -415,10 +421,10 @@ def _allocate_xy(requests: np.ndarray, budget: float) -> np.ndarray:
     left[0] = budget
     left[1:] = m[:-1]
     np.subtract.accumulate(left, axis=0, out=left)
-    np.maximum(left, 0.0, out=left)
+    np.maximum(left[1:], 0.0, out=left[1:])
     take = np.minimum(m, left, out=left)
     take /= safe
-    return np.add.reduce(requests * take[:, None, :], axis=0)
+    return np.add.reduce(requests * take[:, None, :], axis=0, initial=0.0)
 
 
 def allocate(requests: list[np.ndarray], budget: float) -> np.ndarray:
@@ -502,7 +508,7 @@ def rule_vectors(pairs: cells.Pairs, v: np.ndarray, params: Params) -> np.ndarra
 
     w = -1.0 / (r * r + EPS)
     reduce(0, params.k_sep, r <= params.sep_radius, ((dx * w, bx * w), (dy * w, by * w)), False)
-    if params.k_ali > 0:
+    if params.k_ali > 0:  # (reduce skips a rule weighted 0 too; this also skips its gathers)
         reduce(1, params.k_ali, r <= params.radius, ((vx[j], vx[i]), (vy[j], vy[i])), True)
     reduce(2, params.k_coh, r <= params.coh_radius, ((dx, bx), (dy, by)), True)
     return rules

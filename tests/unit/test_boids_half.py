@@ -138,12 +138,20 @@ def awkward_requests(rng, n=4000):
     return r
 
 
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # inf and NaN inputs, on purpose
 def test_vectorised_allocation_equals_the_sequential_loop():
     rng = np.random.default_rng(11)
     req = awkward_requests(rng)
-    for budget in (0.0, 1.0, 5.0, 10.0, 1e9):
-        assert same_bits(boids.allocate(req, budget), allocate_written_out(req, budget))
-        assert same_bits(boids.allocate(list(req), budget), allocate_written_out(req, budget))
+    for budget in (0.0, -0.0, 1.0, 5.0, 10.0, 1e9, np.inf, -1.0, np.nan):  # a student may pass anything
+        for k in (1, 2, 3):  # one, two or three requests
+            want = allocate_written_out(req[:k], budget)
+            assert same_bits(boids.allocate(req[:k], budget), want) or np.isnan(budget) and \
+                np.array_equal(boids.allocate(req[:k], budget), want, equal_nan=True)
+        assert same_bits(boids.allocate(list(req), budget), allocate_written_out(req, budget)) or np.isnan(budget)
+    odd = req.copy()
+    odd[1, :5] = [np.inf, 0.0]
+    odd[2, 5:10] = np.nan
+    assert np.array_equal(boids.allocate(odd, 10.0), allocate_written_out(odd, 10.0), equal_nan=True)
 
 
 def test_vectorised_steering_equals_the_formula():
@@ -154,6 +162,13 @@ def test_vectorised_steering_equals_the_formula():
     for v_max, max_force in ((6.0, 10.0), (6.0, 0.5), (30.0, 50.0)):
         assert same_bits(boids.steer(rule, v, v_max, max_force), steer_written_out(rule, v, v_max, max_force))
         assert same_bits(boids.steer(rule[0], v, v_max, max_force), steer_written_out(rule[0], v, v_max, max_force))
+        # shapes that broadcast, as a student's rule may pass them: one rule for everyone, one boid
+        east = np.array([1.0, 0.0])
+        assert same_bits(boids.steer(east, v, v_max, max_force), steer_written_out(east, v, v_max, max_force))
+        assert same_bits(boids.steer(rule[0, 7], v[7], v_max, max_force),
+                         steer_written_out(rule[0, 7], v[7], v_max, max_force))
+        assert same_bits(boids.steer(rule[:, :2], v[3], v_max, max_force),
+                         steer_written_out(rule[:, :2], v[3], v_max, max_force))
 
 
 def test_speed_limit_equals_the_formula():
