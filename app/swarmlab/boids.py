@@ -370,15 +370,13 @@ def _steer_xy(rule: np.ndarray, v: np.ndarray, v_max: float, max_force: float) -
     minus current velocity); ``limit``: ``e * (max_force / |e|)`` where ``|e| > max_force``;
     exactly +0.0 where ``s`` is 0 (nobody in range).  One call per operation on whole
     (..., N) rows (tests/unit/test_boids_half.py checks the bits against the formula)."""
-    rx, ry = rule[..., 0, :], rule[..., 1, :]
-    s = np.sqrt(rx * rx + ry * ry)  # norm
+    s = norm(rule[..., 0, :], rule[..., 1, :])
     has = s > 0
     k = np.where(has, s, 1.0)
     np.divide(v_max, k, out=k)
     e = rule * k[..., None, :]  # desired velocity ...
     e -= v  # ... minus the current one
-    ex, ey = e[..., 0, :], e[..., 1, :]
-    s = np.sqrt(ex * ex + ey * ey)  # limit(e, max_force): shortened to max_force, direction kept
+    s = norm(e[..., 0, :], e[..., 1, :])  # limit(e, max_force): shortened to max_force, direction kept
     f = np.where(s > max_force, max_force / np.where(s > 0, s, 1.0), 1.0)
     e *= f[..., None, :]
     np.copyto(e, 0.0, where=~has[..., None, :])  # nobody in range: exactly +0.0 (as np.where)
@@ -414,8 +412,7 @@ def _allocate_xy(requests: np.ndarray, budget: float) -> np.ndarray:
     NaN budget).  The contributions are summed over k in order from +0.0, as the loop's
     zeros are (``np.add.reduce`` with ``initial=0.0``).  tests/unit/test_boids_half.py
     compares it with the loop, signs of zero included, in CPython and Pyodide."""
-    x, y = requests[:, 0], requests[:, 1]
-    m = np.sqrt(x * x + y * y)  # (K, N) norms
+    m = norm(requests[:, 0], requests[:, 1])  # (K, N)
     safe = np.where(m > 0, m, 1.0)
     left = np.empty(m.shape)
     left[0] = budget
@@ -482,9 +479,8 @@ def rule_vectors(pairs: cells.Pairs, v: np.ndarray, params: Params) -> np.ndarra
     first = np.concatenate((i, j))  # the ordered pairs' i
     if params.view >= 360:
         seen_f = seen_b = True
-    else:  # u_i . d_ij >= cos(view / 2) r_ij, with u = unit_headings(v) (the same operations)
-        s = np.sqrt(vx * vx + vy * vy)
-        ux, uy = np.divide((vx, vy), np.where(s > 0, s, 1.0))
+    else:  # u_i . d_ij >= cos(view / 2) r_ij
+        ux, uy = unit_headings(v).T.copy()
         lim = cos_half_view(params.view) * r
         seen_f = ux[i] * dx + uy[i] * dy >= lim  # i sees j
         seen_b = ux[j] * bx + uy[j] * by >= lim  # j sees i

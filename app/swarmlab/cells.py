@@ -845,7 +845,7 @@ def in_field_of_view(pairs: Pairs, u: np.ndarray, half_angle: float) -> Pairs:
     u1 = np.ascontiguousarray(u[:, 1])
     cosang = u0[pairs.i] * pairs.d[:, 0]
     cosang += u1[pairs.i] * pairs.d[:, 1]
-    return pairs.take((cosang >= _cos(half_angle) * pairs.r - 1e-12 * pairs.r).nonzero()[0])
+    return pairs.take(cosang >= _cos(half_angle) * pairs.r - 1e-12 * pairs.r)
 
 
 def k_nearest(pairs: Pairs, k: int) -> Pairs:

@@ -372,8 +372,8 @@ class Neighbourhood:
 def find_neighbours(state: SwarmState, p: SwarmParams) -> Neighbourhood:
     """The step's single neighbour search (see module docstring, step 1)."""
     pairs = cells.neighbour_pairs(state.x, BOX, p.cutoff, sort=p.mode == "nearest")
-    personal = pairs.take((pairs.r < PERSONAL).nonzero()[0])
-    social = pairs if p.R >= p.cutoff else pairs.take((pairs.r <= p.R).nonzero()[0])
+    personal = pairs.take(pairs.r < PERSONAL)
+    social = pairs if p.R >= p.cutoff else pairs.take(pairs.r <= p.R)
     social = cells.in_field_of_view(social, state.u, FOV_HALF)
     if p.mode == "nearest":
         social = cells.k_nearest(social, p.k)
