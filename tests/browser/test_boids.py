@@ -58,6 +58,20 @@ def wait_treat_near(page, x, y, tol=0.8, timeout=5_000):
         arg=[x, y, tol], timeout=timeout)
 
 
+HOLD_STEPS = 720  # 18 model seconds
+
+
+def hold_and_measure(page, x, y):
+    """Hold the treat at (x, y) for HOLD_STEPS more steps and measure who came.
+
+    18 s, not 12: the engine replayed from 48 starts (12 samples on four world shapes,
+    treat anywhere) gathers at least 0.89 of the flock within 16 lengths after 720 steps,
+    but only 0.56-0.81 after 480, too close to the 0.75 the tests ask.  The page's own
+    loop runs alongside and only adds holding time."""
+    engine_call(page, LAB, "step", {"n": HOLD_STEPS})
+    return distances(page, x, y)
+
+
 def treat_pixel(page):
     """RGBA of the stage canvas where the treat is drawn (after the next frame)."""
     page.wait_for_timeout(120)
@@ -356,6 +370,20 @@ def test_mouse_treat_gathers_then_disperses(lab):
     x, y = canvas_point(page, 0.25, 0.7)
     page.mouse.move(x, y)
     page.mouse.down()
+    try:
+        held, far, st = drag_and_hold(page, w, h)
+    finally:
+        page.mouse.up()  # a failure here must not leave the next test with a held button
+    assert held["frac"] >= 0.85 and far["frac"] < 0.5
+    settle(page, LAB)
+    assert state(page)["treat"]["on"] is False
+    assert page.get_attribute("#lab-boids", "data-treat") == "off"
+    engine_call(page, LAB, "step", {"n": 160})
+    later = distances(page, st["treat"]["x"], st["treat"]["y"])
+    assert later["median"] > 1.5 * held["median"]
+
+
+def drag_and_hold(page, w, h):
     settle(page, LAB)
     wait_treat_near(page, 0.25 * w, 0.7 * h, tol=0.6)
     st = state(page)
@@ -369,16 +397,8 @@ def test_mouse_treat_gathers_then_disperses(lab):
     wait_treat_near(page, 0.6 * w, 0.4 * h, tol=0.6)
     st = state(page)
     far = distances(page, st["treat"]["x"], st["treat"]["y"])
-    engine_call(page, LAB, "step", {"n": 480})  # hold for 12 model seconds
-    held = distances(page, st["treat"]["x"], st["treat"]["y"])
-    assert held["frac"] >= 0.75 and far["frac"] < 0.5
-    page.mouse.up()
-    settle(page, LAB)
-    assert state(page)["treat"]["on"] is False
-    assert page.get_attribute("#lab-boids", "data-treat") == "off"
-    engine_call(page, LAB, "step", {"n": 160})
-    later = distances(page, st["treat"]["x"], st["treat"]["y"])
-    assert later["median"] > 1.5 * held["median"]
+    held = hold_and_measure(page, st["treat"]["x"], st["treat"]["y"])
+    return held, far, st
 
 
 def test_keyboard_treat_with_cursor(lab):
@@ -388,14 +408,16 @@ def test_keyboard_treat_with_cursor(lab):
     canvas.focus()
     scroll = page.evaluate("window.scrollY")
     page.keyboard.down("Enter")
-    settle(page, LAB)
-    st = state(page)
-    assert st["treat"]["on"] is True
-    x0, y0 = st["treat"]["x"], st["treat"]["y"]
-    # screen readers hear where the treat is and when it goes
-    assert page.text_content("#lab-boids .bd-sr") == (
-        f"Treat held at {round(100 * x0 / st['world']['width'])}% across, {round(100 * y0 / st['world']['height'])}% down.")
-    page.keyboard.up("Enter")
+    try:
+        settle(page, LAB)
+        st = state(page)
+        assert st["treat"]["on"] is True
+        x0, y0 = st["treat"]["x"], st["treat"]["y"]
+        # screen readers hear where the treat is and when it goes
+        assert page.text_content("#lab-boids .bd-sr") == (
+            f"Treat held at {round(100 * x0 / st['world']['width'])}% across, {round(100 * y0 / st['world']['height'])}% down.")
+    finally:
+        page.keyboard.up("Enter")
     settle(page, LAB)
     assert state(page)["treat"]["on"] is False
     assert page.text_content("#lab-boids .bd-sr") == "Treat released."
@@ -405,16 +427,17 @@ def test_keyboard_treat_with_cursor(lab):
     page.keyboard.press("ArrowUp")
     settle(page, LAB)
     page.keyboard.down(" ")  # Space holds too, and does not scroll the page
-    st = state(page)
-    w, h = st["world"]["width"], st["world"]["height"]
-    assert st["treat"]["on"] is True
-    assert st["treat"]["x"] == pytest.approx((x0 + 12) % w, abs=1e-3)
-    assert st["treat"]["y"] == pytest.approx((y0 - 3) % h, abs=1e-3)
-    page.keyboard.press("ArrowDown")  # moving the cursor while held moves the treat
-    assert state(page)["treat"]["y"] == pytest.approx(y0 % h, abs=1e-3)
-    engine_call(page, LAB, "step", {"n": 480})
-    assert distances(page, st["treat"]["x"], y0)["frac"] >= 0.75
-    page.keyboard.up(" ")
+    try:
+        st = state(page)
+        w, h = st["world"]["width"], st["world"]["height"]
+        assert st["treat"]["on"] is True
+        assert st["treat"]["x"] == pytest.approx((x0 + 12) % w, abs=1e-3)
+        assert st["treat"]["y"] == pytest.approx((y0 - 3) % h, abs=1e-3)
+        page.keyboard.press("ArrowDown")  # moving the cursor while held moves the treat
+        assert state(page)["treat"]["y"] == pytest.approx(y0 % h, abs=1e-3)
+        assert hold_and_measure(page, st["treat"]["x"], y0)["frac"] >= 0.85
+    finally:
+        page.keyboard.up(" ")  # a failure must not leave the next test with a held key
     settle(page, LAB)
     assert state(page)["treat"]["on"] is False
     assert page.evaluate("window.scrollY") == scroll
@@ -466,8 +489,7 @@ def test_touch_treat_on_a_phone(phone_page, open_lab):
     wait_treat_near(page, 0.5 * w, (0.3 * box["height"] + 120) / box["height"] * h)
     st = state(page)
     assert page.evaluate("window.scrollY") == scroll
-    engine_call(page, LAB, "step", {"n": 480})
-    assert distances(page, st["treat"]["x"], st["treat"]["y"])["frac"] >= 0.75
+    assert hold_and_measure(page, st["treat"]["x"], st["treat"]["y"])["frac"] >= 0.85
     page.wait_for_timeout(150)
     screenshot(page, "boids-phone-390x844")
     touch(cdp, "touchEnd", 0, 0)
