@@ -589,10 +589,11 @@ def test_sound_is_off_until_asked_and_follows_agreement(page, server):
     # freeze the model (the loop stops, the lab still counts as playing): after one more poll the
     # pitch is exactly the engine's agreement
     page.evaluate("() => window.swarmlab.labs.get('swarm').test.stopLoop()")
-    time.sleep(3.2)
-    freq = page.evaluate("() => window.swarmlab.access.sound.freq")
-    P = engine_call(page, "swarm", "describe")["values"]["P"]
-    assert freq == pytest.approx(220 + 440 * P, abs=1e-9)
+    P = engine_call(page, "swarm", "describe")["values"]["P"]  # queued after any step in flight
+    # the page polls every 2.5 s; wait for a poll after the freeze rather than a fixed sleep
+    page.wait_for_function("(f) => Math.abs(window.swarmlab.access.sound.freq - f) <= 1e-9",
+                           arg=220 + 440 * P, timeout=10_000)
+    assert engine_call(page, "swarm", "describe")["values"]["P"] == P  # the model stayed frozen
     page.evaluate("() => window.swarmlab.labs.get('swarm').test.startLoop()")
     page.locator("#lab-swarm .swarm-threat").click()
     page.wait_for_function("() => window.swarmlab.access.sound.clicks === 1")

@@ -291,9 +291,18 @@ def test_presets_change_weights_live_and_behave_as_taught(lab):
         shown = [page.locator(f"#lab-boids .ctl[data-param={k}] output").inner_text() for k in ("k_sep", "k_ali", "k_coh")]
         assert shown == [f"{w:.2f}" for w in weights]
         assert float(page.locator("#lab-boids .ctl[data-param=coh_radius] input").input_value()) == reach
-        engine_call(page, LAB, "step", {"n": 800})  # 20 model seconds under this preset
-        spacing[name] = engine_call(page, LAB, "metrics")["spacing"]
-    assert spacing["separation"] > 1.5 * spacing["balanced"] > 3 * spacing["cohesion"]
+        engine_call(page, LAB, "step", {"n": 600})  # 20 model seconds under this preset,
+        readings = []                                  # the spacing averaged over the last 5
+        for _ in range(20):
+            engine_call(page, LAB, "step", {"n": 10})
+            readings.append(engine_call(page, LAB, "metrics")["spacing"])
+        spacing[name] = sum(readings) / len(readings)
+    # Replayed in CPython (63 starts: 0-200 steps of the page's loop before the first click,
+    # 0-30 more per preset), separation / balanced averaged so was 1.46-2.08 (median 1.77;
+    # one reading alone 1.40-2.18, so a 1.5 bar on a single reading failed 5 in 63), and
+    # balanced / cohesion 4.1-10.
+    assert spacing["separation"] > 1.3 * spacing["balanced"]
+    assert spacing["balanced"] > 2 * spacing["cohesion"]
     defaults = state(page)["params"]
     assert (defaults["k_sep"], defaults["k_ali"], defaults["k_coh"]) == (1.5, 1.0, 1.0)
 
@@ -352,7 +361,9 @@ def test_flocks_readout_shows_groups_splitting_and_merging(lab):
     try:
         engine_call(page, LAB, "reset", {"sample": 1})
         shown_after(60)
-        counts = [shown_after(5)["flocks"] for _ in range(12)]  # 65 .. 120 s
+        # 62.5 .. 120 s, every 2.5 s: replayed in CPython on the 27 worlds of canvases 860-904 px
+        # wide, at least 3 changes (median 7); reading every 5 s, one of them showed only 1
+        counts = [shown_after(2.5)["flocks"] for _ in range(24)]
         assert page.get_attribute("#lab-boids", "data-flocks") == str(counts[-1])
         changes = sum(a != b for a, b in zip(counts, counts[1:]))
         assert changes >= 2, counts

@@ -158,8 +158,9 @@ def test_a_loop_inside_one_numpy_call_stops_the_worker_and_the_run_is_restored(l
     t_before = engine_call(page, LAB, "state")["t"]
     t0 = time.monotonic()
     page.evaluate("window.swarmlab.labs.get('boids').play()")
-    page.wait_for_function("document.querySelector('#lab-boids .rules-panel').dataset.stopped", timeout=6_000)
-    assert time.monotonic() - t0 < 5.0
+    page.wait_for_function("document.querySelector('#lab-boids .rules-panel').dataset.stopped", timeout=10_000)
+    # the watchdog fires after 3 s (WATCH_MS); the rest is slack for a loaded machine's timers
+    assert time.monotonic() - t0 < 8.0
     assert page.evaluate("1 + 1") == 2  # responsive while the new worker boots
     status(page).locator("text=carries on from model time").wait_for(timeout=60_000)
     st = engine_call(page, LAB, "state")

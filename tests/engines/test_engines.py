@@ -110,9 +110,16 @@ def check_pause_and_play(eng, lab: str) -> None:
     eng.click(f"#lab-{lab} {PLAY[lab]}")
     wait_for(eng, f"document.querySelector('#lab-{lab} {PLAY[lab]}').textContent.trim() === 'Play'", 10,
              "the button to read Play after Pause")
-    time.sleep(0.8)  # a move already under way may finish
-    clock = text(eng, f"#lab-{lab} {CLOCK[lab]}")
-    picture = canvas_signature(eng, lab)
+    # A move or a reply already under way may still land (a slow software-drawn WebKit):
+    # wait until two looks 0.5 s apart agree, then it must stay still for 1.5 s.
+    seen, deadline = None, time.monotonic() + 10
+    while True:
+        look = (text(eng, f"#lab-{lab} {CLOCK[lab]}"), canvas_signature(eng, lab))
+        if look == seen or time.monotonic() > deadline:
+            break
+        seen = look
+        time.sleep(0.5)
+    clock, picture = look
     time.sleep(1.5)
     assert text(eng, f"#lab-{lab} {CLOCK[lab]}") == clock, f"{eng.name}: the {lab} clock ran on while paused"
     assert canvas_signature(eng, lab) == picture, f"{eng.name}: the {lab} stage moved while paused"
