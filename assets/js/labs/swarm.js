@@ -502,16 +502,46 @@ async function mountLab(section, ctx) {
   }
   trialNowGo.addEventListener("click", () => goToTrial(trialNowGo.dataset.trial));
 
+  /** How far to scroll so that the stage and the running trial's box below it are in view:
+   *  the stage's top at the window's top; if the box is then cut off by no more than a
+   *  quarter of the stage's height (stage, controls and box are 835 px on a desktop), the
+   *  box's bottom just above the window's bottom instead.  On a phone, where the box is far
+   *  below, the stage wins.  0: already in view (or within a pixel). */
+  function stageScroll() {
+    const h = window.innerHeight, s = stage.getBoundingClientRect();
+    const b = trialNow.hidden ? null : trialNow.getBoundingClientRect();
+    const fine = (!b || (b.top >= 0 && b.bottom <= h)) && s.top >= -0.25 * s.height && s.top <= h * 0.4;
+    let d = s.top;
+    if (b) {
+      const need = b.bottom - (h - 8);
+      if (need > d && need <= s.top + 0.25 * s.height) d = need;
+    }
+    return fine || Math.abs(d) <= 1 ? 0 : d;
+  }
+
   /** After a trial is started from its card (often far down the page, on a phone far below
    *  the stage), bring the stage and the trial's question into view. */
   function showStage() {
-    const r = stage.getBoundingClientRect();
-    // (also when the trial's box is cut off: a scroll still under way when this measures, say)
-    const box = trialNow.hidden ? null : trialNow.getBoundingClientRect();
-    if (r.top < 0 || r.top > window.innerHeight * 0.4 || (box && (box.top < 0 || box.bottom > window.innerHeight))) {
-      stage.scrollIntoView({ block: "start", behavior: ctx.reducedMotion ? "auto" : "smooth" });
-    }
     if (!trialNow.hidden) trialNow.focus({ preventScroll: true });
+    const d = stageScroll();
+    if (!d) return;
+    if (ctx.reducedMotion) {
+      window.scrollBy({ top: d, behavior: "auto" });
+      return;
+    }
+    window.scrollBy({ top: d, behavior: "smooth" });
+    // A smooth scroll can stop short when the layout changes under it (scroll anchoring,
+    // the trial's readouts filling in): once it ends, finish the way without animation.
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      window.removeEventListener("scrollend", finish);
+      const rest = stageScroll();
+      if (rest) window.scrollBy({ top: rest, behavior: "auto" });
+    };
+    window.addEventListener("scrollend", finish);
+    setTimeout(finish, 1500); // (browsers without scrollend, or a scroll that never ends)
   }
 
   async function startTrial(id) {
