@@ -173,11 +173,10 @@ def test_after_a_trial_starts_the_next_trial_is_a_few_tabs_away(page, server):
     second_title = page.locator("#lab-swarm .swarm-trial h4").nth(1).inner_text()
     assert page.locator("#lab-swarm .swarm-trial-now-title").inner_text() == f"Trial: {first_title}"
     # focus is on the running trial's box, right under the stage (in view), and the way on is 1 Tab
-    # ... and the stage above it is in view too, all but what the window's height cannot hold
-    # (stage, controls and box are 835 px here: a smooth scroll that stopped short used to
-    # leave the stage off screen, and a finished one the box cut off)
-    # Judged once the page has stopped scrolling (scrollY unchanged for 0.8 s): a smooth scroll
-    # passes through states that satisfy the test and then may end in one that does not.
+    # ... and the stage above it, all but a quarter at most (stage, controls and box are 835 px
+    # here; the old scroll to the stage's top left the box cut off). Judged once the page has
+    # stopped scrolling (scrollY unchanged for 0.8 s): a smooth scroll passes through states
+    # that satisfy the test and may then end in one that does not.
     page.wait_for_function("""() => { const w = window.__still || (window.__still = { y: NaN, t: 0 });
         if (scrollY !== w.y) { w.y = scrollY; w.t = performance.now(); }
         return performance.now() - w.t > 800; }""", polling=100)

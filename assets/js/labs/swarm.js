@@ -530,8 +530,8 @@ async function mountLab(section, ctx) {
       return;
     }
     window.scrollBy({ top: d, behavior: "smooth" });
-    // A smooth scroll can stop short when the layout changes under it (scroll anchoring,
-    // the trial's readouts filling in): once it ends, finish the way without animation.
+    // The target was measured before the scroll; the layout may still change while it runs
+    // (the trial's readouts fill in): once it ends, correct what is left without animation.
     let done = false;
     const finish = () => {
       if (done) return;
