@@ -685,7 +685,8 @@ def _emit(i: np.ndarray, j: np.ndarray, ddx: np.ndarray, ddy: np.ndarray, r: np.
 # far fewer numpy calls than binning, which dominates small N (~3 us a call in Pyodide).
 # Sorted output is canonical, so it is the same bits either way; unsorted output keeps the
 # cell list's order, which the chaotic runs of Labs 1 and 3 (and their measured goal table,
-# issue 13) depend on, so a share link replays the same run as before.
+# issue 13) depend on, so a share link replays the same run as before.  A caller whose result
+# does not depend on the order (``any_order``: Lab 2 sorts its neighbourhoods) takes it too.
 _ALL_PAIRS = 4096
 
 
@@ -709,6 +710,7 @@ def neighbour_pairs(
     cells_per_cutoff: int | None = None,
     sort: bool = True,
     half: bool = False,
+    any_order: bool = False,
 ) -> Pairs:
     """All ordered pairs (i, j), i != j, with periodic distance ``r <= cutoff``.
 
@@ -729,6 +731,10 @@ def neighbour_pairs(
              When ``cutoff`` reaches half the box (where the reverse of a displacement
              need not be its negative) the full form is returned instead: check
              ``pairs.half``, or just reduce with ``sum_by_i``, which handles both.
+    any_order : True: the caller's result does not depend on the pair order (it sorts
+             the pairs itself, as ``vicsek.neighbourhoods`` does), so with ``sort=False``
+             the search may also take the all-pairs path below 91 agents, which keeps
+             the cell list's order only for sorted output.
     """
     x = _as_positions(x)
     n = x.shape[0]
@@ -743,7 +749,7 @@ def neighbour_pairs(
     W, H = float(box.width), float(box.height)
     fast = cutoff * (1.0 + _REL) < 0.5 * min(W, H)
     xw = _wrapped(x, box)
-    if fast and g is None and sort and n * (n - 1) // 2 <= _ALL_PAIRS:
+    if fast and g is None and (sort or any_order) and n * (n - 1) // 2 <= _ALL_PAIRS:
         return _all_pairs(x, xw is x, W, H, cutoff, half, sort)
     reach = min(cutoff * (1.0 + _REL) + _ABS * max(W, H), 1e300)
     max_cells = 4 * n // ngroups + 16

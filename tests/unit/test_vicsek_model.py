@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import oracles
-from swarmlab import detmath, vicsek
+from swarmlab import cells, detmath, vicsek
 from swarmlab.space import Box, wrap, wrap_angle
 from swarmlab.vicsek import Ensemble, KickStream, VicsekParams, VicsekState
 
@@ -96,6 +96,30 @@ def test_one_step_matches_brute_force(a, seed, n, box, radius, speed, eta):
     assert np.array_equal(new.theta, eth)
     assert np.array_equal(new.x, ex)
     assert new.t == 1
+
+
+@pytest.mark.parametrize("n,groups", [(2, 1), (40, 1), (64, 1), (90, 1), (91, 1), (300, 1), (64, 16), (7, 3)])
+def test_neighbourhoods_are_the_same_from_every_search_form(n, groups):
+    """``neighbourhoods`` depends only on the neighbour *set*: the sorted, unsorted and half
+    forms of the search (cell list or all pairs, with replicas or not) all give the brute
+    force's pairs plus self, ordered by (i, j), bit for bit."""
+    rng = np.random.default_rng(1000 * n + groups)
+    box = Box(1.0, 1.0)
+    x = rng.random((n * groups, 2))
+    g = np.repeat(np.arange(groups), n) if groups > 1 else None
+    cutoff = 0.2
+    want = oracles.neighbour_pairs(x, box, cutoff, group=g)
+    key = np.concatenate((want.i, np.arange(n * groups))) * (n * groups) + np.concatenate((want.j, np.arange(n * groups)))
+    order = np.argsort(key)
+    wd = np.concatenate((want.d, np.zeros((n * groups, 2))))[order]
+    wr = np.concatenate((want.r, np.zeros(n * groups)))[order]
+    forms = [dict(), dict(sort=False), dict(sort=False, half=True), dict(sort=False, half=True, any_order=True)]
+    for kw in forms:
+        i, j, d, r = vicsek.neighbourhoods(cells.neighbour_pairs(x, box, cutoff, group=g, **kw), n * groups)
+        assert i.dtype == np.intp and j.dtype == np.intp
+        assert np.array_equal(i * (n * groups) + j, key[order]), kw
+        assert np.array_equal(d.view(np.int64), wd.view(np.int64)), kw  # signs of zero too
+        assert np.array_equal(r.view(np.int64), wr.view(np.int64)), kw
 
 
 def test_neighbourhood_includes_self():
