@@ -208,20 +208,12 @@ def neighbourhoods(pairs: cells.Pairs, n: int) -> tuple[np.ndarray, np.ndarray, 
     search's pair order or on batching.  The search therefore need not sort
     (``sort=False``): the (i, j) keys are unique, so any sort of them gives this one order.
     """
+    full = pairs.full()  # half pairs: both directions, by cells' one sign convention
     own = np.arange(n, dtype=np.intp)
-    m = len(pairs)
-    if pairs.half:  # both directions: the reverse of d is exactly 0.0 - d, with the same r
-        ii = np.concatenate((pairs.i, pairs.j, own))
-        jj = np.concatenate((pairs.j, pairs.i, own))
-        d = np.zeros((2 * m + n, 2))
-        d[:m] = pairs.d
-        np.subtract(0.0, pairs.d, out=d[m:2 * m])
-        r = np.concatenate((pairs.r, pairs.r, np.zeros(n)))
-    else:
-        ii = np.concatenate((pairs.i, own))
-        jj = np.concatenate((pairs.j, own))
-        d = np.concatenate((pairs.d, np.zeros((n, 2))))
-        r = np.concatenate((pairs.r, np.zeros(n)))
+    ii = np.concatenate((full.i, own))
+    jj = np.concatenate((full.j, own))
+    d = np.concatenate((full.d, np.zeros((n, 2))))
+    r = np.concatenate((full.r, np.zeros(n)))
     if n <= 1 << 16:
         # two stable radix passes on 16-bit digits (numpy's O(M) sort for small
         # unsigned ints): by j, then by i
