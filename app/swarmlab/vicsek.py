@@ -95,6 +95,8 @@ __all__ = [
     "KickStream",
     "start_state",
     "neighbourhoods",
+    "sum_order",
+    "builtin_turn",
     "heading_sums",
     "align_turn",
     "move",
@@ -225,6 +227,38 @@ def neighbourhoods(pairs: cells.Pairs, n: int) -> tuple[np.ndarray, np.ndarray, 
     return ii[order].astype(np.intp, copy=False), jj[order].astype(np.intp, copy=False), d[order], r[order]
 
 
+def sum_order(pairs: cells.Pairs, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(i, j) of every neighbourhood *including i itself*, in an order that sums like the
+    canonical one: sorted by j only (stable), ``np.intp``, each (M + n,).
+
+    ``np.bincount`` over i adds each agent's values in the order they appear, and for one i
+    the j are distinct, so sorting by j alone already lists every neighbourhood with j
+    ascending, the order of :func:`neighbourhoods`: a sum over these pairs has the same bits.
+    The built-in rule needs no displacements, so none are reordered (one radix pass on
+    16-bit j instead of two, and no (M, 2) gather).
+    """
+    full = pairs.full()
+    own = np.arange(n, dtype=np.intp)
+    ii = np.concatenate((full.i, own))
+    jj = np.concatenate((full.j, own))
+    order = (jj.astype(np.uint16) if n <= 1 << 16 else jj).argsort(kind="stable")
+    return ii[order].astype(np.intp, copy=False), jj[order].astype(np.intp, copy=False)
+
+
+def builtin_turn(i: np.ndarray, j: np.ndarray, theta: np.ndarray, sin_t: np.ndarray, cos_t: np.ndarray,
+                 a, kick: np.ndarray) -> np.ndarray:
+    """:func:`swarmlab.rules_vicsek.turn` (the function the page shows), the same operations in
+    the same order, with the headings' (sin, cos) given: the update before computed them to
+    move the agents.  i, j from :func:`sum_order`.  tests/unit/test_vicsek_model.py checks the
+    bits against ``turn`` on :func:`neighbourhoods`."""
+    n = len(theta)
+    sx = cells.sum_by_i(i, cos_t[j], n)
+    sy = cells.sum_by_i(i, sin_t[j], n)
+    mean = detmath.atan2(sy, sx)
+    cancel = (sx == 0.0) & (sy == 0.0)
+    return theta + a * np.where(cancel, 0.0, wrap_angle(mean - theta)) + kick
+
+
 def heading_sums(pairs: cells.Pairs, cos_t: np.ndarray, sin_t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Neighbourhood sums including self: ``S_i = sum_{j in N_i ∪ {i}} (cos theta_j, sin theta_j)``.
 
@@ -265,15 +299,14 @@ def _flat(state: VicsekState) -> tuple[np.ndarray, np.ndarray, np.ndarray | None
 
 
 def _advance(state: VicsekState, params: VicsekParams, xi: np.ndarray, align,
-             turn=None) -> tuple[VicsekState, np.ndarray, np.ndarray]:
+             turn=None, trig=None) -> tuple[VicsekState, np.ndarray, np.ndarray]:
     """One synchronous update; also returns (cos, sin) of the new headings (flat).
 
     ``turn(i, j, d, r, theta, a, kick)`` gives the new headings from the neighbourhoods
     (:func:`neighbourhoods`); None is the built-in :func:`swarmlab.rules_vicsek.turn`, the
-    function the page shows.  Its result is wrapped into [-pi, pi) here.
+    function the page shows, run as :func:`builtin_turn` (the same bits).  The result is
+    wrapped into [-pi, pi) here.  ``trig``: (sin, cos) of ``state.theta`` (flat) when known.
     """
-    if turn is None:
-        from .rules_vicsek import turn  # noqa: PLC0415 (rules_vicsek imports this module)
     x, theta, group, b = _flat(state)
     n = state.theta.shape[-1]
     box = params.space
@@ -284,8 +317,13 @@ def _advance(state: VicsekState, params: VicsekParams, xi: np.ndarray, align,
         a = np.repeat(a.reshape(-1), n)
     half_eta = 0.5 * float(params.eta)
     kick = half_eta * np.asarray(xi, dtype=np.float64).reshape(-1)
-    i, j, d, r = neighbourhoods(pairs, theta.shape[0])
-    new_theta = wrap_angle(turn(i, j, d, r, theta, a, kick))
+    if turn is None:
+        s, c = detmath.sincos(theta) if trig is None else trig
+        i, j = sum_order(pairs, theta.shape[0])
+        new_theta = wrap_angle(builtin_turn(i, j, theta, s, c, a, kick))
+    else:
+        i, j, d, r = neighbourhoods(pairs, theta.shape[0])
+        new_theta = wrap_angle(turn(i, j, d, r, theta, a, kick))
     s2, c2 = detmath.sincos(new_theta)
     new_x = move(x, c2, s2, float(params.speed), box)
     new = VicsekState(new_x.reshape(state.x.shape), new_theta.reshape(state.theta.shape), state.t + 1)
@@ -346,6 +384,7 @@ class Ensemble:
         self.order = order_parameter(theta)  # (B,) P of the current state
         self.turn = None  # the turn rule (None = the built-in rules_vicsek.turn); see _advance
         self.failure = None  # the RuleError of a student's turn rule that failed (see step)
+        self._trig = (None, None, None)  # (state, sin, cos): the headings' trig, kept by step
 
     @property
     def t(self) -> int:
@@ -359,11 +398,15 @@ class Ensemble:
     def step(self) -> np.ndarray:
         """Advance every replica by one update; return the new P, shape (B,)."""
         xi = self.next_kicks()
+        # the trig of the headings now, if the last update computed it for this very state
+        # (a session may have put another state in place: then it is computed afresh)
+        trig = self._trig[1:] if self._trig[0] is self.state else None
         try:
-            self.state, c, s = _advance(self.state, self.params, xi, self.align, self.turn)
+            self.state, c, s = _advance(self.state, self.params, xi, self.align, self.turn, trig)
         except RuleError as exc:  # a student's rule failed: the built-in one takes over, same kicks
             self.turn, self.failure = None, exc
-            self.state, c, s = _advance(self.state, self.params, xi, self.align)
+            self.state, c, s = _advance(self.state, self.params, xi, self.align, None, trig)
+        self._trig = (self.state, s, c)
         b, n = self.state.theta.shape
         self.order = _order_from_trig(c, s, b, n)
         return self.order

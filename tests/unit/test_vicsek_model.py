@@ -122,6 +122,48 @@ def test_neighbourhoods_are_the_same_from_every_search_form(n, groups):
         assert np.array_equal(r.view(np.int64), wr.view(np.int64)), kw
 
 
+@pytest.mark.parametrize("n,groups", [(2, 1), (64, 1), (300, 1), (64, 16), (7, 3)])
+def test_sum_order_sums_like_the_canonical_order(n, groups):
+    """The built-in rule's pair order (``sum_order``: by j only) gives every per-agent sum
+    the bits of the canonical (i, j) order of ``neighbourhoods``, for every search form."""
+    rng = np.random.default_rng(7 * n + groups)
+    box = Box(1.0, 1.0)
+    x = rng.random((n * groups, 2))
+    g = np.repeat(np.arange(groups), n) if groups > 1 else None
+    w = rng.standard_normal(n * groups)
+    for kw in (dict(), dict(sort=False, half=True), dict(sort=False, half=True, any_order=True)):
+        pairs = cells.neighbour_pairs(x, box, 0.2, group=g, **kw)
+        ci, cj, _, _ = vicsek.neighbourhoods(pairs, n * groups)
+        i, j = vicsek.sum_order(pairs, n * groups)
+        assert i.dtype == np.intp and j.dtype == np.intp
+        assert sorted(zip(i.tolist(), j.tolist())) == list(zip(ci.tolist(), cj.tolist())), kw  # the same pairs
+        got = cells.sum_by_i(i, w[j], n * groups)
+        want = cells.sum_by_i(ci, w[cj], n * groups)
+        assert np.array_equal(got.view(np.int64), want.view(np.int64)), kw
+
+
+def test_builtin_turn_is_the_shown_rule_bit_for_bit():
+    """The engine runs Lab 2's built-in rule as ``builtin_turn`` (no displacements reordered,
+    the headings' trig kept from the update before); the page shows ``rules_vicsek.turn``.
+    The eight-seed check's 16 replicas give the same bits either way, also after a session
+    puts another state in place (the kept trig is then not used)."""
+    from swarmlab import rules_vicsek
+
+    reps = [(s, a) for s in vicsek.CHECK_SEEDS for a in (0.0, 1.0)]
+    fast, shown = Ensemble(reps), Ensemble(reps)
+    shown.turn = rules_vicsek.turn  # a rule given explicitly runs as written, on neighbourhoods()
+    for k in range(300):
+        assert np.array_equal(fast.step().view(np.int64), shown.step().view(np.int64)), k
+    assert np.array_equal(fast.state.theta.view(np.int64), shown.state.theta.view(np.int64))
+    assert np.array_equal(fast.state.x.view(np.int64), shown.state.x.view(np.int64))
+    other = _random_state(21, 64, b=len(reps))
+    fast.state = VicsekState(other.x.copy(), other.theta.copy(), fast.t)
+    shown.state = VicsekState(other.x.copy(), other.theta.copy(), shown.t)
+    for k in range(20):
+        assert np.array_equal(fast.step().view(np.int64), shown.step().view(np.int64)), k
+    assert np.array_equal(fast.state.theta.view(np.int64), shown.state.theta.view(np.int64))
+
+
 def test_neighbourhood_includes_self():
     # two agents 0.05 apart, headings 0 and pi/2, no kicks, a = 1:
     # with self the mean is pi/4 for both; without self they would swap headings

@@ -4,7 +4,12 @@
    replicas in one set of array operations, one cell list with ``group=``)
    versus one run at a time.  Prints both times and the ratio, and checks that
    the two modes give the same numbers bit for bit.
-2. Updates per second of the general form at N = 500, 2,000 and 10,000 at the
+2. The built-in rule as the engine runs it (``vicsek.builtin_turn``: the headings' trig
+   kept from the update before, pairs ordered by j only) against the function the page
+   shows (``rules_vicsek.turn`` on ``neighbourhoods()``), on the check's 16 replicas,
+   alternating rounds in one process, under CPython and under Pyodide in Node (the
+   browser's runtime), with the bits compared.
+3. Updates per second of the general form at N = 500, 2,000 and 10,000 at the
    teaching density (64 agents per unit area: box side sqrt(N / 64)), R = 0.12,
    step 0.01, eta = 0.7, a = 1, timed after a warm-up so the neighbour counts are
    those of a flocking state rather than of the uniform start.
@@ -20,7 +25,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import platform
+import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -43,6 +51,45 @@ def time_check(mode: str) -> tuple[float, dict]:
     t0 = time.perf_counter()
     result = vicsek.run_check(mode)
     return time.perf_counter() - t0, result
+
+
+# Run by CPython and, through tools/pyodide_node.mjs, by Pyodide: prints @@RESULT@@ and JSON.
+RULE_PATHS = """
+import json, time
+import numpy as np
+from swarmlab import rules_vicsek, vicsek
+
+def rule_paths(updates, rounds):
+    reps = [(s, a) for s in vicsek.CHECK_SEEDS for a in (0.0, 1.0)]
+    ens = {"engine": vicsek.Ensemble(reps), "shown": vicsek.Ensemble(reps)}
+    ens["shown"].turn = rules_vicsek.turn  # as written, on neighbourhoods()
+    best = {"engine": 1e9, "shown": 1e9}
+    for _ in range(rounds):  # alternating: both see the same machine
+        for name, e in ens.items():
+            t0 = time.perf_counter()
+            for _ in range(updates):
+                e.step()
+            best[name] = min(best[name], (time.perf_counter() - t0) / updates)
+    a, b = ens["engine"].state, ens["shown"].state
+    same = a.theta.tobytes() == b.theta.tobytes() and a.x.tobytes() == b.x.tobytes()
+    return {"engine_ms": best["engine"] * 1e3, "shown_ms": best["shown"] * 1e3, "identical": same,
+            "updates": updates * rounds}
+"""
+
+
+def time_rule_paths(updates: int, rounds: int) -> dict:
+    """The built-in rule's two paths side by side, under CPython and Pyodide (if vendored)."""
+    out = {}
+    call = RULE_PATHS + f"print('@@RESULT@@' + json.dumps(rule_paths({updates}, {rounds})))\n"
+    res = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT / 'app')!r})\n" + call],
+                         capture_output=True, text=True, check=True)
+    out["cpython"] = json.loads(res.stdout.split("@@RESULT@@", 1)[1])
+    node = shutil.which("node")
+    if node and (ROOT / "assets" / "vendor" / "pyodide" / "pyodide.mjs").exists():
+        res = subprocess.run([node, os.path.join(ROOT, "tools", "pyodide_node.mjs")], input=call,
+                             capture_output=True, text=True, check=True)
+        out["pyodide"] = json.loads(res.stdout.split("@@RESULT@@", 1)[1])
+    return out
 
 
 def time_general(n: int, warmup: int, seconds: float) -> dict:
@@ -110,6 +157,14 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(f"eight-seed check: batched {tb:.2f} s, one at a time {ts:.2f} s, "
           f"ratio {ts / tb:.2f}x, identical results: {same}")
+
+    paths = time_rule_paths(50 if args.quick else 300, 2 if args.quick else 3)
+    report["rule_paths"] = paths
+    for runtime, r in paths.items():
+        print(f"Lab 2's built-in rule, one update of the check's 16 replicas ({runtime}): "
+              f"as the engine runs it {r['engine_ms']:.2f} ms, as the page shows it {r['shown_ms']:.2f} ms, "
+              f"ratio {r['shown_ms'] / r['engine_ms']:.2f}x, identical: {r['identical']}")
+    same = same and all(r["identical"] for r in paths.values())
 
     rows = []
     for n in SIZES:
