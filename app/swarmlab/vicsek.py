@@ -197,6 +197,14 @@ def start_state(seed: int, params: VicsekParams = TEACHING) -> tuple[VicsekState
 
 
 # ----------------------------------------------------------------------------- rules
+def _with_self(pairs: cells.Pairs, n: int) -> tuple[cells.Pairs, np.ndarray, np.ndarray]:
+    """The ordered pairs (half pairs: both directions, by cells' one sign convention), and
+    their i and j with every agent's self pair (k, k) appended, each (M + n,)."""
+    full = pairs.full()
+    own = np.arange(n, dtype=np.intp)
+    return full, np.concatenate((full.i, own)), np.concatenate((full.j, own))
+
+
 def neighbourhoods(pairs: cells.Pairs, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The pairs of every neighbourhood ``N_i`` *including i itself*, in canonical order.
 
@@ -210,10 +218,7 @@ def neighbourhoods(pairs: cells.Pairs, n: int) -> tuple[np.ndarray, np.ndarray, 
     search's pair order or on batching.  The search therefore need not sort
     (``sort=False``): the (i, j) keys are unique, so any sort of them gives this one order.
     """
-    full = pairs.full()  # half pairs: both directions, by cells' one sign convention
-    own = np.arange(n, dtype=np.intp)
-    ii = np.concatenate((full.i, own))
-    jj = np.concatenate((full.j, own))
+    full, ii, jj = _with_self(pairs, n)
     d = np.concatenate((full.d, np.zeros((n, 2))))
     r = np.concatenate((full.r, np.zeros(n)))
     if n <= 1 << 16:
@@ -237,10 +242,7 @@ def sum_order(pairs: cells.Pairs, n: int) -> tuple[np.ndarray, np.ndarray]:
     The built-in rule needs no displacements, so none are reordered (one radix pass on
     16-bit j instead of two, and no (M, 2) gather).
     """
-    full = pairs.full()
-    own = np.arange(n, dtype=np.intp)
-    ii = np.concatenate((full.i, own))
-    jj = np.concatenate((full.j, own))
+    _, ii, jj = _with_self(pairs, n)
     order = (jj.astype(np.uint16) if n <= 1 << 16 else jj).argsort(kind="stable")
     return ii[order].astype(np.intp, copy=False), jj[order].astype(np.intp, copy=False)
 
