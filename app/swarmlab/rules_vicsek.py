@@ -1,10 +1,12 @@
 """Lab 2's rule as one function: the Vicsek turn, what the engine runs every update.
 
-:func:`turn` is called by ``vicsek._advance`` once per update with every agent's
-neighbourhood (itself included, in a fixed order: see ``vicsek.neighbourhoods``); the
-engine wraps its result into [-pi, pi) and moves each agent one step along its new heading.
-The page's "Rules in Python" panel shows this function's source, and a student's edited copy
-runs in its place (``rules.load``) with this module's names as its namespace.
+:func:`turn` is applied once per update to every agent's neighbourhood (itself included, in
+a fixed order: see ``vicsek.neighbourhoods``); the engine wraps its result into [-pi, pi) and
+moves each agent one step along its new heading.  ``vicsek._advance`` runs it as
+``vicsek.builtin_turn`` (tested to give exactly the same bits, with the headings' sin and cos
+kept from the update before); the page's "Rules in Python" panel shows this function's source,
+and a student's edited copy runs in its place (``rules.load``, on ``vicsek.neighbourhoods``)
+with this module's names as its namespace.
 
 Helpers a rule can use
 ----------------------
