@@ -95,8 +95,9 @@ async function loadLab(lab) {
   return controller;
 }
 
-/** On a phone the lab's lead shows its first lines, with "Read more", so that the stage
- *  and Play are on the first screen; the whole text is always in the page for readers. */
+/** On a phone and when embedded (`embed=1`) the lab's lead shows its first lines, with "Read
+ *  more", so that the stage and Play are on the first screen (app.css); the whole text is
+ *  always in the page for readers. */
 function foldLead(section) {
   const lead = section.querySelector(".lab-lead");
   if (!lead || lead.nextElementSibling?.classList.contains("lab-lead-more")) return;

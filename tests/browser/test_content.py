@@ -40,6 +40,37 @@ def test_each_lab_has_one_title_a_lead_and_no_copied_sentence(page, server, lab)
         assert phrase.lower() not in low, phrase
 
 
+@pytest.mark.parametrize("lab", ["swarm", "boids"])
+def test_embedded_lab_keeps_its_lead_folded_to_two_lines(page, server, lab):
+    """In a course page's iframe (embed=1) the title and the lead SPEC.md asks for stay: the lead
+    folded to its first two lines with "Read more" (the stage stays on the first screen); the
+    whole text is in the page for screen readers. Outside embed, on a desktop, it is unfolded."""
+    def geometry():
+        return page.evaluate("""(lab) => { const l = document.querySelector(`#lab-${lab} .lab-lead`);
+            const cs = getComputedStyle(l);
+            return { h: l.getBoundingClientRect().height, full: l.scrollHeight,
+                     line: parseFloat(cs.lineHeight), shown: cs.display !== 'none' && l.getClientRects().length > 0 }; }""", lab)
+
+    page.goto(f"{server}/?lab={lab}&embed=1")
+    wait_ready(page)
+    section = page.locator(f"#lab-{lab}")
+    assert page.locator("h1:visible").inner_text() == TITLES[lab]
+    assert len(section.locator(".lab-lead").inner_text()) > 120  # all of it, for readers
+    g = geometry()
+    assert g["shown"] and g["h"] <= 2 * g["line"] + 2 < g["full"], g
+    more = section.locator(".lab-lead-more")
+    assert more.is_visible() and more.get_attribute("aria-expanded") == "false"
+    more.click()
+    assert more.get_attribute("aria-expanded") == "true" and more.inner_text() == "Show less"
+    g = geometry()
+    assert g["h"] >= g["full"] - 1 and g["h"] > 2 * g["line"] + 2, g
+    page.goto(f"{server}/?lab={lab}")
+    wait_ready(page)
+    g = geometry()
+    assert g["shown"] and g["h"] >= g["full"] - 1, g
+    assert not section.locator(".lab-lead-more").is_visible()
+
+
 # What SPEC.md's "What the page must tell" asks of each lab, as words that must be on the page
 # (lower case; each a phrase of the page's own wording).
 LEADS = {
