@@ -418,8 +418,11 @@ def test_phone_layout_reduced_motion_and_share_link(phone_page, server):
     page.goto(f"{server}/?lab={LAB}&a=0.25")
     wait_ready(page)
     page.wait_for_selector(f"{SECTION} .vk-canvas")
-    # reduced motion: the stage starts paused, the check still starts
+    # reduced motion: the stage starts paused, the check still starts; the caption says so and
+    # still says how arrows are drawn between updates (Play slides them)
     assert page.get_attribute(SECTION, "data-playing") == "0"
+    caption = page.inner_text(f"{SECTION} .vk-caption")
+    assert "Paused at the start" in caption and "sliding along the straight step the model moved it" in caption
     page.wait_for_function(f"document.querySelector('{SECTION}').dataset.check !== 'idle'", timeout=20_000)
     assert ctl(page, "c.t") == 0
     # the share link's a was applied at the restart

@@ -497,9 +497,11 @@ export async function mount(section, ctx) {
   // first picture
   await stepper.send(0);
   showPlaying();
+  // how the stage is drawn is said with or without reduced motion: Play still slides the arrows
+  const about = `Seed ${consts.seed}, ${N} arrows. The dashed border is where the edges wrap. Between two updates each arrow is drawn sliding along the straight step the model moved it.`;
   $(".vk-caption").textContent = ctx.reducedMotion
-    ? "Paused at the start because your device asks for reduced motion. Press Play to run, or Step to take one update at a time."
-    : `Seed ${consts.seed}, ${N} arrows. The dashed border is where the edges wrap. Between two updates each arrow is drawn sliding along the straight step the model moved it.`;
+    ? `Paused at the start because your device asks for reduced motion. Press Play to run, or Step to take one update at a time. ${about}`
+    : about;
 
   return {
     activate() {
