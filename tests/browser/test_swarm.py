@@ -391,6 +391,8 @@ def test_keyboard_slider_drag_is_one_marker_and_a_click_after_a_slider_lands(lab
         settle(page, LAB)
     assert engine_call(page, LAB, "state")["params"]["w_s"] == pytest.approx(2.0)
     assert [m["label"] for m in engine_call(page, LAB, "history")["markers"]] == ["separation weight 2"]
+    # paused, the page's marker list shows the merged marker's final label too
+    assert page.locator("#lab-swarm .swarm-marker").all_inner_texts()[-1].endswith("separation weight 2")
     # a mouse user: press the slider, then the switch below it.  Nothing may shift between
     # the press and the release (help text appearing or vanishing did), or the click is lost.
     slider.click()

@@ -112,6 +112,11 @@ test("HistoryMirror: full, then incremental, then full again after thinning", ()
   assert.equal(h.apply({ t: [0.5], series: { P: [0.3] }, markers: [{ t: 0.4, label: "x" }], version: 0, full: false }), true);
   assert.deepEqual(h.series.P, [0.1, 0.2, 0.3]);
   assert.equal(h.apply({ t: [], series: { P: [] }, markers: [{ t: 0.4, label: "x" }], version: 0, full: false }), false);
+  // paused: no new sample, but the session merged a slider change into its last marker
+  assert.equal(h.apply({ t: [], series: { P: [] }, markers: [{ t: 0.4, label: "x = 2" }], version: 0, full: false }), true);
+  assert.equal(h.markers[0].label, "x = 2");
+  // at the session's maximum the oldest marker goes as a new one comes: same length, new list
+  assert.equal(h.apply({ t: [], series: { P: [] }, markers: [{ t: 0.45, label: "y" }], version: 0, full: false }), true);
   h.apply({ t: [0, 0.5], series: { P: [0.1, 0.3] }, markers: [], version: 1, interval: 0.5, full: true });
   assert.deepEqual(h.t, [0, 0.5]);
   assert.equal(h.latest("P"), 0.3);

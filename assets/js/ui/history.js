@@ -23,9 +23,11 @@ export class HistoryMirror {
     return ["history", since === null ? {} : { since, version: this.version }];
   }
 
-  /** Merge the session's answer `h` (metrics.History.to_dict); returns true if anything changed. */
+  /** Merge the session's answer `h` (metrics.History.to_dict); returns true if anything changed,
+   *  a marker's label included (the session merges a slider's quick changes into its last
+   *  marker, relabelled with the final value, also while the run is paused). */
   apply(h) {
-    const before = this.t.length, markers = this.markers.length;
+    const before = this.t.length, markers = markerKey(this.markers);
     if (h.full !== false) {
       this.t = h.t.slice();
       this.series = {};
@@ -41,7 +43,7 @@ export class HistoryMirror {
     this.interval = h.interval || this.interval;
     this.markers = h.markers || [];
     this.full = false;
-    return h.full !== false || this.t.length !== before || this.markers.length !== markers;
+    return h.full !== false || this.t.length !== before || markerKey(this.markers) !== markers;
   }
 
   /** The latest sample of a series (or null). */
@@ -49,4 +51,10 @@ export class HistoryMirror {
     const arr = this.series[key];
     return arr && arr.length ? arr[arr.length - 1] : null;
   }
+}
+
+/** What can change in a marker list between two answers: its length, the oldest marker's time
+ *  (the oldest are dropped past the session's maximum) and the newest marker (merged). */
+function markerKey(m) {
+  return m.length ? `${m.length} ${m[0].t} ${m[m.length - 1].t} ${m[m.length - 1].label}` : "";
 }
