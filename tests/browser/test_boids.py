@@ -532,6 +532,19 @@ REPLAY = """async () => {
 }"""
 
 
+def test_a_link_whose_speeds_do_not_fit_together_starts_from_the_defaults(page, server):
+    """Each setting of a link is in range on its own, but a lowest speed above the highest
+    cannot hold: the page says so and the lab runs from its defaults (it once failed to start)."""
+    page.goto(f"{server}/?lab={LAB}&v_min=10&k_sep=2")
+    wait_ready(page)
+    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('do not fit together')")
+    assert "v_min (10) must not exceed v_max (6)" in page.inner_text("#notices")
+    assert page.locator("#lab-boids .lab-error").count() == 0
+    st = state(page)
+    assert st["params"]["v_min"] == 3 and st["params"]["v_max"] == 6 and st["params"]["k_sep"] == 1.5
+    wait_model_time_passes(page, st["t"])
+
+
 def test_copied_link_replays_the_same_run_on_another_screen_shape(page, phone_page, server):
     """The link carries the world size, so a phone (another canvas shape) replays the desktop run."""
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)

@@ -96,7 +96,15 @@ export async function mount(section, ctx) {
   // A shared link carries its world size (?world=WxH) so the same run replays on any screen;
   // the stage then draws that world stretched to the canvas instead of reshaping it.
   const linkedWorld = await parseWorld(ctx.params.get("world"));
-  let st = await engine.call(LAB, "reset", { ...urlValues, ...(linkedWorld || worldFor(cssW, cssH)) });
+  const startWorld = linkedWorld || worldFor(cssW, cssH);
+  // each setting of a link is checked on its own (readQuery); a pair that cannot hold together
+  // (a lowest speed above the highest) is said, and the lab starts from its defaults
+  const first = await engine.tryCall(LAB, "reset", { ...urlValues, ...startWorld });
+  if (!first.ok) {
+    ctx.notify(`Three rules: the settings in this link do not fit together (${first.error}), ` +
+      "so the lab starts from its default settings.", "warn");
+  }
+  let st = first.ok ? first.value : await engine.call(LAB, "reset", startWorld);
   let world = { ...st.world };
   stage.setWorld(world);
   const C = st.constants;
