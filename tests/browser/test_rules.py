@@ -201,6 +201,18 @@ def test_a_share_link_with_code_asks_before_running(page, server):
     panel(page).wait_for()
     assert panel(page).locator(".rules-ask").is_hidden()
     assert get_code(page) != code
+    # ... but a link copied from the embedded lab opens as a page of its own, so its code is offered
+    page.evaluate("() => { navigator.clipboard.writeText = async (t) => { window.__copied = t; }; }")
+    set_code(page, code)
+    panel(page).locator(".rules-link").click()
+    page.wait_for_function("() => window.__copied")
+    link = page.evaluate("() => window.__copied")
+    assert "embed" not in link.split("#")[0] and "#code=" in link
+    page.goto(link)
+    page.reload()
+    wait_ready(page)
+    panel(page).locator(".rules-ask").wait_for()
+    assert get_code(page) == code
 
 
 def test_lab2_shows_its_turn_and_runs_an_edit(page, server):

@@ -38,6 +38,9 @@ function encode(spec, value) {
  * A full URL for the current page that opens `lab` with `values`.
  * Only settings that differ from their spec default are written.
  * `extra` adds shell keys (e.g. {trial: "passage"}).
+ * The link opens as a page of its own, also when copied from an embedded lab (`embed=1` is not
+ * carried over: a classmate gets the full page, where code in a link can be run; a teacher who
+ * embeds it adds `embed=1`, as the README says).
  */
 export function shareUrl(lab, values, specs, extra = {}) {
   const q = new URLSearchParams();
@@ -51,8 +54,6 @@ export function shareUrl(lab, values, specs, extra = {}) {
       : v !== spec.default;
     if (differs) q.set(spec.name, encode(spec, v));
   }
-  const keep = new URLSearchParams(location.search);
-  if (keep.get("embed") === "1") q.set("embed", "1");
   return `${location.href.split(/[?#]/)[0]}?${q.toString()}`;
 }
 
