@@ -223,3 +223,26 @@ def test_after_boot_the_app_works_offline_and_a_failed_lab_load_can_be_retried(b
     # the lab's stylesheet is there although the network is gone
     assert page.evaluate("() => getComputedStyle(document.querySelector('#lab-boids .bd-play')).display") != "inline"
     context.close()
+
+
+CRASH = """(lab) => {
+    // the engine answers this lab's frame requests with a Python traceback, as a bug would
+    const frames = Array.from({ length: 15 }, (_, k) => `  File "/app/swarmlab/m.py", line ${k}, in f\\n    x = g()`);
+    const tb = ["Traceback (most recent call last):", ...frames, "ZeroDivisionError: float division by zero"].join("\\n");
+    const e = window.swarmlab.engine, batch = e.batch.bind(e);
+    e.batch = (l, ops, o = {}) => (l === lab && o.source ? Promise.reject(new Error(tb)) : batch(l, ops, o));
+}"""
+
+
+@pytest.mark.parametrize("lab", ["swarm", "vicsek", "boids"])
+def test_an_engine_error_stops_the_run_with_its_reason_and_what_to_do(page, server, lab):
+    """A bug in the engine stops the lab's run once, with a notice that names the error (the
+    traceback's last line; its frames stay in the console) and says what to do."""
+    page.goto(f"{server}/?lab={lab}")
+    wait_ready(page)
+    page.evaluate(CRASH, lab)
+    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('ZeroDivisionError')")
+    notice = page.locator("#notices .notice", has_text="ZeroDivisionError").inner_text()
+    assert "float division by zero" in notice and "Reload the page" in notice
+    assert "Traceback" not in notice and "File " not in notice
+    assert page.locator("#notices .notice", has_text="ZeroDivisionError").count() == 1  # said once

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { StepClock } from "../../assets/js/ui/loop.js";
-import { FrameBudget, Stepper } from "../../assets/js/ui/stepper.js";
+import { FrameBudget, Stepper, crashReason } from "../../assets/js/ui/stepper.js";
 import { frameIndex, frameCount, frameStep } from "../../assets/js/ui/frame.js";
 import { HistoryMirror } from "../../assets/js/ui/history.js";
 import { fmt3 } from "../../assets/js/labs/vicsek/check.js";
@@ -120,6 +120,16 @@ test("HistoryMirror: full, then incremental, then full again after thinning", ()
   h.apply({ t: [0, 0.5], series: { P: [0.1, 0.3] }, markers: [], version: 1, interval: 0.5, full: true });
   assert.deepEqual(h.t, [0, 0.5]);
   assert.equal(h.latest("P"), 0.3);
+});
+
+test("crashReason keeps a Python traceback's exception, not its frames", () => {
+  const frames = Array.from({ length: 12 }, (_, k) => `  File "/app/swarmlab/x.py", line ${k}, in f\n    y = g(${k})`).join("\n");
+  const tb = `Traceback (most recent call last):\n${frames}\nValueError: v_min (10) must not exceed v_max (6) lengths/s\n`;
+  assert.equal(crashReason(new Error(tb)), "ValueError: v_min (10) must not exceed v_max (6) lengths/s");
+  assert.equal(crashReason(new Error("the engine worker stopped\nit ran out of memory")), "the engine worker stopped it ran out of memory");
+  assert.equal(crashReason("plain"), "plain");
+  assert.equal(crashReason(null), "an unknown error");
+  assert.ok(crashReason(new Error("x".repeat(1000))).length <= 300);
 });
 
 test("fmt3 rounds like Python's .3f (ties to even)", () => {

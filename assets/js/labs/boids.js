@@ -23,7 +23,7 @@
 
 import { buildControls, formatReadout } from "../ui/controls.js";
 import { createLoop } from "../ui/loop.js";
-import { Stepper } from "../ui/stepper.js";
+import { Stepper, crashReason } from "../ui/stepper.js";
 import { frameIndex, frameCount } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
@@ -397,7 +397,7 @@ export async function mount(section, ctx) {
     onCrash: (err) => {       // a bug, not bad input: stop and say so once
       playing = false;
       showPlay();
-      ctx.notify(`Three rules stopped: ${(err && err.message) || err}`, "error");
+      ctx.notify(`Three rules stopped because of an error: ${crashReason(err)}. Reload the page to start again.`, "error");
     },
   });
   stepper.setPlaying(playing);

@@ -16,7 +16,7 @@
 
 import { buildControls, groupSpecs, formatValue, formatReadout } from "../ui/controls.js";
 import { createLoop } from "../ui/loop.js";
-import { Stepper } from "../ui/stepper.js";
+import { Stepper, crashReason } from "../ui/stepper.js";
 import { frameIndex } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
 import { ensureStylesheet, el, capital, say } from "../ui/dom.js";
@@ -728,7 +728,7 @@ async function mountLab(section, ctx) {
     onCrash: (err) => {
       // a bug, not bad input: stop cleanly and say so once (no error every frame)
       setPlaying(false);
-      ctx.notify(`The simulation stopped because of an error: ${err && err.message ? err.message.split("\n").slice(-2).join(" ") : err}. Restart or reload the page.`, "error");
+      ctx.notify(`The simulation stopped because of an error: ${crashReason(err)}. Reload the page to start again.`, "error");
     },
   });
   let newRun = true;

@@ -15,7 +15,7 @@
 // which the browser tests use (window.swarmlab.labs.get("vicsek")).
 
 import { createLoop } from "../ui/loop.js";
-import { Stepper } from "../ui/stepper.js";
+import { Stepper, crashReason } from "../ui/stepper.js";
 import { frameIndex } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
 import { buildControls, formatReadout } from "../ui/controls.js";
@@ -443,7 +443,7 @@ export async function mount(section, ctx) {
     engine, lab: LAB, dt: 1, maxSteps: 1, compose, apply,
     onCrash: (err) => {
       pause();
-      ctx.notify(`The stage stopped because of an error: ${(err && err.message) || err}. Reload the page.`, "error");
+      ctx.notify(`The stage stopped because of an error: ${crashReason(err)}. Reload the page to start again.`, "error");
     },
   });
   // one "model second" = one update, so the playback speed is the update rate

@@ -54,6 +54,17 @@ export class FrameBudget {
   }
 }
 
+/** What a student is told when the run stops on an engine error: the error itself, without
+ *  the traceback's frames (the console keeps those for developers).  A Python traceback ends
+ *  with its exception ("ValueError: ..."); any other message keeps its last two lines. */
+export function crashReason(err) {
+  const lines = String((err && err.message) || err || "an unknown error").split("\n")
+    .map((l) => l.trim()).filter(Boolean);
+  const keep = lines[0] && lines[0].startsWith("Traceback") ? lines.slice(-1) : lines.slice(-2);
+  const text = keep.join(" ");
+  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
+}
+
 export class Stepper {
   /**
    * @param {object} o
