@@ -13,6 +13,7 @@ import { startEngine } from "./engine.js";
 import { notify, notifyMany } from "./ui/notices.js";
 import { ensureStylesheet } from "./ui/dom.js";
 import { installAccess } from "./ui/access.js";
+import { pageParams } from "./ui/share.js";
 import "./embed.js";
 
 const LABS = [...document.querySelectorAll(".lab-tabs [role=tab][data-lab]")].map((t) => t.dataset.lab);
@@ -69,7 +70,9 @@ function labModule(lab) {
 async function loadLab(lab) {
   if (mounted.has(lab)) return mounted.get(lab);
   const section = document.getElementById(`lab-${lab}`);
-  const ctx = { engine, lab, params, notify, notifyMany, reducedMotion, embed, setQuery };
+  // the link's settings are for the lab it names; another lab starts from its own defaults
+  const ctx = { engine, lab, params: lab === requested ? params : pageParams(params), notify, notifyMany,
+    reducedMotion, embed, setQuery };
   const promise = (async () => {
     let mod;
     try {
@@ -147,7 +150,12 @@ async function show(lab, { push = false } = {}) {
   const previous = active;
   active = lab;
   selectTab(lab);
-  setQuery({ lab }, { replace: !push });
+  // the address names the lab shown and keeps only the page's own keys: a reload opens it as
+  // it started, not with the settings or rules code of the lab the link was for
+  const q = pageParams(new URLSearchParams(location.search));
+  q.set("lab", lab);
+  const url = `${location.pathname}?${q.toString()}`;
+  if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
   if (previous && mounted.has(previous)) {
     const c = await mounted.get(previous);
     if (c && c.deactivate) c.deactivate();

@@ -246,3 +246,24 @@ def test_an_engine_error_stops_the_run_with_its_reason_and_what_to_do(page, serv
     assert "float division by zero" in notice and "Reload the page" in notice
     assert "Traceback" not in notice and "File " not in notice
     assert page.locator("#notices .notice", has_text="ZeroDivisionError").count() == 1  # said once
+
+
+def test_a_links_settings_and_code_stay_with_its_own_lab(page, server):
+    """A link's settings are for the lab it names: another lab opened from the same page starts
+    from its own defaults (no 'ignored setting' notices from the first lab's keys), and the
+    address then names that lab with the page's own keys only."""
+    page.goto(f"{server}/?lab=swarm&sample=7&mode=nearest&k=7&theme=projector")
+    wait_ready(page)
+    assert page.evaluate("() => window.swarmlab.engine.call('swarm', 'state')")["sample"] == 7  # the link's lab
+    page.locator(".lab-tabs [role=tab][data-lab=boids]").click()
+    page.wait_for_selector("#lab-boids canvas.bd-canvas")
+    page.wait_for_function("() => window.swarmlab.labs.get('boids') && !window.swarmlab.labs.get('boids').then")
+    st = page.evaluate("() => window.swarmlab.engine.call('boids', 'state')")
+    assert st["params"]["sample"] == 42  # the boids default, not the Swarm Lab link's 7
+    notices = page.inner_text("#notices")
+    assert "mode" not in notices and "ignored" not in notices.lower(), notices
+    q = page.evaluate("() => location.search")
+    assert "lab=boids" in q and "theme=projector" in q and "sample" not in q and "mode" not in q, q
+    page.reload()
+    wait_ready(page)
+    assert page.evaluate("() => window.swarmlab.engine.call('boids', 'state')")["params"]["sample"] == 42

@@ -7,8 +7,16 @@
 // out-of-range numbers are clamped, unknown or malformed values are ignored, and
 // each case produces a notice the page shows.  Nothing ever blanks the page.
 
+/** Query keys of the whole page (every lab keeps them). */
+export const PAGE_KEYS = new Set(["lab", "embed", "controls", "engine", "theme"]);
 /** Query keys that belong to the shell (or a lab's page, like the boids world size), not to a lab's parameters. */
-export const SHELL_KEYS = new Set(["lab", "embed", "trial", "controls", "world", "engine", "theme"]);
+export const SHELL_KEYS = new Set([...PAGE_KEYS, "trial", "world"]);
+
+/** The page's own keys of `params` (URLSearchParams): all that a lab other than the one a
+ *  link names gets of it (a link's settings and code are for its own lab). */
+export function pageParams(params) {
+  return new URLSearchParams([...params].filter(([k]) => PAGE_KEYS.has(k)));
+}
 
 /** Settings for `lab` found in `params` (URLSearchParams): a Promise of {values, notices}.
  *  A key given twice keeps its FIRST value, as `lab` and `trial` do (URLSearchParams.get),
