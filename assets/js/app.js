@@ -30,6 +30,7 @@ if (!LABS.includes(requested)) {
 }
 
 const mounted = new Map(); // lab -> controller (or a Promise of one)
+const rebuilt = new Set(); // labs unmounted after an engine restart, to mount afresh and say why
 let active = null;
 let engine = null;
 let access = null; // ui/access.js: descriptions, shortcuts, keyboard help
@@ -93,6 +94,9 @@ async function loadLab(lab) {
   mounted.set(lab, promise);
   const controller = await promise;
   if (controller) foldLead(section);
+  if (controller && rebuilt.delete(lab)) {
+    notify("The engine was restarted to stop a rule that ran too long in another lab, so this lab started again from the beginning.", "info");
+  }
   if (controller && access) access.decorate(lab);
   if (controller) mounted.set(lab, controller); else mounted.delete(lab); // a failed lab can be retried
   return controller;
@@ -213,6 +217,21 @@ starting.then(async (started) => {
       const c = mounted.get(lab);
       return c && typeof c.then !== "function" ? c : null;
     },
+  });
+  // The watchdog replaced the engine's worker (a student's rule ran away in the lab shown,
+  // which restores its own run): every other lab's session went with the old worker, so it is
+  // built afresh when next shown instead of showing settings the new engine does not have.
+  engine.restartListeners.add(() => {
+    for (const [lab, c] of [...mounted]) {
+      if (lab === active || !c || typeof c.then === "function") continue;
+      if (c.deactivate) c.deactivate();
+      if (c.stepper) c.stepper.dispose();
+      mounted.delete(lab);
+      const section = document.getElementById(`lab-${lab}`);
+      section.replaceChildren();
+      delete section.dataset.access; // access.decorate adds its bar to the new build
+      rebuilt.add(lab);
+    }
   });
   window.SwarmBoot.ready();
   window.swarmlab = { engine, notify, access, labs: mounted, get active() { return active; } };

@@ -58,6 +58,7 @@ export class Engine {
     this._patient = 0; // requests in flight that asked the watchdog for patience
     this._lastAnswer = 0; // performance.now() of the worker's latest reply
     this.restarting = null; // a Promise while a stopped worker is being replaced
+    this.restartListeners = new Set(); // called once a stopped worker is replaced (new, empty sessions)
     this.restarts = 0;
   }
 
@@ -131,7 +132,11 @@ export class Engine {
       this._buffers.clear();
       this.transport = await old.respawn();
       await this.batch(null, [["info", {}]], { urgent: true });
-      await onStall(this);
+      try {
+        await onStall(this);
+      } finally {
+        for (const fn of this.restartListeners) fn();
+      }
     })().finally(() => { this.restarting = null; });
     this.restarting.catch((err) => console.error("[swarmlab] the engine could not be restarted", err));
   }

@@ -170,6 +170,34 @@ def test_a_loop_inside_one_numpy_call_stops_the_worker_and_the_run_is_restored(l
     page.wait_for_function(f"Number(document.querySelector('#lab-boids').dataset.t) > {st['t'] + 0.5}", timeout=15_000)
 
 
+def test_after_the_watchdog_restarts_the_engine_another_lab_is_built_afresh(lab, page):
+    """The new worker has new sessions: a lab other than the one whose rule ran away is built
+    again when next shown, says why, and shows what its new session has (not the old settings)."""
+    page.locator(".lab-tabs [role=tab][data-lab=vicsek]").click()
+    page.wait_for_function("() => document.querySelector('#lab-vicsek[data-access=\"1\"]')")
+    page.evaluate("window.swarmlab.labs.get('vicsek').setA(0.5)")
+    page.wait_for_function("async () => (await window.swarmlab.engine.call('vicsek', 'state')).params.a === 0.5")
+    page.locator(".lab-tabs [role=tab][data-lab=boids]").click()
+    page.evaluate("window.swarmlab.labs.get('boids').pause()")
+    set_code(page, "calls = [0]\n"
+                   "def steering(i, j, d, r, v, p):\n"
+                   "    calls[0] += 1\n"
+                   "    if calls[0] > 1:\n"
+                   "        sum(range(10 ** 12))\n"
+                   "    return np.zeros_like(v)\n")
+    panel(page).locator(".rules-run").click()
+    status(page).locator("text=Your rules run from now on").wait_for(timeout=10_000)
+    page.evaluate("window.swarmlab.labs.get('boids').play()")
+    status(page).locator("text=carries on from model time").wait_for(timeout=60_000)
+    assert page.evaluate("window.swarmlab.engine.restarts") == 1
+    page.locator(".lab-tabs [role=tab][data-lab=vicsek]").click()
+    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('started again from the beginning')")
+    page.wait_for_function("() => document.querySelector('#lab-vicsek[data-access=\"1\"]')")
+    assert engine_call(page, "vicsek", "state")["params"]["a"] == 1.0  # the new session's default
+    assert page.input_value("#lab-vicsek .ctl[data-param=a] input") == "1"  # and the page shows it
+    assert page.locator("#lab-vicsek .access-bar").count() == 1
+
+
 def test_a_nan_result_is_rejected(lab, page):
     set_code(page, original(page).replace("    return allocate(", "    return np.nan * allocate(", 1))
     panel(page).locator(".rules-run").click()
