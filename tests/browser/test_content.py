@@ -211,7 +211,7 @@ def test_a_hostile_link_gives_one_short_summary(page, server):
     toggle, nothing wider than the screen, and the first value of a repeated key is used."""
     bad = "&".join(f"junk{k}=1" for k in range(200))
     long_key = "x" * 40_000
-    page.goto(f"{server}/?lab=vicsek&a=0.3&a=0.9&{bad}&{long_key}=1")
+    page.goto(f"{server}/?lab=vicsek&a=0.3&a=0.9&{bad}&{long_key}=1&constructor=1&toString=x")
     wait_ready(page)
     notices = page.locator("#notices .notice")
     assert notices.count() == 1
@@ -220,10 +220,16 @@ def test_a_hostile_link_gives_one_short_summary(page, server):
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280 + 1
     assert page.evaluate("() => document.querySelector('#notices').getBoundingClientRect().height") < 120
     page.click("#notices .notice summary")
-    assert "a was given 2 times; the first value (0.3) is used" in page.inner_text("#notices .notice")
+    text = page.inner_text("#notices .notice")
+    assert "a was given 2 times; the first value (0.3) is used" in text
+    # keys that are names of every JS object's own properties are just unknown keys
+    assert "function Object" not in text and "constructor was given" not in text
     assert page.evaluate("() => window.swarmlab.engine.call('vicsek', 'state')")["params"]["a"] == 0.3
     page.click("#notices .notice .notice-close")
     assert page.locator("#notices .notice").count() == 0
+    page.goto(f"{server}/?lab=vicsek&constructor=1")
+    wait_ready(page)
+    assert "unknown setting 'constructor'" in page.inner_text("#notices")
 
 
 def test_lab3_tells_its_story(page, server):

@@ -852,3 +852,20 @@ def test_reduced_motion_starts_paused_and_phone_layout(browser, server):
         assert errors == []
     finally:
         context.close()
+
+
+def test_a_sample_typed_in_exponent_form_is_read_as_the_engine_reads_it(lab):
+    """"1e3" in the sample box is sample 1000 for the notice, the box and the next restart
+    (the page once read it with parseInt, as 1)."""
+    page = lab
+    paused_restart(page)
+    box = page.locator("#swarm-sample")
+    for typed, want in (("1e3", 1000), ("42", 42)):
+        box.fill(typed)
+        box.dispatch_event("change")
+        page.wait_for_function("(s) => document.querySelector('#notices').innerText.includes(s)",
+                               arg=f"Sample {want} will be used")
+        assert page.input_value("#swarm-sample") == str(want)
+        page.get_by_role("button", name="Restart", exact=True).click()
+        settle(page, LAB)
+        assert engine_call(page, LAB, "state")["sample"] == want

@@ -351,8 +351,8 @@ async function mountLab(section, ctx) {
   function allValues() {
     const v = { ...currentValues };
     for (const set of controlSets) for (const name of set.rows.keys()) v[name] = set.get(name);
-    const s = parseInt(sampleInput.value, 10);
-    if (Number.isFinite(s)) v.sample = s;
+    const typed = sampleInput.value.trim(); // read as the engine reads it ("1e3" is 1000)
+    if (typed !== "" && Number.isFinite(Number(typed))) v.sample = Number(typed);
     return v;
   }
 
@@ -754,7 +754,8 @@ async function mountLab(section, ctx) {
       sampleInput.value = String(currentValues.sample ?? runSample);
       return;
     }
-    currentValues.sample = parseInt(sampleInput.value, 10);
+    currentValues.sample = res.value.value; // the engine's reading (e.g. "1e3" is 1000)
+    sampleInput.value = String(currentValues.sample);
     ctx.notify(`Sample ${currentValues.sample} will be used when you press Restart.`, "info");
   }
   stageCanvas.addEventListener("click", (ev) => {

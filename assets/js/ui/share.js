@@ -26,7 +26,7 @@ export async function readQuery(engine, lab, params) {
   const repeated = new Map();
   for (const [k, v] of params.entries()) {
     if (SHELL_KEYS.has(k)) continue;
-    if (k in query) repeated.set(k, (repeated.get(k) || 1) + 1);
+    if (Object.hasOwn(query, k)) repeated.set(k, (repeated.get(k) || 1) + 1);
     else query[k] = v;
   }
   const notes = [...repeated].map(([k, n]) => `${k} was given ${n} times; the first value (${query[k]}) is used`);
