@@ -267,3 +267,16 @@ def test_a_links_settings_and_code_stay_with_its_own_lab(page, server):
     page.reload()
     wait_ready(page)
     assert page.evaluate("() => window.swarmlab.engine.call('boids', 'state')")["params"]["sample"] == 42
+
+
+def test_copy_link_without_clipboard_or_prompt_shows_the_link(page, server):
+    """In a sandboxed frame neither the clipboard nor a prompt may work: the link is then shown
+    in a notice to copy by hand, never a silent click."""
+    page.goto(f"{server}/?lab=swarm&sample=7")
+    wait_ready(page)
+    page.evaluate("""() => { navigator.clipboard.writeText = () => Promise.reject(new Error('denied'));
+                             window.prompt = () => null; }""")
+    page.get_by_role("button", name="Copy link").click()
+    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('could not copy the link')")
+    text = page.inner_text("#notices")
+    assert "sample=7" in text and "?lab=swarm" in text

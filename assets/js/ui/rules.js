@@ -27,6 +27,7 @@ const SNAPSHOT_MS = 1000;    // while a student's rule runs, the run is saved th
 const MAX_LINK_CODE = 6000;  // characters of fragment: longer code is not put in links
 
 import { ensureStylesheet } from "./dom.js";
+import { copyLink } from "./share.js";
 
 /** Mount the panel into `host` (prepended). Resolves to its controller. */
 export async function mountRules(host, opts) {
@@ -235,12 +236,7 @@ export async function mountRules(host, opts) {
           url += `#code=${packed}`;
         }
       }
-      try {
-        await navigator.clipboard.writeText(url);
-        notify("Link copied. Whoever opens it sees your code first and decides whether to run it.");
-      } catch (err) {
-        window.prompt("Copy this link:", url);
-      }
+      await copyLink(url, notify, "Link copied. Whoever opens it sees your code first and decides whether to run it.");
     });
   }
   const fromLink = new URLSearchParams(location.hash.slice(1)).get("code");

@@ -65,13 +65,23 @@ export function shareUrl(lab, values, specs, extra = {}) {
   return `${location.href.split(/[?#]/)[0]}?${q.toString()}`;
 }
 
-/** Copy `url` to the clipboard; falls back to a prompt. Reports through `notify`. */
-export async function copyLink(url, notify) {
+/** Copy `url` to the clipboard and say `done` through `notify`.  Where the page may not write
+ *  the clipboard (a frame without clipboard-write, an old browser) it offers the link in a
+ *  prompt; where prompts are blocked too (a sandboxed frame), or the prompt is dismissed, a
+ *  notice shows the link to copy by hand, so the click is never silent. */
+export async function copyLink(url, notify,
+  done = "Link copied. Opening it replays this run from its start with the same settings.") {
   try {
     await navigator.clipboard.writeText(url);
-    notify && notify("Link copied. Opening it replays this run from its start with the same settings.");
-  } catch (err) {
-    window.prompt("Copy this link:", url);
+    notify && notify(done);
+    return url;
+  } catch (err) { /* no clipboard here: the prompt below */ }
+  let shown = null;
+  try { shown = window.prompt("Copy this link:", url); } catch (err) { /* prompts blocked */ }
+  if (shown === null && notify) {
+    notify(url.length <= 480
+      ? `This page could not copy the link; select it and copy it: ${url}`
+      : "This page could not copy the link (a course page's frame may not allow it): open the lab in a tab of its own and copy it there.", "warn");
   }
   return url;
 }
