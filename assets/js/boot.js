@@ -296,7 +296,9 @@
     const t = ev.target;
     // (A preloaded file that fails is reported by the fetch wrapper, with the HTTP status.)
     const preload = t && t.tagName === "LINK" && /\bpreload\b/i.test(t.rel || "");
-    if (t && t !== window && (t.src || t.href) && !preload) {
+    // a stylesheet that fails leaves a plainer page that still works (ui/dom.js says so)
+    const style = t && t.tagName === "LINK" && /\bstylesheet\b/i.test(t.rel || "");
+    if (t && t !== window && (t.src || t.href) && !preload && !style) {
       fail(`could not load ${shortName(t.src || t.href)}`, t.src || t.href,
         "A file of the app is missing or blocked. Reload; if you host Swarm Lab, re-deploy the whole folder.");
     }

@@ -214,3 +214,22 @@ def test_a_trusted_types_policy_is_named(browser, serve_root):
         assert "require-trusted-types-for" in page.inner_text("#boot-error-hint")
     finally:
         context.close()
+
+
+def test_a_labs_missing_stylesheet_is_said_and_the_app_keeps_working(browser, server):
+    """A lab's stylesheet that does not arrive (a partial deploy, a dropped connection) leaves
+    that lab plainer, with a notice; it is not a boot failure and no lab stops working."""
+    context, page = new_page(browser)
+    try:
+        page.add_init_script(RECORD_BOOT)
+        page.route("**/assets/css/boids.css", lambda route: route.fulfill(status=404, body="missing"))
+        page.goto(f"{server}/?lab=swarm")
+        wait_ready(page)
+        page.wait_for_function("() => document.querySelector('#notices').innerText.includes('boids.css')")
+        assert "still works" in page.inner_text("#notices")
+        assert boot_record(page)["failures"] == []
+        assert page.is_hidden("#boot-error")
+        page.locator(".lab-tabs [role=tab][data-lab=boids]").click()
+        page.wait_for_function("() => Number(document.querySelector('#lab-boids').dataset.t) > 0.5", timeout=30_000)
+    finally:
+        context.close()

@@ -1,11 +1,18 @@
 // Small DOM and text helpers shared by the labs.
 
+import { notify } from "./notices.js";
+
 /** Add a stylesheet once (a lab's own CSS, loaded when the lab mounts). */
 export function ensureStylesheet(href) {
   if (document.querySelector(`link[rel="stylesheet"][href="${href}"]`)) return;
   const link = document.createElement("link");
   link.rel = "stylesheet";
   link.href = href;
+  link.addEventListener("error", () => {
+    link.remove(); // so that a later call (a retry) asks again
+    notify(`Part of the page's look (${href.split("/").pop()}) could not be loaded, so it may look plain; ` +
+      "it still works. Reload to try again.", "warn");
+  });
   document.head.append(link);
 }
 
