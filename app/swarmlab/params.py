@@ -198,9 +198,12 @@ def clamp(specs: Iterable[ParamSpec], name: str, value: Any) -> tuple[Any, str |
             except (TypeError, ValueError, OverflowError):
                 return None, str(exc)
             if math.isfinite(v):
+                inside = s.min <= v <= s.max
                 v = min(max(v, s.min), s.max)
                 if s.kind == "int":
                     v = int(round(v))
+                if inside:  # in range but not a whole number
+                    return v, f"{name} must be a whole number and was rounded to {_fmt(v)}"
                 return v, f"{name} was out of range and was set to {_fmt(v)}"
         return None, f"ignored: {exc}"
 

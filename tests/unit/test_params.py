@@ -49,6 +49,8 @@ def test_clamp_for_urls():
     v, note = clamp(SPECS, "speed", "nan")
     assert v is None and "ignored" in note
     assert clamp(SPECS, "k", "5") == (5, None)
+    # in range but not whole: rounded, and said so (not "out of range")
+    assert clamp(SPECS, "k", "4.6") == (5, "k must be a whole number and was rounded to 5")
 
 
 def test_specs_json_round_trip():
