@@ -143,10 +143,9 @@ def test_an_endless_loop_is_stopped_within_5_s_and_the_page_stays_responsive(lab
     assert engine_call(page, LAB, "rules_source")["user"] is False
 
 
-def test_a_loop_inside_one_numpy_call_stops_the_worker_and_the_run_is_restored(lab, page):
-    page.evaluate("window.swarmlab.labs.get('boids').pause()")
-    engine_call(page, LAB, "step", {"n": 200})
-    # fine on its first call (the trial), then a loop no Python tracer can interrupt
+def run_a_runaway_rule(page):
+    """Put in place a boids rule that is fine on its first call (the trial), then loops inside
+    one numpy call, where no Python tracer can interrupt it: only the watchdog stops it."""
     set_code(page, "calls = [0]\n"
                    "def steering(i, j, d, r, v, p):\n"
                    "    calls[0] += 1\n"
@@ -155,6 +154,12 @@ def test_a_loop_inside_one_numpy_call_stops_the_worker_and_the_run_is_restored(l
                    "    return np.zeros_like(v)\n")
     panel(page).locator(".rules-run").click()
     status(page).locator("text=Your rules run from now on").wait_for(timeout=10_000)
+
+
+def test_a_loop_inside_one_numpy_call_stops_the_worker_and_the_run_is_restored(lab, page):
+    page.evaluate("window.swarmlab.labs.get('boids').pause()")
+    engine_call(page, LAB, "step", {"n": 200})
+    run_a_runaway_rule(page)
     t_before = engine_call(page, LAB, "state")["t"]
     t0 = time.monotonic()
     page.evaluate("window.swarmlab.labs.get('boids').play()")
@@ -179,14 +184,7 @@ def test_after_the_watchdog_restarts_the_engine_another_lab_is_built_afresh(lab,
     page.wait_for_function("async () => (await window.swarmlab.engine.call('vicsek', 'state')).params.a === 0.5")
     page.locator(".lab-tabs [role=tab][data-lab=boids]").click()
     page.evaluate("window.swarmlab.labs.get('boids').pause()")
-    set_code(page, "calls = [0]\n"
-                   "def steering(i, j, d, r, v, p):\n"
-                   "    calls[0] += 1\n"
-                   "    if calls[0] > 1:\n"
-                   "        sum(range(10 ** 12))\n"
-                   "    return np.zeros_like(v)\n")
-    panel(page).locator(".rules-run").click()
-    status(page).locator("text=Your rules run from now on").wait_for(timeout=10_000)
+    run_a_runaway_rule(page)
     page.evaluate("window.swarmlab.labs.get('boids').play()")
     status(page).locator("text=carries on from model time").wait_for(timeout=60_000)
     assert page.evaluate("window.swarmlab.engine.restarts") == 1
