@@ -23,6 +23,15 @@ const reducedMotion = window.matchMedia && window.matchMedia("(prefers-reduced-m
 
 if (embed) document.documentElement.classList.add("embed");
 
+// The page's own keys take one documented value each; anything else is said, not silently dropped.
+const PAGE_VALUES = { embed: ["1"], controls: ["minimal"], theme: ["projector"], engine: ["main", "worker"] };
+for (const [key, allowed] of Object.entries(PAGE_VALUES)) {
+  const v = params.get(key);
+  if (v !== null && !allowed.includes(v)) {
+    notify(`${key}=${v.slice(0, 40)} is not understood, so it is ignored; use ${allowed.map((a) => `${key}=${a}`).join(" or ")}.`, "warn");
+  }
+}
+
 let requested = params.get("lab") || "swarm";
 if (!LABS.includes(requested)) {
   notify(`There is no lab called “${requested}”; showing the Swarm Lab. Choose one of: ${LABS.join(", ")}.`, "warn");

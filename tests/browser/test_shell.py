@@ -280,3 +280,14 @@ def test_copy_link_without_clipboard_or_prompt_shows_the_link(page, server):
     page.wait_for_function("() => document.querySelector('#notices').innerText.includes('could not copy the link')")
     text = page.inner_text("#notices")
     assert "sample=7" in text and "?lab=swarm" in text
+
+
+def test_a_page_key_with_a_value_it_does_not_take_is_said(page, server):
+    """embed, controls, theme and engine take one documented value each: another value is
+    named in a notice with the one to use, not silently dropped; the lab runs as without it."""
+    page.goto(f"{server}/?lab=vicsek&embed=true&theme=dark&controls=Minimal")
+    wait_ready(page)
+    text = page.inner_text("#notices")
+    assert "embed=true is not understood" in text and "use embed=1" in text
+    assert "theme=dark is not understood" in text and "controls=Minimal is not understood" in text
+    assert not page.evaluate("() => document.documentElement.classList.contains('embed')")
