@@ -3,7 +3,7 @@
 // A lab is an ES module assets/js/labs/<lab>.js exporting
 //     async mount(section, ctx) -> { activate(), deactivate(), ...anything else }
 // It builds its own DOM inside `section`.  Only the visible lab runs.
-// ctx = { engine, lab, params, notify, reducedMotion, embed, setQuery }
+// ctx = { engine, lab, params, notify, notifyMany, reducedMotion, embed }
 //
 // The lab list lives in one place: the tabs of index.html (a unit test checks that the
 // engine's sessions are the same list).  Every lab's code is fetched while Python boots,
@@ -13,7 +13,7 @@ import { startEngine } from "./engine.js";
 import { notify, notifyMany } from "./ui/notices.js";
 import { ensureStylesheet } from "./ui/dom.js";
 import { installAccess } from "./ui/access.js";
-import { pageParams } from "./ui/share.js";
+import { PAGE_VALUES, pageParams } from "./ui/share.js";
 import "./embed.js";
 
 const LABS = [...document.querySelectorAll(".lab-tabs [role=tab][data-lab]")].map((t) => t.dataset.lab);
@@ -24,7 +24,6 @@ const reducedMotion = window.matchMedia && window.matchMedia("(prefers-reduced-m
 if (embed) document.documentElement.classList.add("embed");
 
 // The page's own keys take one documented value each; anything else is said, not silently dropped.
-const PAGE_VALUES = { embed: ["1"], controls: ["minimal"], theme: ["projector"], engine: ["main", "worker"] };
 for (const [key, allowed] of Object.entries(PAGE_VALUES)) {
   const v = params.get(key);
   if (v !== null && !allowed.includes(v)) {
@@ -43,16 +42,6 @@ const rebuilt = new Set(); // labs unmounted after an engine restart, to mount a
 let active = null;
 let engine = null;
 let access = null; // ui/access.js: descriptions, shortcuts, keyboard help
-
-/** Replace query parameters in the address bar without reloading. */
-function setQuery(updates, { replace = true } = {}) {
-  const q = new URLSearchParams(location.search);
-  for (const [k, v] of Object.entries(updates)) {
-    if (v === null || v === undefined) q.delete(k); else q.set(k, String(v));
-  }
-  const url = `${location.pathname}?${q.toString()}${location.hash}`;
-  if (replace) history.replaceState(null, "", url); else history.pushState(null, "", url);
-}
 
 function selectTab(lab) {
   for (const tab of document.querySelectorAll(".lab-tabs [role=tab]")) {
@@ -82,7 +71,7 @@ async function loadLab(lab) {
   const section = document.getElementById(`lab-${lab}`);
   // the link's settings are for the lab it names; another lab starts from its own defaults
   const ctx = { engine, lab, params: lab === requested ? params : pageParams(params), notify, notifyMany,
-    reducedMotion, embed, setQuery };
+    reducedMotion, embed };
   const promise = (async () => {
     let mod;
     try {

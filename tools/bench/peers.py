@@ -133,21 +133,28 @@ def _py_script(header: str) -> str:
     return header + "\n" + PY
 
 
-def run_cpython(header: str, app: str | None = None) -> dict:
-    code = f"import sys; sys.path.insert(0, {app or os.path.join(ROOT, 'app')!r})\n" + _py_script(header)
-    res = subprocess.run(["nice", sys.executable, "-c", code], capture_output=True, text=True, timeout=3600)
+def run_code(code: str, runtime: str, app: str | None = None) -> dict:
+    """Run ``code``, which prints ``@@RESULT@@`` then JSON, at low priority under ``runtime``:
+    "cpython" (this Python) or "pyodide" (tools/pyodide_node.mjs: the browser's runtime in Node),
+    with the engine from ``app`` (default: this checkout's app/).  Returns the JSON."""
+    if runtime == "cpython":
+        cmd, stdin, env = ["nice", sys.executable, "-c",
+                           f"import sys; sys.path.insert(0, {app or os.path.join(ROOT, 'app')!r})\n" + code], None, None
+    else:
+        cmd = ["nice", shutil.which("node") or "node", os.path.join(ROOT, "tools", "pyodide_node.mjs")]
+        stdin, env = code, (dict(os.environ, SWARMLAB_APP=app) if app else None)
+    res = subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=3600, env=env)
     if res.returncode:
         raise RuntimeError(res.stderr[-3000:])
     return json.loads(res.stdout.split("@@RESULT@@", 1)[1])
+
+
+def run_cpython(header: str, app: str | None = None) -> dict:
+    return run_code(_py_script(header), "cpython", app)
 
 
 def run_pyodide(header: str, app: str | None = None) -> dict:
-    env = dict(os.environ, SWARMLAB_APP=app) if app else None
-    res = subprocess.run(["nice", shutil.which("node") or "node", os.path.join(ROOT, "tools", "pyodide_node.mjs")],
-                         input=_py_script(header), capture_output=True, text=True, timeout=3600, env=env)
-    if res.returncode:
-        raise RuntimeError(res.stderr[-3000:])
-    return json.loads(res.stdout.split("@@RESULT@@", 1)[1])
+    return run_code(_py_script(header), "pyodide", app)
 
 
 def run_js(request: dict) -> dict:

@@ -25,21 +25,21 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import platform
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT / "app") not in sys.path:
-    sys.path.insert(0, str(ROOT / "app"))
+for _path in (ROOT / "app", ROOT):  # the engine, and tools.bench when run as a script
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
 import numpy as np  # noqa: E402
 
 from swarmlab import vicsek  # noqa: E402
+from tools.bench.peers import run_code  # noqa: E402
 
 SIZES = (500, 2000, 10000)
 DENSITY = 64.0  # agents per unit area, as in the teaching box
@@ -82,16 +82,10 @@ def rule_paths(updates, rounds):
 
 def time_rule_paths(updates: int, rounds: int) -> dict:
     """The built-in rule's two paths side by side, under CPython and Pyodide (if vendored)."""
-    out = {}
     call = RULE_PATHS + f"print('@@RESULT@@' + json.dumps(rule_paths({updates}, {rounds})))\n"
-    res = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT / 'app')!r})\n" + call],
-                         capture_output=True, text=True, check=True)
-    out["cpython"] = json.loads(res.stdout.split("@@RESULT@@", 1)[1])
-    node = shutil.which("node")
-    if node and (ROOT / "assets" / "vendor" / "pyodide" / "pyodide.mjs").exists():
-        res = subprocess.run([node, os.path.join(ROOT, "tools", "pyodide_node.mjs")], input=call,
-                             capture_output=True, text=True, check=True)
-        out["pyodide"] = json.loads(res.stdout.split("@@RESULT@@", 1)[1])
+    out = {"cpython": run_code(call, "cpython")}
+    if shutil.which("node") and (ROOT / "assets" / "vendor" / "pyodide" / "pyodide.mjs").exists():
+        out["pyodide"] = run_code(call, "pyodide")
     return out
 
 

@@ -7,8 +7,9 @@
 // out-of-range numbers are clamped, unknown or malformed values are ignored, and
 // each case produces a notice the page shows.  Nothing ever blanks the page.
 
-/** Query keys of the whole page (every lab keeps them). */
-export const PAGE_KEYS = new Set(["lab", "embed", "controls", "engine", "theme"]);
+/** The whole page's own query keys and the values each takes (every lab keeps them). */
+export const PAGE_VALUES = { embed: ["1"], controls: ["minimal"], theme: ["projector"], engine: ["main", "worker"] };
+export const PAGE_KEYS = new Set(["lab", ...Object.keys(PAGE_VALUES)]);
 /** Query keys that belong to the shell (or a lab's page, like the boids world size), not to a lab's parameters. */
 export const SHELL_KEYS = new Set([...PAGE_KEYS, "trial", "world"]);
 
