@@ -712,17 +712,22 @@ def describe(p: SwarmParams, n_social: int, n_personal: int, n_excluded: int, ve
 # --- trials ("make a prediction first") ------------------------------------------------------
 @dataclass(frozen=True)
 class Trial:
-    """A guided experiment: restart with ``settings`` (on top of the defaults, same sample)."""
+    """A guided experiment: restart with ``settings`` (on top of the defaults, same sample).
+
+    ``uses`` names the controls that ``try_next`` asks the student to change: the page's
+    minimal mode (``?controls=minimal``) shows them while the trial runs.
+    """
 
     id: str
     title: str
     question: str
     try_next: str
     settings: dict = field(default_factory=dict)
+    uses: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {"id": self.id, "title": self.title, "question": self.question,
-                "try_next": self.try_next, "settings": dict(self.settings)}
+                "try_next": self.try_next, "settings": dict(self.settings), "uses": list(self.uses)}
 
 
 TRIALS: tuple[Trial, ...] = (
@@ -734,6 +739,7 @@ TRIALS: tuple[Trial, ...] = (
         try_next="Select one animal and press “Send a threat”; watch the spacing chart as well as the picture. "
                  "Then set the obstacle to none: which of the group's habits remain without the wall?",
         settings={"obstacle": "passage"},
+        uses=("obstacle",),
     ),
     Trial(
         id="no-shared-direction",
@@ -743,6 +749,7 @@ TRIALS: tuple[Trial, ...] = (
         try_next="Watch whole-group and local agreement separately. Then raise the uncertainty step by step: "
                  "at what level does agreement stop surviving?",
         settings={"start": "scattered"},
+        uses=("sigma",),
     ),
     Trial(
         id="rules-matter",
@@ -752,6 +759,7 @@ TRIALS: tuple[Trial, ...] = (
         try_next="Without restarting, switch the rules on one at a time. Compare both charts just before and "
                  "just after each marker.",
         settings={"separation": False, "alignment": False, "cohesion": False},
+        uses=("separation", "alignment", "cohesion"),
     ),
     Trial(
         id="take-one-away",
@@ -761,6 +769,7 @@ TRIALS: tuple[Trial, ...] = (
         try_next="Once the agreement chart has settled, switch alignment off, wait, then on again. Repeat with "
                  "cohesion, then with separation, and watch the spacing chart.",
         settings={},
+        uses=("separation", "alignment", "cohesion"),
     ),
 )
 TRIALS_BY_ID = {t.id: t for t in TRIALS}

@@ -532,6 +532,28 @@ REPLAY = """async () => {
 }"""
 
 
+def test_minimal_controls_keep_every_setting_one_button_away(page, server):
+    """?controls=minimal hides "More settings" (Lab 3) and the playback rate (Lab 2); the text
+    that sends students there says how to reach it, and "Show all settings" does."""
+    page.goto(f"{server}/?lab=boids&controls=minimal")
+    wait_ready(page)
+    more = page.locator("#lab-boids .bd-advanced")
+    assert not more.is_visible()
+    assert "Open “Show all settings”, then “More settings” and widen the field of view" in \
+        " ".join(page.locator("#lab-boids .bd-explain").inner_text().split())
+    page.locator("#lab-boids .minimal-toggle").click()
+    assert more.is_visible() and more.get_attribute("open") is not None
+    assert page.locator("#lab-boids .ctl[data-param=view]").is_visible()
+    # the page's controls=minimal is kept for the next lab
+    page.click("#tab-vicsek")
+    wait_ready(page)
+    page.wait_for_selector("#lab-vicsek .minimal-toggle", state="visible")
+    assert not page.locator("#vk-rate").is_visible()
+    page.locator("#lab-vicsek .minimal-toggle").click()
+    assert page.locator("#vk-rate").is_visible()
+    assert page.rec.page_errors == []
+
+
 def test_a_link_whose_speeds_do_not_fit_together_starts_from_the_defaults(page, server):
     """Each setting of a link is in range on its own, but a lowest speed above the highest
     cannot hold: the page says so and the lab runs from its defaults (it once failed to start)."""

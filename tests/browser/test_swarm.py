@@ -803,6 +803,21 @@ def test_trial_link_with_bad_values_minimal_controls(page, server):
     settle(page, LAB)
     assert ctl(page, "t.playing")
     page.wait_for_function(f"{CTL}.frame.step > 5")
+    # A trial whose next step names a hidden control shows it: "raise the uncertainty"
+    assert not control(page, "sigma").is_visible()
+    page.locator(".swarm-trial-start[data-trial=no-shared-direction]").click()
+    settle(page, LAB)
+    assert control(page, "sigma").is_visible() and not control(page, "v").is_visible()
+    # ... and one button shows every hidden setting, and hides them again (not the trial's)
+    toggle = page.locator("#lab-swarm .minimal-toggle")
+    assert toggle.inner_text() == "Show all settings" and toggle.get_attribute("aria-expanded") == "false"
+    toggle.click()
+    for name in ("w_a", "R", "v", "start", "N"):
+        assert control(page, name).is_visible(), name
+    assert toggle.inner_text() == "Fewer settings" and toggle.get_attribute("aria-expanded") == "true"
+    toggle.click()
+    assert not control(page, "R").is_visible() and not control(page, "w_a").is_visible()
+    assert control(page, "sigma").is_visible()
     assert page.rec.page_errors == []
 
 

@@ -377,6 +377,20 @@ def test_trials_table():
         swarm.trial("nope")
 
 
+def test_trials_name_the_controls_their_next_step_uses():
+    """Minimal mode shows a trial's ``uses`` while it runs: every control that the trial's
+    "what to try next" names (by its label, as a word) must be listed, and only real ones."""
+    import re
+    from swarmlab.sessions.swarm import SwarmSession
+    labels = {s.name: s.label for s in SwarmSession.SPECS}
+    for t in swarm.TRIALS:
+        assert set(t.uses) <= set(labels), t.id
+        named = {name for name, label in labels.items()
+                 if re.search(rf"\b{re.escape(label.lower())}\b", t.try_next.lower())}
+        assert named <= set(t.uses), (t.id, named - set(t.uses))
+    assert swarm.trial("no-shared-direction").uses == ("sigma",)  # "raise the uncertainty"
+
+
 @pytest.mark.parametrize("mode", ["range", "nearest"])
 def test_measure_spacing_bit_identical_to_full_search(mode):
     """measure() takes the spacing metrics from the step's neighbour pairs (plus a search

@@ -30,6 +30,7 @@ import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { LineChart } from "../ui/chart.js";
 import { ensureStylesheet, plural } from "../ui/dom.js";
 import { STORY_HTML } from "./boids/story.js";
+import { MinimalControls } from "../ui/minimal.js";
 import { layoutHtml, HEADER_HTML, explainHtml, worldCaption, randomLevel, RULES_INTRO, RULES_HELP } from "./boids/text.js";
 import { BoidsStage } from "./boids/stage.js";
 import { ScalingPanel } from "./boids/scaling.js";
@@ -60,7 +61,12 @@ export async function mount(section, ctx) {
   const canvas = $(".bd-canvas");
   const stageEl = $(".bd-stage");
   const stage = new BoidsStage(canvas, fx);
-  if (minimal) $(".bd-advanced").hidden = true;
+  // minimal mode: "More settings" waits behind "Show all settings", which also opens it
+  const advanced = $(".bd-advanced");
+  const mini = new MinimalControls(minimal, { onChange: () => { advanced.open = !advanced.hidden; } });
+  mini.hide(advanced);
+  const miniToggle = mini.toggle();
+  if (miniToggle) advanced.after(miniToggle);
 
   // ---- size the stage, then start the model in a world of the same shape ----
   let cssW = 0, cssH = 0, dpr = 1;
@@ -108,7 +114,7 @@ export async function mount(section, ctx) {
   let world = { ...st.world };
   stage.setWorld(world);
   const C = st.constants;
-  $(".bd-explain").innerHTML = explainHtml({ ...C, radius: st.params.radius });
+  $(".bd-explain").innerHTML = explainHtml({ ...C, radius: st.params.radius }, { minimal });
   $(".bd-explain").insertAdjacentHTML("afterend", STORY_HTML);
   // "Try this" first in the side column: its presets sit next to the stage they change.
   $(".bd-side").prepend($(".bd-try"));

@@ -20,6 +20,7 @@ import { Stepper, crashReason } from "../ui/stepper.js";
 import { frameIndex } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
 import { ensureStylesheet, el, capital, say } from "../ui/dom.js";
+import { MinimalControls } from "../ui/minimal.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { LineChart, formatClock } from "../ui/chart.js";
 import { StageRenderer, GLYPH_LENGTH } from "./swarm/renderer.js";
@@ -34,7 +35,8 @@ const EVERY = { 1: "every", 2: "every second", 3: "every third", 4: "every fourt
 const SPEEDS = [
   { v: 0.25, label: "¼×" }, { v: 0.5, label: "½×" }, { v: 1, label: "1×" }, { v: 2, label: "2×" }, { v: 4, label: "4×" },
 ];
-// Minimal mode (?controls=minimal) also hides the weights and the population slider.
+// Minimal mode (?controls=minimal) hides the advanced groups and settings, and also the weights and
+// the population slider, until "Show all settings" (ui/minimal.js) or a trial that uses them.
 const MINIMAL_HIDE = new Set(["w_s", "w_a", "w_c", "N"]);
 // How the charts draw each series (the words are the session's: display.charts).
 const SERIES_STYLE = {
@@ -269,6 +271,13 @@ async function mountLab(section, ctx) {
   // ---------------------------------------------------------------- controls from the specs
   const controlSets = [];
   const rowsBy = new Map();
+  // minimal mode hides rows; a group whose rows are all hidden is hidden with them
+  const syncGroups = () => {
+    for (const det of controlsBox.querySelectorAll("details.swarm-group")) {
+      det.hidden = [...det.querySelector(".swarm-group-body").children].every((c) => c.hidden);
+    }
+  };
+  const mini = new MinimalControls(minimal, { onChange: syncGroups });
   let currentValues = { ...(state.params || {}) };
   // the sample is a number box (built below), not a slider
   for (const { group, names: all } of groupSpecs(specs, display.groups)) {
@@ -288,7 +297,7 @@ async function mountLab(section, ctx) {
       rowsBy.set(name, { set, row: r.row });
       const lab = r.row.querySelector("label");
       if (lab && r.spec.help) lab.title = r.spec.help;
-      if (minimal && (r.spec.advanced || MINIMAL_HIDE.has(name))) r.row.hidden = true;
+      if (r.spec.advanced || group.advanced || MINIMAL_HIDE.has(name)) mini.hide(r.row);
     }
     controlSets.push(set);
     if (group.id === "world") {
@@ -297,12 +306,10 @@ async function mountLab(section, ctx) {
       minus.addEventListener("click", () => stepper.track(changePopulation(-10)));
       plus.addEventListener("click", () => stepper.track(changePopulation(10)));
       const popRow = el("div", { class: "btn-row swarm-pop" }, minus, plus);
-      if (minimal) popRow.hidden = true;
+      mini.hide(popRow);
       const nRow = rowsBy.get("N")?.row;
       if (nRow) nRow.after(popRow); else body.append(popRow);
     }
-    if (minimal && group.advanced) det.hidden = true;
-    if (minimal && [...set.rows.values()].every((r) => r.row.hidden)) det.hidden = true;
     controlsBox.append(det);
   }
   // sample: a number box (a slider over a billion values would be useless), built from its spec
@@ -323,13 +330,14 @@ async function mountLab(section, ctx) {
   shareRow.append(copyBtn, csvBtn, pngBtn);
   const runDet = controlsBox.querySelector(".swarm-group-run");
   if (runGroup) {
-    runGroup.prepend(sampleRow);
-    runDet.hidden = false; // the sample and sharing are not advanced
-    for (const r of runGroup.querySelectorAll(".ctl")) if (r !== sampleRow && minimal) r.hidden = true;
+    runGroup.prepend(sampleRow); // the sample and sharing are not advanced
     runGroup.append(shareRow);
   } else {
     controlsBox.append(sampleRow, shareRow);
   }
+  const miniToggle = mini.toggle();
+  if (miniToggle) controlsBox.append(miniToggle);
+  syncGroups();
 
   // ---------------------------------------------------------------- page state
   let playing = !ctx.reducedMotion;
@@ -480,6 +488,8 @@ async function mountLab(section, ctx) {
     const t = id ? trialBy.get(id) : null;
     trialNow.hidden = !t;
     if (t) {
+      // minimal mode: what the trial's next step asks for is on screen while it runs
+      mini.reveal((t.uses || []).map((name) => rowsBy.get(name)?.row));
       trialNowTitle.textContent = `Trial: ${t.title}`;
       trialNowQ.textContent = t.question;
       trialNowNext.textContent = `Then: ${t.try_next || t.next || ""}`;

@@ -26,6 +26,7 @@ import { CheckRunner, renderTable, renderDotPlot, fmt3 } from "./vicsek/check.js
 import { steps, ruleHtml, checkIntroHtml, NOTES_HTML, headerHtml, checkName } from "./vicsek/text.js";
 import { ensureStylesheet, plural, capital, say } from "../ui/dom.js";
 import { mountRules } from "../ui/rules.js";
+import { MinimalControls } from "../ui/minimal.js";
 
 const LAB = "vicsek";
 const RATE_DEFAULT = 6;       // updates per second
@@ -131,7 +132,10 @@ export async function mount(section, ctx) {
   $(".vk-check-intro").innerHTML = checkIntroHtml(consts);
   $(".vk-rule").innerHTML = ruleHtml(consts);
   $(".vk-notes").innerHTML = NOTES_HTML;
-  if (minimal) $(".vk-rate").hidden = true;
+  const mini = new MinimalControls(minimal);
+  mini.hide($(".vk-rate"));
+  const miniToggle = mini.toggle();
+  if (miniToggle) $(".vk-rate").after(miniToggle);
 
   const canvas = $(".vk-canvas");
   const stage = new Stage(canvas, N, { radius: consts.radius, kick: consts.kick });

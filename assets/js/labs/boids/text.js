@@ -83,7 +83,10 @@ export const layoutHtml = (C, D) => `
     <div class="panel explain bd-explain"></div>
   </div>`;
 
-export function explainHtml(c) {
+/** The page text below the lab.  ``minimal``: the page hides "More settings" at first
+ *  (?controls=minimal), so the text says how to reach it. */
+export function explainHtml(c, { minimal = false } = {}) {
+  const more = minimal ? "“Show all settings”, then “More settings”" : "“More settings”";
   // MathML Core has no bold mathvariant: use the mathematical bold letters themselves.
   const BOLD = { a: "\u{1D41A}", p: "\u{1D429}", v: "\u{1D42F}", s: "\u{1D42C}", r: "\u{1D42B}" };
   const b = (s) => `<mi>${BOLD[s]}</mi>`;
@@ -152,7 +155,7 @@ export function explainHtml(c) {
   <p>“limit” keeps every speed between ${P("v_min")} and ${P("v_max")} body lengths per second: boids never hover
   and never race. All boids update together from where everyone was a moment before; Δ<var>t</var> = ${c.dt} s.
   Distances are measured the short way round the wrapping edges. The treat adds one more pull, towards the held point at
-  full speed with a response rate of ${c.treat_rate} per second. All these settings are under “More settings”.</p>
+  full speed with a response rate of ${c.treat_rate} per second. All these settings are under ${more}.</p>
 
   </div>
   <div class="bd-col">
@@ -166,7 +169,7 @@ export function explainHtml(c) {
   stream that turns away from the rest may tear off as a group of its own; cohesion, which reaches further than the
   other two rules, pulls it back later, so streams split and rejoin. The force limit and the order of service add to
   it: a boid that is crowded spends its whole allowance on keeping its space, and for that moment it does not match or
-  gather, which keeps the boids from settling into a rigid grid. Open “More settings” and widen the field of view to
+  gather, which keeps the boids from settling into a rigid grid. Open ${more} and widen the field of view to
   360°: with no blind spot the groups soon calm down into one flock cruising straight on.</p>
   <h2>Why purely local rules scale</h2>
   <p>Each boid's work is a short sum over the few boids near it. When a flock grows by spreading over more sky, that sum
@@ -193,7 +196,7 @@ export function explainHtml(c) {
       <a href="https://doi.org/10.1145/37401.37406" rel="noopener" target="_blank">doi:10.1145/37401.37406</a></li>
   </ul>
   <p class="bd-note">What this page simplifies: it is 2-D, the units are illustrative, and boids sense the others in
-  view perfectly (no noise). Try a few sample numbers (More settings): one run can be lucky.</p>
+  view perfectly (no noise). Try a few sample numbers (under ${more}): one run can be lucky.</p>
   </div>`;
 }
 
