@@ -223,7 +223,8 @@ starting.then(async (started) => {
     for (const [lab, c] of [...mounted]) {
       if (lab === active || !c || typeof c.then === "function") continue;
       if (c.deactivate) c.deactivate();
-      if (c.stepper) c.stepper.dispose();
+      if (c.stepper) c.stepper.dispose(); // (their engine listeners: the new build adds its own)
+      if (c.rules && c.rules.dispose) c.rules.dispose();
       mounted.delete(lab);
       const section = document.getElementById(`lab-${lab}`);
       section.replaceChildren();

@@ -182,6 +182,7 @@ def test_after_the_watchdog_restarts_the_engine_another_lab_is_built_afresh(lab,
     page.wait_for_function("() => document.querySelector('#lab-vicsek[data-access=\"1\"]')")
     page.evaluate("window.swarmlab.labs.get('vicsek').setA(0.5)")
     page.wait_for_function("async () => (await window.swarmlab.engine.call('vicsek', 'state')).params.a === 0.5")
+    listeners = page.evaluate("window.swarmlab.engine.listeners.size")  # one stepper per mounted lab
     page.locator(".lab-tabs [role=tab][data-lab=boids]").click()
     page.evaluate("window.swarmlab.labs.get('boids').pause()")
     run_a_runaway_rule(page)
@@ -194,6 +195,7 @@ def test_after_the_watchdog_restarts_the_engine_another_lab_is_built_afresh(lab,
     assert engine_call(page, "vicsek", "state")["params"]["a"] == 1.0  # the new session's default
     assert page.input_value("#lab-vicsek .ctl[data-param=a] input") == "1"  # and the page shows it
     assert page.locator("#lab-vicsek .access-bar").count() == 1
+    assert page.evaluate("window.swarmlab.engine.listeners.size") == listeners  # the old lab's stepper is gone
 
 
 def test_a_nan_result_is_rejected(lab, page):

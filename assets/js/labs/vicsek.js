@@ -518,6 +518,7 @@ export async function mount(section, ctx) {
     deactivate() {
       loop.stop();
     },
+    stepper, // app.js disposes it when the engine's worker is replaced and this lab is rebuilt
     // --- used by the browser tests (and handy in the console) ---
     rules: rulesPanel,
     play,
