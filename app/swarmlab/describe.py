@@ -187,7 +187,8 @@ def _spacing_steady(values: Sequence[float]) -> float:
 # ------------------------------------------------------------------------------------ Lab 1
 def swarm(n: int, u: np.ndarray, pairs, m: Mapping[str, float], *, threat: bool = False,
           obstacle: str = "none", at_limit: bool = False, trial: str | None = None,
-          selected: int | None = None, history: metrics.History | None = None) -> dict:
+          selected: int | None = None, history: metrics.History | None = None,
+          very_close: float = math.nan) -> dict:
     """Lab 1 ("Swarm Lab").
 
     n      : number of animals
@@ -201,6 +202,7 @@ def swarm(n: int, u: np.ndarray, pairs, m: Mapping[str, float], *, threat: bool 
     at_limit : paused at the five-minute limit; trial: the running trial's title
     selected : the selected individual's number as the page shows it (ID + 1)
     history  : the session's metrics.History, for the charts' text
+    very_close : the very-close threshold in lengths (``swarm.VERY_CLOSE``), named in that text
     """
     found = groups(metrics.group_labels(pairs), u)
     shape, key = shape_phrase(n, found, "animals", milling=m.get("milling", math.nan))
@@ -232,7 +234,7 @@ def swarm(n: int, u: np.ndarray, pairs, m: Mapping[str, float], *, threat: bool 
                  trend_phrase("local agreement", trend(t, history.values["local"]), _fmt2)]
         sp = history.values["spacing"]
         space = [trend_phrase("mean nearest spacing", trend(t, sp, steady=_spacing_steady(sp)), _fmt_len),
-                 trend_phrase("share under 1.2 lengths", trend(t, history.values["very_close"]), _fmt_pct)]
+                 trend_phrase(f"share under {very_close:g} lengths", trend(t, history.values["very_close"]), _fmt_pct)]
         out["charts"] = {"agree": "Agreement chart: " + "; ".join(agree) + ".",
                          "space": "Spacing chart: " + "; ".join(space) + "."}
     return out
@@ -326,9 +328,9 @@ def boids(v: np.ndarray, m: Mapping[str, float], *, treat: bool = False,
     if history is not None:
         t = history.times()
         sp = history.values["spacing"]
+        # the chart plots P and spacing; the flocks count is a readout, told in the text above
         parts = [trend_phrase(label["P"], trend(t, history.values["P"]), _fmt2),
-                 trend_phrase(label["spacing"], trend(t, sp, steady=_spacing_steady(sp)), _fmt_len),
-                 trend_phrase(label["flocks"], trend(t, history.values["flocks"], steady=0.5), _fmt_int)]
+                 trend_phrase(label["spacing"], trend(t, sp, steady=_spacing_steady(sp)), _fmt_len)]
         out["charts"] = {"chart": "Chart: " + "; ".join(parts) + "."}
     return out
 
@@ -344,10 +346,6 @@ def _fmt_len(v: float) -> str:
 
 def _fmt_pct(v: float) -> str:
     return f"{100 * v:.0f} %"
-
-
-def _fmt_int(v: float) -> str:
-    return f"{v:.0f}"
 
 
 def _key(*parts) -> str:

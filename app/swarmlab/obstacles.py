@@ -62,6 +62,8 @@ OBSTACLES: dict[str, tuple[tuple[float, float, float], ...]] = {
     "circle": ((80.0, 50.0, 11.0),),
     "passage": ((80.0, 14.0, 28.0), (80.0, 86.0, 28.0)),
 }
+# the passage's opening between the two discs' inner edges (16 lengths)
+PASSAGE_GAP = (OBSTACLES["passage"][1][1] - OBSTACLES["passage"][1][2]) - (OBSTACLES["passage"][0][1] + OBSTACLES["passage"][0][2])
 LOOKAHEAD = 0.7  # s, straight-ahead prediction time
 BAND = 8.0  # lengths, avoidance acts within this distance of the boundary
 STRENGTH = 4.0  # steering magnitude at the boundary, per check point

@@ -60,6 +60,12 @@ class ParamSpec:
         text = str(int(value)) if self.kind == "int" else f"{float(value):g}"
         return f"{text} {self.unit}" if self.unit else text
 
+    def marker(self, value: Any) -> str:
+        """A chart marker's text for a change to ``value``, from the label: "alignment off",
+        "range R 12 lengths", "obstacle: a narrow passage" (every lab's history uses it)."""
+        label = self.label[:1].lower() + self.label[1:]
+        return f"{label}: {self.shown(value)}" if self.kind == "choice" else f"{label} {self.shown(value)}"
+
     def to_json(self) -> dict:
         d = asdict(self)
         d["choices"] = list(self.choices)

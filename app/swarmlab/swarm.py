@@ -118,7 +118,7 @@ OBSTACLE_CODES = {"none": 0, "circle": 1, "passage": 2}
 # --- parameters ------------------------------------------------------------------------------
 SPECS: tuple[ParamSpec, ...] = (
     ParamSpec("separation", True, "Separation", kind="bool", group="rules",
-              help="Personal space: steer away from every agent closer than 3.2 lengths, in any direction."),
+              help=f"Personal space: steer away from every animal closer than {PERSONAL:g} lengths, in any direction."),
     ParamSpec("w_s", 1.5, "Separation weight", min=0.0, max=5.0, step=0.1, group="rules",
               help="Weight w_s of the separation rule. Switching the rule off keeps this value."),
     ParamSpec("alignment", True, "Alignment", kind="bool", group="rules",
@@ -131,22 +131,22 @@ SPECS: tuple[ParamSpec, ...] = (
               help="Weight w_c of the cohesion rule. Switching the rule off keeps this value."),
     ParamSpec("mode", "range", "Neighbours", kind="choice", choices=("range", "nearest"),
               choice_labels=("everyone in range", "nearest few (k)"), group="perception",
-              help="range: every agent within R in the 270 degree view. nearest: only the k closest of those "
-                   "(starlings track about 6-7 neighbours)."),
+              help=f"Everyone in range: every animal within R in its {FOV_DEG:g}° view. Nearest few (k): only the k "
+                   "closest of those (starlings track about 6–7 neighbours)."),
     ParamSpec("R", 10.0, "Range R", min=1.0, max=40.0, step=0.5, unit="lengths", group="perception",
-              help="How far an agent senses its social neighbours (both modes)."),
+              help="How far an animal senses its social neighbours (both modes)."),
     ParamSpec("k", 7, "Nearest few k", kind="int", min=1, max=30, step=1, group="perception",
               help="In nearest-few mode: how many of the closest visible neighbours count."),
     ParamSpec("v", 10.0, "Speed v", min=1.0, max=25.0, step=0.5, unit="lengths/s", group="motion",
-              help="Common swimming or flying speed of every agent."),
+              help="Common swimming or flying speed of every animal."),
     ParamSpec("sigma", 15.0, "Uncertainty", min=0.0, max=180.0, step=1.0, unit="°/√s", group="motion",
               help="Random heading error sigma: the spread grows as sigma times the square root of elapsed time."),
-    ParamSpec("N", 150, "Population", kind="int", min=1, max=2000, step=1, unit="agents", group="world",
-              help="Added agents appear at scattered reproducible places; removal takes the most recently added. "
+    ParamSpec("N", 150, "Population", kind="int", min=1, max=2000, step=1, unit="animals", group="world",
+              help="Added animals appear at scattered reproducible places; removal takes the most recently added. "
                    "Large populations may run slower than real time; the results do not change."),
     ParamSpec("obstacle", "none", "Obstacle", kind="choice", choices=("none", "circle", "passage"),
               choice_labels=("none", "a circle", "a narrow passage"), group="world",
-              help="A solid circle, or a narrow passage between two large circles. Agents inside a new obstacle "
+              help="A solid circle, or a narrow passage between two large circles. Animals inside a new obstacle "
                    "are moved out at once."),
     ParamSpec("appearance", "birds", "Appearance", kind="choice", choices=("birds", "fish"),
               choice_labels=("birds", "fish"), group="display",
@@ -156,7 +156,8 @@ SPECS: tuple[ParamSpec, ...] = (
     ParamSpec("start", "cluster", "Start", kind="choice", choices=("cluster", "scattered"),
               choice_labels=("a loose patch", "scattered over the world"), group="run",
               advanced=True,
-              help="cluster: a loose patch with unrelated headings; scattered: the whole world, unrelated headings. "
+              help="A loose patch: animals close together, facing unrelated ways. Scattered: over the whole world, facing "
+                   "unrelated ways. "
                    "Takes effect when the run restarts."),
 )
 SPEC_BY_NAME = {s.name: s for s in SPECS}
@@ -630,9 +631,9 @@ HISTORY_SERIES = (
     metrics.Series("P", "whole-group agreement P", "0 to 1"),
     metrics.Series("local", "local agreement", "0 to 1"),
     metrics.Series("spacing", "mean nearest spacing", "lengths"),
-    metrics.Series("very_close", "very-close share (nearest < 1.2 lengths)", "fraction of agents"),
+    metrics.Series("very_close", f"very-close share (nearest < {VERY_CLOSE:g} lengths)", "fraction of animals"),
     metrics.Series("milling", "rotation order", "0 to 1"),
-    metrics.Series("N", "population", "agents"),
+    metrics.Series("N", "population", "animals"),
 )
 
 
@@ -696,7 +697,7 @@ def describe(p: SwarmParams, n_social: int, n_personal: int, n_excluded: int, ve
         return text + "."
     who = "nearest-few" if p.mode == "nearest" else "in range"
     parts = [f"It senses {n_social} social neighbour{'s' if n_social != 1 else ''} ({who}, within {p.R:g} lengths "
-             f"in its 270° view)"]
+             f"in its {FOV_DEG:g}° view)"]
     if n_personal:
         parts.append(f"{n_personal} inside its personal space")
     if n_excluded:
@@ -734,7 +735,7 @@ TRIALS: tuple[Trial, ...] = (
     Trial(
         id="passage",
         title="Narrow passage",
-        question="A wall with one 16-length gap stands across the world. When a threat passes, "
+        question=f"A wall with one {obstacles.PASSAGE_GAP:g}-length gap stands across the world. When a threat passes, "
                  "predict first: will the group split around the wall, or turn as one body?",
         try_next="Select one animal and press “Send a threat”; watch the spacing chart as well as the picture. "
                  "Then set the obstacle to none: which of the group's habits remain without the wall?",

@@ -369,13 +369,13 @@ def test_population_add_and_remove_most_recent(lab):
     assert d["n"] == n0 - 10 and d["x"] == a["x"][:n0 - 10]
     # three presses at one instant are one population change: one marker with the final value
     markers = engine_call(page, LAB, "history")["markers"]
-    assert [m["label"] for m in markers] == [f"population {n0 - 10} agents"]
+    assert [m["label"] for m in markers] == [f"population {n0 - 10} animals"]
     assert markers[0]["t"] == pytest.approx(20 * DT)
     step(page, 60)
     page.get_by_role("button", name="Add 10 animals").click()
     settle(page, LAB)
     labels = [m["label"] for m in engine_call(page, LAB, "history")["markers"]]
-    assert labels == [f"population {n0 - 10} agents", f"population {n0} agents"]
+    assert labels == [f"population {n0 - 10} animals", f"population {n0} animals"]
 
 
 def test_keyboard_slider_drag_is_one_marker_and_a_click_after_a_slider_lands(lab):

@@ -159,3 +159,10 @@ test("the words of controls and readouts come from the engine's specs", () => {
   assert.equal(formatReadout({}, NaN), "–");
   assert.equal(formatReadout({}, null), "–");
 });
+
+test("a chart's time axis names the unit its ticks are in: seconds, then a clock", async () => {
+  const { defaultXTitle } = await import("../../assets/js/ui/chart.js");
+  assert.equal(defaultXTitle("model time", 60), "model time (s)");
+  assert.equal(defaultXTitle("model time", 120), "model time (s)");
+  assert.equal(defaultXTitle("model time", 180), "model time (min:s)"); // ticks 0:00, 1:00, ...
+});

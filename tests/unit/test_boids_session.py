@@ -257,3 +257,16 @@ def test_cli_bad_samples_exit_2(only_boids, argv, capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["boids", "--seconds", "1"] + argv)
     assert exc.value.code == 2 and "error" in capsys.readouterr().err
+
+
+def test_chart_markers_name_settings_as_the_page_does():
+    """A marker's text comes from the setting's spec (its label and unit, as the slider shows
+    it) and a preset's from its button title, never the engine's parameter names."""
+    s = sessions.create("boids")
+    s.op_set("k_sep", 1.2)
+    s.op_step(40)
+    s.op_set("view", 360)
+    s.op_step(40)
+    s.op_preset("cohesion")
+    labels = [m["label"] for m in s.op_history()["markers"]]
+    assert labels == ["separation k_sep 1.2", "field of view 360 °", "preset: Cohesion only"]

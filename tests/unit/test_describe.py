@@ -193,6 +193,7 @@ def test_boids_summary():
     d2 = s.op_describe()
     assert "the treat is held" in d2["text"] and d2["key"] != d["key"]
     assert d["charts"]["chart"].startswith(f"Chart: shared heading P {m['P']:.2f}")
+    assert "flock" not in d["charts"]["chart"]  # the chart plots P and spacing only
 
 
 def test_boids_words_follow_flocks_and_heading():

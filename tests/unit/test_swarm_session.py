@@ -199,7 +199,7 @@ def test_slider_drag_leaves_one_marker_but_switches_each_leave_one():
     s.op_population(80)
     labels = [(round(m["t"] * 60), m["label"]) for m in s.op_history()["markers"]]
     assert labels == [(30, "separation weight 2.5"), (40, "alignment off"), (40, "alignment on"),
-                      (80, "separation weight 1"), (80, "population 80 agents")]
+                      (80, "separation weight 1"), (80, "population 80 animals")]
 
 
 def test_population_ops_and_selection():
@@ -209,7 +209,7 @@ def test_population_ops_and_selection():
     assert out["added"] == 10 and s.state.n == 40 and s.selected_id == 29
     s.op_population(25)
     assert s.state.ids.tolist() == list(range(25)) and s.selected_id is None
-    assert s.history.markers[-1][1] == "population 25 agents"
+    assert s.history.markers[-1][1] == "population 25 animals"
     assert s.frame()[0] == 25
 
 

@@ -273,7 +273,7 @@ def _describe_swarm(session: Any) -> dict:
         threat=model.threat_position(s) is not None, obstacle=session.values["obstacle"],
         at_limit=session.at_limit, trial=trial,
         selected=None if session._selected_index() is None else session.selected_id + 1,
-        history=session.history)
+        history=session.history, very_close=model.VERY_CLOSE)
 
 
 def _describe_vicsek(session: Any) -> dict:

@@ -11,7 +11,8 @@ first, so a bad value returns ``{"error": ...}`` and changes nothing):
                         weights, ranges, view, force and speeds apply from the next step; population
                         adds/removes boids; ``sample`` is stored for the next restart.
 ``preset(name)``        live: "separation" (1.5/0/0), "cohesion" (0/0/1, cohesion range
-                        45 lengths) or "balanced" (1.5/1/1, the defaults); ``boids.PRESETS``.
+                        60 lengths, all-round view) or "balanced" (1.5/1/1, the defaults);
+                        each also sets the cohesion range and the view (``boids.PRESETS``).
 ``step(n)``             advance n steps of ``DT`` = 0.025 s (0 <= n <= 4000).
 ``treat(x, y, on)``     hold (on=true) or release the treat at (x, y) lengths.
 ``population(n)``       live population change (removes the most recent first).
@@ -83,7 +84,7 @@ READOUTS = (
 # The chart (P and spacing over time): title, axis labels, series labels.  Colours are drawing,
 # chosen by the page.
 CHARTS = (
-    {"id": "chart", "title": "Flock measures", "x_label": "model time (s)",
+    {"id": "chart", "title": "Flock measures", "x_label": "model time",
      "axes": {"left": "P", "right": _SERIES["spacing"].unit},
      "series": [{"key": k, "label": _SERIES[k].label, "unit": _SERIES[k].unit} for k in ("P", "spacing")]},
 )
@@ -133,7 +134,7 @@ class BoidsSession(Session):
             return self.op_population(value)
         self.params = self.params.with_values(**{name: value})
         if name != "sample":
-            self._mark(f"{name} {value:g}" if isinstance(value, (int, float)) else f"{name} {value}", key=name)
+            self._mark(next(sp for sp in self.SPECS if sp.name == name).marker(value), key=name)
         out = self.op_state()
         if name == "sample":
             out["notice"] = "the sample number applies at the next restart"
@@ -143,7 +144,7 @@ class BoidsSession(Session):
         if not isinstance(name, str) or name not in boids.PRESETS:
             raise ValueError(f"unknown preset {str(name)[:40]!r}; choose one of {', '.join(boids.PRESETS)}")
         self.params = self.params.with_values(**boids.PRESETS[name])
-        self._mark(f"preset: {name}")
+        self._mark(f"preset: {boids.PRESET_WORDS[name]['title']}")
         return self.op_state()
 
     def op_scale(self, n: Any) -> dict:

@@ -86,24 +86,16 @@ READOUTS = (
 # The two charts (agreement, spacing): titles, axis labels and series labels ("short" in the
 # compact live strip beside the stage).  Colours and dashes are drawing, chosen by the page.
 CHARTS = (
-    {"id": "agree", "title": "Agreement", "x_label": "model time (s)",
+    {"id": "agree", "title": "Agreement", "x_label": "model time",
      "axes": {"left": "agreement (0–1)"},
      "series": [{"key": "P", "label": "whole group (solid)", "short": "P"},
                 {"key": "local", "label": "local (dashed)", "short": "local"}]},
-    {"id": "space", "title": "Spacing", "x_label": "model time (s)",
+    {"id": "space", "title": "Spacing", "x_label": "model time",
      "axes": {"left": "lengths", "right": "share of animals"},
      "series": [{"key": "spacing", "label": "mean nearest spacing (lengths)", "short": "spacing"},
                 {"key": "very_close", "label": f"share under {swarm.VERY_CLOSE:g} lengths",
                  "short": f"< {swarm.VERY_CLOSE:g}"}]},
 )
-
-
-def _marker_label(name: str, value: Any) -> str:
-    """A chart marker's text for a setting change, written from the parameter's spec
-    ("alignment off", "range R 12 lengths", "obstacle: a narrow passage")."""
-    spec = swarm.SPEC_BY_NAME[name]
-    label = spec.label[:1].lower() + spec.label[1:]
-    return f"{label}: {spec.shown(value)}" if spec.kind == "choice" else f"{label} {spec.shown(value)}"
 
 
 def _trial_holds(trial: swarm.Trial, values: dict) -> bool:
@@ -262,7 +254,7 @@ class SwarmSession(Session):
             out["applies"] = "drawing"
             return out
         self._invalidate()
-        label = _marker_label(name, v)
+        label = swarm.SPEC_BY_NAME[name].marker(v)
         if name == "obstacle":
             self.state, moved = swarm.place_obstacle(self.state, v)
             out["moved"] = moved.tolist()
@@ -284,7 +276,7 @@ class SwarmSession(Session):
         self._invalidate()
         if self._selected_index() is None:
             self.selected_id = None
-        self._mark(_marker_label("N", n), key="N")
+        self._mark(swarm.SPEC_BY_NAME["N"].marker(n), key="N")
         return {"N": n, "added": max(n - before, 0), "removed": max(before - n, 0)}
 
     def op_step(self, n: int = 1) -> dict:
@@ -413,6 +405,7 @@ class SwarmSession(Session):
             "threat_seconds": swarm.THREAT_STEPS * swarm.DT,
             "obstacle_lookahead": obstacles.LOOKAHEAD,
             "obstacle_band": obstacles.BAND,
+            "obstacle_strength": obstacles.STRENGTH,
             "obstacle_margin": obstacles.FALLBACK_MARGIN,
             "very_close": swarm.VERY_CLOSE,
             "sample_seconds": swarm.SAMPLE_INTERVAL_STEPS * swarm.DT,

@@ -89,8 +89,8 @@ class VicsekSession(Session):
     SPECS = (
         ParamSpec(
             "a", 1.0, "Alignment a", min=0.0, max=1.0, step=0.01,
-            help="How far each arrow turns toward its neighbours' mean heading per update: "
-                 "0 = random kicks only, 1 = Vicsek's rule.",
+            help="How far each arrow turns towards its neighbours' mean heading per update: "
+                 "0 = random nudges only, 1 = Vicsek's rule.",
         ),
     )
 

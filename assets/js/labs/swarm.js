@@ -141,7 +141,7 @@ async function mountLab(section, ctx) {
   const trialRestartBtn = el("button", { type: "button", class: "btn swarm-restart-trial", text: "Restart this trial" });
   trialRestartBtn.hidden = true;
   const speedGroup = el("div", { class: "swarm-speed", role: "group", "aria-label": "Playback speed" },
-    el("span", { class: "swarm-speed-label", text: "Speed" }));
+    el("span", { class: "swarm-speed-label", text: "Playback" }));
   const speedBtns = SPEEDS.map((s) => {
     const b = el("button", { type: "button", class: "btn", "data-speed": String(s.v), "aria-pressed": String(s.v === 1), text: s.label,
       "aria-label": `${s.label} playback` });
@@ -196,7 +196,7 @@ async function mountLab(section, ctx) {
   // side column: trials, controls, share
   const trialsBox = el("section", { class: "panel swarm-trials", "aria-labelledby": "swarm-trials-title" },
     el("h3", { id: "swarm-trials-title", text: "Trials: make a prediction first" }),
-    el("p", { class: "swarm-trials-intro", text: "Each trial restarts the run with its own settings (same sample). Read the question, decide what you expect, then start it and check." }));
+    el("p", { class: "swarm-trials-intro", text: "Each trial restarts the run from the default settings plus its own (same sample and appearance). Read the question, decide what you expect, then start it and check." }));
   const trialCards = new Map();
   for (const t of trials) {
     const startBtn = el("button", { type: "button", class: "btn swarm-trial-start", "data-trial": t.id, text: `Start “${t.title}”`,
@@ -227,8 +227,8 @@ async function mountLab(section, ctx) {
   section.append(explain);
 
   // ---------------------------------------------------------------- engine objects on the page
-  const renderer = new StageRenderer(stageCanvas, { maxAgents: specBy.get("N")?.max || 2000 });
-  const panel = new SensePanel(senseBox, { onPrev: () => selectRelative(-1), onNext: () => selectRelative(1) });
+  const renderer = new StageRenderer(stageCanvas, { world: consts.world, maxAgents: specBy.get("N")?.max || 2000 });
+  const panel = new SensePanel(senseBox, { world: consts.world, onPrev: () => selectRelative(-1), onNext: () => selectRelative(1) });
   // The two charts share one time axis: the same gutters, so their marker lines line up.
   const chartWords = Object.fromEntries(display.charts.map((c) => [c.id, c]));
   const seriesOf = (c) => c.series.map((x) => ({ ...SERIES_STYLE[x.key], key: x.key, label: x.label, short: x.short }));

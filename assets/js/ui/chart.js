@@ -3,7 +3,8 @@
 //   import { LineChart } from "../ui/chart.js";
 //   const chart = new LineChart(canvas, {
 //     title: "Agreement",                         // drawn top-left and used in the aria-label
-//     xLabel: "model time (s)",                   // x is always "time-like": starts at 0
+//     xLabel: "model time",                       // x is always "time-like": starts at 0; with the
+//                                                 // default ticks the unit is added: "(s)" or "(min:s)"
 //     minSpan: 10,                                // x axis spans at least this much
 //     xFormat: (t) => `${t}`,                     // tick labels (default: seconds, or m:ss above 120)
 //     axes: {                                     // "left" (required) and optionally "right"
@@ -56,6 +57,12 @@ export function formatClock(t) {
 function defaultXFormat(t, span) {
   if (span > 120) return formatClock(t);
   return Number.isInteger(t) ? String(t) : t.toFixed(1);
+}
+
+/** The unit of defaultXFormat's ticks, named after the axis label: "model time (s)", then
+ *  "model time (min:s)" once the ticks turn into a clock. */
+export function defaultXTitle(label, span) {
+  return `${label} (${span > 120 ? "min:s" : "s"})`;
 }
 
 function formatTick(v, step) {
@@ -283,7 +290,8 @@ export class LineChart {
     g.strokeStyle = "#9aa5b1";
     g.strokeRect(plot.x + 0.5, plot.y + 0.5, plot.w - 1, plot.h - 1);
     g.fillStyle = "#5b6875";
-    if (!compact) g.fillText(o.xLabel || "", plot.x + plot.w / 2, plot.y + plot.h + 18);
+    const xTitle = o.xFormat ? o.xLabel || "" : defaultXTitle(o.xLabel || "time", this.xMax);
+    if (!compact) g.fillText(xTitle, plot.x + plot.w / 2, plot.y + plot.h + 18);
     // axis titles (rotated)
     for (const side of compact ? [] : Object.keys(axes)) {
       const label = axes[side].label;

@@ -47,7 +47,7 @@ export class ScalingPanel {
     this.root.append(
       el("h3", { id: "bd-scale-h", text: "Ten or ten thousand" }),
       el("p", { class: "bd-scale-intro", text: "Grow the flock and the sky grows with it, so every boid keeps " +
-        "the same few neighbours. Each size is timed here, in your browser. The time per boid per step of this " +
+        "the same few neighbours (each size starts the flock again). Each size is timed here, in your browser. The time per boid per step of this " +
         "model does not grow with the flock: it even falls at first, while a step's fixed cost is shared by more " +
         "boids, then levels off. Making every boid check every other boid costs more per boid the bigger the flock: " +
         "for a handful of boids it is the cheaper way, but from about a hundred on the local search wins, and by more " +

@@ -12,7 +12,7 @@ const chartCaption = (c, C) => {
   const [p, spacing] = c.series;
   return `${capital(p.label)} (left axis): 1 when every boid heads the same way, ` +
     `<span class="bd-baseline"></span>. ${capital(spacing.label)}, in ${spacing.unit} (right axis). ` +
-    `Sampled every ${C.sample_seconds} s of model time; vertical lines mark rule changes.`;
+    `Sampled every ${C.sample_seconds} s of model time; vertical lines mark setting changes.`;
 };
 
 /** The caption's level of P for headings at random: ``baseline`` is the session's
@@ -74,7 +74,7 @@ export const layoutHtml = (C, D) => `
       </div>
       <section class="panel bd-try" aria-labelledby="bd-try-h">
         <h3 id="bd-try-h">Try this</h3>
-        <p class="bd-try-intro">Each button sets the three weights (and, for cohesion only, how far the boids see) at once while the flock keeps flying.</p>
+        <p class="bd-try-intro">Each button sets the three weights, the cohesion range and the field of view at once while the flock keeps flying.</p>
         <div class="bd-presets"></div>
       </section>
     </div>
@@ -105,7 +105,7 @@ export function explainHtml(c, { minimal = false } = {}) {
   heading, so a cone of ${P("blind")}° behind it is blind. Each habit also has its own reach:</p>
   <ol>
     <li><strong>Separation — keep your space.</strong> Steer away from the boids in view closer than
-      ${P("sep_radius")} body lengths; the closer one is, the harder the push.</li>
+      ${P("sep_radius")} body lengths; the closest count most in choosing which way.</li>
     <li><strong>Alignment — fly like those around you.</strong> Steer towards the average velocity of the boids in
       view within <span class="bd-radius bd-param" data-param="radius">${c.radius}</span> lengths.</li>
     <li><strong>Cohesion — stay with the others.</strong> Steer towards the middle of the boids in view within
@@ -122,8 +122,9 @@ export function explainHtml(c, { minimal = false } = {}) {
     <msub>${b("r")}<mtext>sep</mtext></msub><mo>=</mo>${sum("S")}
     <mfrac><mrow>${pi}<mo>−</mo>${pj}</mrow><mrow><msup><mrow><mo>|</mo>${pi}<mo>−</mo>${pj}<mo>|</mo></mrow><mn>2</mn></msup><mo>+</mo><mi>ε</mi></mrow></mfrac>
   </math></div>
-  <p>Each close neighbour pushes along the line from it to you, harder the closer it is (an inverse-square weight;
-  <var>ε</var> = ${c.eps} length² keeps the push finite when two boids touch).</p>
+  <p>Each close neighbour adds an arrow along the line from it to you, longer the closer it is (an inverse-square
+  weight; <var>ε</var> = ${c.eps} length² keeps it finite when two boids touch), so the nearest decide which way to
+  turn. How hard the boid turns away does not depend on how close they are: see the steering below.</p>
   <div class="formula"><math display="block" aria-label="alignment">
     <msub>${b("r")}<mtext>ali</mtext></msub><mo>=</mo>${mean("A")}${sum("A")}${vj}
   </math></div>
@@ -177,8 +178,8 @@ export function explainHtml(c, { minimal = false } = {}) {
   work, where “everyone looks at everyone” would cost 625 times as much. This needs a quick way to find neighbours; here
   a grid of cells files boids by place, and each boid checks only the cells next to its own. (Squeezing more boids into
   the <em>same</em> sky does add neighbours, which is why ${num(c.max_population)} boids run slower here.) Nobody keeps a list of the whole
-  flock and no message has to reach everyone. See it for yourself in “Ten or ten thousand” under the chart: it grows
-  the flock from ${say(c.scale_sizes[0])} boids to ${num(c.scale_sizes[c.scale_sizes.length - 1])}, with the sky growing too so that each boid keeps the same few neighbours,
+  flock and no message has to reach everyone. See it for yourself in “Ten or ten thousand” under the chart: it starts the flock again at
+  sizes from ${say(c.scale_sizes[0])} boids to ${num(c.scale_sizes[c.scale_sizes.length - 1])}, with the sky growing too so that each boid keeps the same few neighbours,
   and times both ways in your own browser. The time per boid of this model stays about flat; the time per boid of
   everyone checking everyone grows in step with the flock.</p>
 
@@ -191,7 +192,7 @@ export function explainHtml(c, { minimal = false } = {}) {
 
   <h2>Sources</h2>
   <ul class="sources">
-    <li>Craig W. Reynolds (1987). Flocks, herds and schools: a distributed behavioral model.
+    <li>Craig W. Reynolds (1987). Flocks, herds, and schools: a distributed behavioral model.
       <cite>Computer Graphics</cite> 21(4), 25–34 (SIGGRAPH ’87).
       <a href="https://doi.org/10.1145/37401.37406" rel="noopener" target="_blank">doi:10.1145/37401.37406</a></li>
   </ul>

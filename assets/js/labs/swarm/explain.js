@@ -149,8 +149,9 @@ that was inside it.</p>
 <p>Vectors are bold. <b>u</b> = (cos θ, sin θ) is an animal's heading; <b>r</b><sub>ij</sub> is the shortest way from i to j across the
 periodic edges, d<sub>ij</sub> its length and r̂<sub>ij</sub> its direction. cap1 shortens a vector to length 1 if it is longer.
 A rule with no neighbours contributes nothing; a rule that is switched off has weight 0 (its weight slider keeps its value).
-<b>o</b><sub>i</sub> is obstacle avoidance: the sum of the outward pushes at the animal's position and at its ${C.obstacle_lookahead} s look-ahead, each acting within
-${C.obstacle_band} lengths of the boundary (zero with no obstacle). <b>h</b><sub>i</sub> is the threat's push, ${C.threat_strength}(1 − d/${C.threat_radius}) straight away from the threat for an
+<b>o</b><sub>i</sub> is obstacle avoidance: the sum of the outward pushes at the animal's position and at its ${C.obstacle_lookahead} s look-ahead,
+each ${C.obstacle_strength}(1 − s/${C.obstacle_band}) along the boundary's outward direction for a point at distance s &lt; ${C.obstacle_band} from it
+(${C.obstacle_strength} inside), and zero with no obstacle. <b>h</b><sub>i</sub> is the threat's push, ${C.threat_strength}(1 − d/${C.threat_radius}) straight away from the threat for an
 animal at distance d &lt; ${C.threat_radius}, and zero otherwise.</p>
 ${formulas(C).join("\n")}
 <p>ξ<sub>i</sub> is a standard normal number fixed by (sample, animal, time step), so a sample replays exactly at any playback speed;

@@ -7,7 +7,6 @@
 // edges.  Steering arrows share one scale (the scale bar says how long one unit is);
 // they are steering urges, not physical forces.
 
-import { WORLD } from "./renderer.js";
 import { fitCanvas, plural } from "../../ui/dom.js";
 import { ARROWS, ARROW_STYLES, NEIGHBOURS, SELECTED, THREAT } from "./palette.js";
 import { drawArrow, drawMark } from "../../ui/marks.js";
@@ -36,10 +35,11 @@ function minImage(d, L) {
 export class SensePanel {
   /**
    * @param {HTMLElement} root  the panel element (its content is built here)
-   * @param {object} opts {onPrev(), onNext()}
+   * @param {object} opts {world: [W, H] in lengths (the session's constants), onPrev(), onNext()}
    */
   constructor(root, opts = {}) {
     this.root = root;
+    [this.W, this.H] = opts.world;
     root.innerHTML = `
       <div class="sense-head">
         <h3 id="swarm-sense-title">What can I sense?</h3>
@@ -175,8 +175,7 @@ export class SensePanel {
       g.fillText("Select an individual on the stage", w / 2, h / 2);
       return;
     }
-    const W = WORLD.width;
-    const H = WORLD.height;
+    const { W, H } = this;
     const o0 = f.offset + f.stride * info.index;
     const x0 = data[o0];
     const y0 = data[o0 + 1];
@@ -308,8 +307,8 @@ export class SensePanel {
     if (j < 0 || j >= f.n) return;
     const g = this.g;
     const o = f.offset + f.stride * j;
-    const px = cx + minImage(data[o] - x0, WORLD.width) * s;
-    const py = cy - minImage(data[o + 1] - y0, WORLD.height) * s;
+    const px = cx + minImage(data[o] - x0, this.W) * s;
+    const py = cy - minImage(data[o + 1] - y0, this.H) * s;
     const th = data[o + 2];
     drawMark(g, px, py, r, shape, color);
     if (ring) {

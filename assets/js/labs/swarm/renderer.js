@@ -16,8 +16,6 @@ import { TrailBuffer } from "./trails.js";
 import { fitCanvas } from "../../ui/dom.js";
 import { SELECTED, THREAT } from "./palette.js";
 
-export const WORLD = { width: 160, height: 100 };
-
 /** Glyph length in model lengths (enlarged for visibility; the caption says so). */
 export const GLYPH_LENGTH = 2.0;
 const MIN_GLYPH_PX = 7;
@@ -49,13 +47,12 @@ const TRAIL_ALPHAS = ["0.10", "0.20", "0.32", "0.45"].map((a) => COLORS.trail.re
 export class StageRenderer {
   /**
    * @param {HTMLCanvasElement} canvas
-   * @param {object} opts  {maxAgents, trailSeconds, trailEvery, dt}
+   * @param {object} opts  {world: [W, H] in lengths (the session's constants), maxAgents, trailSeconds, trailEvery, dt}
    */
   constructor(canvas, opts = {}) {
     this.canvas = canvas;
     this.g = canvas.getContext("2d", { alpha: false });
-    this.W = WORLD.width;
-    this.H = WORLD.height;
+    [this.W, this.H] = opts.world;
     this.scale = 1;
     this.dpr = 1;
     this.cssW = 0;

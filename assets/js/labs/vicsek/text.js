@@ -117,7 +117,7 @@ export const NOTES_HTML = `
       The original model: particles at constant speed that copy their neighbours' average direction,
       plus noise. The authors showed that a common direction appears once the noise is small enough
       or the particles are dense enough. Our <var>a</var> = 1 is their rule.</li>
-    <li>C. W. Reynolds, "Flocks, herds and schools: a distributed behavioral model", SIGGRAPH 1987,
+    <li>C. W. Reynolds, "Flocks, herds, and schools: a distributed behavioral model", SIGGRAPH 1987,
       <a href="https://doi.org/10.1145/37401.37406" rel="noopener" target="_blank">doi:10.1145/37401.37406</a>.
       Computer-animated flocks from three local steering habits, one of which is matching the heading of
       nearby flockmates; see Lab 3.</li>
