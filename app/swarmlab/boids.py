@@ -121,7 +121,8 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from . import cells, detmath, metrics, noise
-from .params import ParamSpec, validate, validate_many
+from .rules import Rule
+from .params import ParamSpec, step_count, validate, validate_many
 from .space import Box, displacement, norm, shift, wrap  # norm: IEEE-exact, never np.hypot
 
 # --------------------------------------------------------------------------------------
@@ -210,9 +211,14 @@ WORLD_SPECS: tuple[ParamSpec, ...] = (
 )
 
 
+_SIZES = ("population", "width", "height")  # Params(...) keeps these specs' lower bounds
+
+
 @dataclass(frozen=True)
 class Params:
-    """All parameters of one run (validated through ``SPECS``/``WORLD_SPECS``)."""
+    """All parameters of one run, checked through ``SPECS``/``WORLD_SPECS`` when made (a bad
+    value raises ValueError naming it).  Made directly, values may lie beyond the page's
+    sliders (any size, any setting >= 0); :meth:`with_values` keeps the sliders' ranges."""
 
     k_sep: float = 1.5
     k_ali: float = 1.0
@@ -230,6 +236,13 @@ class Params:
     height: float = WORLD_HEIGHT
 
     def __post_init__(self):
+        # Every value through its spec, as the page's are (types coerced: "1.5", np.int64(5);
+        # NaN, text and negative numbers refused), but without the sliders' bounds: Python may
+        # run any flock and world size (tools/bench goes to 100,000 boids) and settings beyond
+        # the page's (the tests' oracles lift the force cap with max_force=1e9).
+        for spec in SPECS + WORLD_SPECS:
+            spec = replace(spec, max=None, min=spec.min if spec.name in _SIZES else min(spec.min, 0))
+            object.__setattr__(self, spec.name, validate((spec,), spec.name, getattr(self, spec.name)))
         if self.v_min > self.v_max:
             raise ValueError(f"v_min ({self.v_min:g}) must not exceed v_max ({self.v_max:g}) lengths/s")
 
@@ -533,10 +546,14 @@ def acceleration(state: BoidsState, pairs: cells.Pairs, params: Params, treat: T
     if rule is None and pairs.half:
         a = builtin_steering(pairs, state.v, params)
     else:
-        if rule is None:
-            from .rules_boids import steering as rule  # noqa: PLC0415 (rules_boids imports this module)
+        from . import rules_boids  # noqa: PLC0415 (rules_boids imports this module)
         full = pairs.full()
-        a = rule(_index(full.i), _index(full.j), full.d, full.r, state.v, params)
+        if rule is None:
+            a = rules_boids.steering(_index(full.i), _index(full.j), full.d, full.r, state.v, params)
+        else:
+            a = rule(_index(full.i), _index(full.j), full.d, full.r, state.v, params)
+            if not isinstance(rule, Rule):  # a plain function from Python: the checks a loaded rule gets
+                a = rules_boids.KIND.check(a, state.n)
     if treat is not None and treat.on:
         a = a + treat_pull(state.x, state.v, treat, params.box, params.v_max)
     return a
@@ -572,7 +589,7 @@ def step(state: BoidsState, params: Params, treat: Treat | None = None, rule=Non
 
 def run(state: BoidsState, params: Params, n: int, treat: Treat | None = None, rule=None) -> BoidsState:
     """``n`` steps (``rule``: see :func:`acceleration`)."""
-    for _ in range(int(n)):
+    for _ in range(step_count(n)):
         state = step(state, params, treat, rule)
     return state
 

@@ -33,6 +33,41 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: options that name a file a command writes at the end of its run
 OUTPUT_OPTIONS = ("csv",)
+#: options that name a file a command reads (an output must never overwrite one)
+INPUT_OPTIONS = ("rules",)
+
+
+def check_not_an_input(args: argparse.Namespace, option: str, path: str) -> None:
+    """Raise ValueError if the output ``path`` is a file the same command reads
+    (``--csv my_rules.py --rules my_rules.py`` would replace the student's code)."""
+    if path == "-" or not os.path.exists(path):
+        return
+    for name in INPUT_OPTIONS:
+        src = getattr(args, name, None)
+        if src and os.path.exists(src) and os.path.samefile(src, path):
+            raise ValueError(f"--{option} {path} is the file given to --{name}; writing there would replace it. "
+                             "Choose another file name; nothing was simulated")
+
+
+def write_output(option: str, path: str, text: str) -> bool:
+    """Write a finished run's output ``text`` to ``path`` (``-`` = standard output).
+
+    The path was checked before the run (:func:`check_output_path`); if writing fails now
+    (a full disk, a removed folder), the text goes to standard output instead, with a
+    message on standard error, so the run is not lost.  Returns False in that case.
+    """
+    if path == "-":
+        sys.stdout.write(text)
+        return True
+    try:
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        return True
+    except OSError as exc:
+        sys.stdout.write(text)
+        print(f"python -m swarmlab: error: could not write {path} ({exc.strerror or exc}); "
+              f"the {option.upper()} went to standard output instead", file=sys.stderr)
+        return False
 
 
 def check_output_path(option: str, path: str) -> None:
@@ -63,6 +98,19 @@ def check_output_path(option: str, path: str) -> None:
             pass
 
 
+def stopped_early(path: str | None, text: str, t: float, exc: BaseException) -> int:
+    """A run that stopped before its end (a student's rule failed, or Ctrl-C): keep what it
+    recorded.  Writes ``text`` (the samples so far) where ``--csv`` asked, says at what model
+    time and why it stopped, and returns the exit status (130 for Ctrl-C, else 1)."""
+    why = "interrupted (Ctrl-C)" if isinstance(exc, KeyboardInterrupt) else str(exc)
+    kept = ""
+    if path:
+        kept = "; the samples up to then went to standard output" if path == "-" or not write_output("csv", path, text) \
+            else f"; the samples up to then are in {path}"
+    print(f"python -m swarmlab: error: the run stopped at model time {t:g} s: {why}{kept}", file=sys.stderr)
+    return 130 if isinstance(exc, KeyboardInterrupt) else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     allocator.keep_freed_memory()  # batch runs reuse their pages (see swarmlab.allocator)
     parser = build_parser()
@@ -72,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
             value = getattr(args, option, None)
             if value is not None:
                 check_output_path(option, value)
+                check_not_an_input(args, option, value)
         return int(args.func(args) or 0)
     except ValueError as exc:  # bad --set values and the like
         parser.exit(2, f"{parser.prog}: error: {exc}\n")

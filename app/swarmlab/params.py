@@ -11,6 +11,7 @@ caller's state untouched (validation happens before any assignment).
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping
@@ -154,9 +155,10 @@ def as_int(value: Any) -> int | None:
     """An exact integer from an int, an integral finite float or integer text; else None."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
+    if isinstance(value, numbers.Integral):  # int, and numpy's integers (np.arange sweeps)
+        return int(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, str):  # float, np.float64
+        value = float(value)
         return int(value) if math.isfinite(value) and value == math.floor(value) else None
     if isinstance(value, str):
         t = value.strip()
@@ -168,6 +170,15 @@ def as_int(value: Any) -> int | None:
             return None
         return int(f) if math.isfinite(f) and f == math.floor(f) and abs(f) < 2**53 else None
     return None
+
+
+def step_count(n: Any, name: str = "n", least: int = 0) -> int:
+    """A number of steps given from Python: a whole number >= ``least`` (ValueError saying so;
+    ``range(int(n))`` would quietly run 0 steps for -5 and 2 for 2.9)."""
+    v = None if isinstance(n, str) else as_int(n)
+    if v is None or v < least:
+        raise ValueError(f"{name} must be a whole number of steps, {least} or more, got {shown(n)}")
+    return v
 
 
 def shown(value: Any) -> str:
@@ -220,7 +231,7 @@ def specs_to_json(specs: Iterable[ParamSpec]) -> list[dict]:
 
 def _fmt(v: Any) -> str:
     if v is None:
-        return "?"
+        return "∞"
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)

@@ -67,7 +67,7 @@ import numpy as np
 
 from . import cells, detmath, metrics, noise, obstacles
 from .cells import Pairs
-from .params import ParamSpec, defaults, validate_many
+from .params import ParamSpec, defaults, step_count, validate_many
 from .space import Box, displacement, distance, norm, shift, wrap, wrap_angle
 
 # --- fixed constants (SPEC.md Lab 1) --------------------------------------------------------
@@ -543,7 +543,7 @@ def step(state: SwarmState, p: SwarmParams, nb: Neighbourhood | None = None,
 
 def advance(state: SwarmState, p: SwarmParams, n: int) -> SwarmState:
     """n steps with fixed parameters (batch helper; the session adds history and limits)."""
-    for _ in range(int(n)):
+    for _ in range(step_count(n)):
         state = step(state, p)
     return state
 

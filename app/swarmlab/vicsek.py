@@ -80,7 +80,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from . import cells, detmath
-from .params import ParamSpec, validate
+from .params import ParamSpec, step_count, validate
 from .rules import RuleError
 from .space import Box, shift, wrap_angle
 
@@ -571,6 +571,7 @@ def run_general(params: VicsekParams, seed: int, warmup: int, measure: int, turn
 
     ``turn``: a student's turn rule (``rules.load_file(path, rules_vicsek.KIND)``) in place
     of the built-in one; if it fails, its RuleError is raised (nothing half-measured)."""
+    warmup, measure = step_count(warmup, "warmup"), step_count(measure, "measure", least=1)
     ens = Ensemble([(seed, params.align)], params)
     ens.turn = turn
 
@@ -580,9 +581,9 @@ def run_general(params: VicsekParams, seed: int, warmup: int, measure: int, turn
             raise ens.failure
         return p
 
-    for _ in range(int(warmup)):
+    for _ in range(warmup):
         step()
-    ps = [step() for _ in range(int(measure))]
+    ps = [step() for _ in range(measure)]
     mean = math.fsum(ps) / len(ps)
     std = math.sqrt(math.fsum((p - mean) ** 2 for p in ps) / len(ps))
     return {"order_mean": mean, "order_std": std}

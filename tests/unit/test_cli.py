@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import pytest
 
@@ -69,9 +70,10 @@ def test_commands_without_csv_reject_it_at_once(monkeypatch, capsys, name):
     assert "unrecognized arguments" in capsys.readouterr().err
 
 
-def test_swarm_run_keeps_results_if_the_file_vanishes(capsys, tmp_path, monkeypatch):
+@pytest.mark.parametrize("name", ["swarm", "boids"])
+def test_a_run_keeps_results_if_the_file_vanishes(capsys, tmp_path, monkeypatch, name):
     """A write that fails after the run (the folder removed meanwhile) prints the CSV instead."""
-    from swarmlab.commands import swarm as swarm_cmd
+    swarm_cmd = importlib.import_module(f"swarmlab.commands.{name}")
 
     folder = tmp_path / "gone"
     folder.mkdir()
@@ -83,8 +85,71 @@ def test_swarm_run_keeps_results_if_the_file_vanishes(capsys, tmp_path, monkeypa
         return real_run(args)
 
     monkeypatch.setattr(swarm_cmd, "run", run_then_break)
-    assert cli.main(["swarm", "--seconds", "0.5", "--csv", str(target)]) == 1
+    assert cli.main([name, "--seconds", "0.5", "--csv", str(target)]) == 1
     out = capsys.readouterr()
     assert out.out.splitlines()[0].startswith("time (s),whole-group agreement P"), out.out[:80]
     assert len(out.out.splitlines()) > 2  # the samples are all there
     assert "standard output instead" in out.err
+
+
+def test_the_csv_never_replaces_the_rules_file(capsys, tmp_path):
+    rules = tmp_path / "my_rules.py"
+    code = (Path(cli.__file__).parent / "rules_boids.py").read_text(encoding="utf-8")
+    rules.write_text(code, encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["boids", "--seconds", "0.1", "--rules", str(rules), "--csv", str(rules)])
+    assert exc.value.code == 2
+    assert "is the file given to --rules" in capsys.readouterr().err
+    assert rules.read_text(encoding="utf-8") == code
+
+
+def test_a_rule_that_fails_midway_keeps_the_samples_so_far(capsys, tmp_path):
+    rules = tmp_path / "late.py"
+    rules.write_text("calls = [0]\n"
+                     "def steering(i, j, d, r, v, p):\n"
+                     "    calls[0] += 1\n"
+                     "    if calls[0] > 100:\n"
+                     "        raise RuntimeError('boom')\n"
+                     "    return np.zeros_like(v)\n", encoding="utf-8")
+    target = tmp_path / "late.csv"
+    assert cli.main(["boids", "--seconds", "10", "--rules", str(rules), "--csv", str(target)]) == 1
+    err = capsys.readouterr().err
+    assert "stopped at model time 2.5 s" in err and "boom" in err and str(target) in err, err
+    rows = target.read_text(encoding="utf-8").splitlines()
+    assert rows[0].startswith("time (s),") and rows[-1].startswith("2.5,")  # 100 steps of 0.025 s
+
+
+def test_ctrl_c_keeps_the_samples_so_far(capsys, tmp_path, monkeypatch):
+    from swarmlab.sessions.swarm import SwarmSession
+    real_step = SwarmSession.op_step
+    calls = [0]
+
+    def step_then_interrupt(self, n=1):
+        calls[0] += 1
+        if calls[0] > 1:
+            raise KeyboardInterrupt
+        return real_step(self, n)
+
+    monkeypatch.setattr(SwarmSession, "op_step", step_then_interrupt)
+    target = tmp_path / "run.csv"
+    assert cli.main(["swarm", "--seconds", "600", "--csv", str(target)]) == 130
+    assert "interrupted (Ctrl-C)" in capsys.readouterr().err
+    assert len(target.read_text(encoding="utf-8").splitlines()) > 2
+
+
+@pytest.mark.parametrize("name", ["swarm", "boids"])
+def test_the_sample_is_given_once(capsys, name):
+    assert cli.main([name, "--seconds", "0.1", "--set", "sample=5"]) == 0
+    assert f"{name} sample 5" in capsys.readouterr().out
+    assert cli.main([name, "--seconds", "0.1", "--sample", "1e3"]) == 0
+    assert f"{name} sample 1000" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        cli.main([name, "--seconds", "0.1", "--sample", "3", "--set", "sample=5"])
+    assert "disagree" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["swarm", "boids"])
+def test_a_run_shorter_than_one_step_is_refused(capsys, name):
+    with pytest.raises(SystemExit) as exc:
+        cli.main([name, "--seconds", "0.001"])
+    assert exc.value.code == 2 and "shorter than one step" in capsys.readouterr().err

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 
 import pytest
 
@@ -116,3 +117,37 @@ def test_specs_carry_what_the_page_shows():
     assert set(keys) <= set(swarm.measure(SwarmSession().state, SwarmSession()._neighbourhood()))
     # labels that quote a constant are written from it
     assert f"{swarm.VERY_CLOSE:g} lengths" in display["readouts"][keys.index("very_close")]["label"]
+
+
+def test_python_values_are_checked_where_they_enter():
+    """From Python as from the page: Params(...) checks every value (sizes may exceed the
+    sliders), numpy's integers are whole numbers, and step counts are whole and >= 0."""
+    import math
+
+    import numpy as np
+
+    from swarmlab import boids, swarm, vicsek
+
+    for bad, words in [(dict(view=math.nan), "view must be a finite number"), (dict(radius=-1), "radius must be in"),
+                       (dict(population=-5), "population must be in [2, ∞]"), (dict(k_sep="x"), "k_sep must be a number"),
+                       (dict(max_force=-1.0), "max_force must be in [0, ∞]")]:
+        with pytest.raises(ValueError, match=re.escape(words)):
+            boids.Params(**bad)
+    p = boids.Params(population=np.int64(100_000), width=3000, height="2000", k_sep="1.25")
+    assert (p.population, p.width, p.height, p.k_sep) == (100_000, 3000.0, 2000.0, 1.25)
+    assert type(p.population) is int and type(p.k_sep) is float
+    assert boids.Params(max_force=1e9, radius=0.0).max_force == 1e9  # beyond the sliders: allowed
+    assert swarm.SwarmParams.from_values(N=np.int64(5)).N == 5
+    assert boids.Params().with_values(population=np.arange(98, 101)[-1]).population == 100
+    s, sp = swarm.initial_state(swarm.SwarmParams.from_values()), swarm.SwarmParams.from_values()
+    for n in (-5, 2.9, "10", math.nan):
+        with pytest.raises(ValueError, match="whole number of steps"):
+            swarm.advance(s, sp, n)
+    assert swarm.advance(s, sp, np.int64(2)).step == 2
+    with pytest.raises(ValueError, match="whole number of steps"):
+        boids.run(boids.initial_state(boids.Params()), boids.Params(), -3)
+    with pytest.raises(ValueError, match="measure must be a whole number of steps, 1 or more"):
+        vicsek.run_general(vicsek.general_params()[0], 1, 10, 0)
+    # a plain function as a rule, from Python, gets the checks a loaded rule file gets
+    with pytest.raises(ValueError, match="steering returned 160 NaN values"):
+        boids.step(boids.initial_state(boids.Params()), boids.Params(), rule=lambda i, j, d, r, v, p: v * np.nan)

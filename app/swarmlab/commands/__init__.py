@@ -1,0 +1,33 @@
+"""The ``python -m swarmlab`` commands (one module each; see ``swarmlab.cli``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def one_sample(option: Any, from_set: Any) -> Any:
+    """The sample number from ``--sample`` or ``--set sample=...`` (validated values, None =
+    not given).  Both may be given only if they agree: a silent winner would run another
+    sample than the one the user wrote down."""
+    if option is not None and from_set is not None and option != from_set:
+        raise ValueError(f"--sample {option} and --set sample={from_set} disagree; give the sample once")
+    return option if option is not None else from_set
+
+
+def param_table(specs, notes: list[str]) -> str:
+    """The ``--help`` epilog listing every ``--set NAME=VALUE`` parameter from its spec
+    (default; range or choices; unit), then ``notes`` (one line each)."""
+    lines = ["parameters for --set NAME=VALUE (default; range or choices; unit):"]
+    for s in specs:
+        if s.kind == "choice":
+            rng = "|".join(s.choices)
+        elif s.kind == "bool":
+            rng = "on|off"
+        elif s.kind == "int":
+            rng = f"{int(s.min)}..{int(s.max)}"
+        else:
+            rng = f"{s.min:g}..{s.max:g}"
+        default = ("on" if s.default else "off") if s.kind == "bool" else s.default
+        unit = f" {s.unit}" if s.unit else ""
+        lines.append(f"  {s.name:<11} {s.label}: default {default}; {rng}{unit}")
+    return "\n".join(lines + [""] + notes)

@@ -27,6 +27,8 @@ import math
 import sys
 
 from .. import boids, rules, rules_boids
+from ..cli import stopped_early, write_output
+from . import one_sample, param_table
 from ..metrics import History, Series
 
 SAMPLE_STEPS = 10  # 0.25 model s at DT = 0.025 s
@@ -43,6 +45,11 @@ def register(subparsers) -> None:
         "boids",
         help="run Lab 3 (three rules: separation, alignment, cohesion) and record P, spacing and flocks",
         description=__doc__.split("\n\n")[1] if __doc__ else None,
+        epilog=param_table(boids.SPECS + boids.WORLD_SPECS, [
+            "--sample or --set sample=... (both only if they agree); --set values are applied after --preset.",
+            "",
+            "example: python -m swarmlab boids --sample 3 --seconds 180 --set view=360 --csv flock.csv"]),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--sample", default=None, help="sample number (seeds the start); default 42")
     p.add_argument("--seconds", type=float, default=60.0, help="model seconds to run (default 60)")
@@ -72,21 +79,26 @@ def parse_sets(items: list[str]) -> dict:
 def build_params(args) -> boids.Params:
     """Validated parameters from the command line (ValueError names the bad one)."""
     params = boids.Params()
-    if args.sample is not None:
-        params = params.with_values(sample=args.sample)
     if args.preset:
         params = params.with_values(**boids.PRESETS[args.preset])
-    return params.with_values(**parse_sets(args.sets))
+    sets = parse_sets(args.sets)
+    params = params.with_values(**sets)
+    sample = one_sample(None if args.sample is None else params.with_values(sample=args.sample).sample,
+                        params.sample if "sample" in sets else None)
+    return params if sample is None else params.with_values(sample=sample)
 
 
 def simulate(params: boids.Params, seconds: float, watch: boids.FlockWatch | None = None,
-             rule=None) -> History:
+             rule=None, history: History | None = None) -> History:
     """Run for ``seconds`` of model time and return the sampled history (t = 0 included).
 
     ``watch`` (optional) is fed the state at every whole model second; ``rule`` (optional)
     replaces the built-in steering (``rules.load_file(path, rules_boids.KIND)``).
+    ``history`` (optional, empty) is filled in place, so a run that stops early has
+    recorded its samples up to then there.
     """
-    history = History(SERIES, tick_seconds=boids.DT, interval=SAMPLE_STEPS)
+    if history is None:
+        history = new_history()
     state = boids.initial_state(params)
     total = int(round(seconds / boids.DT))
     history.record(0, boids.measure(state, params))
@@ -98,6 +110,10 @@ def simulate(params: boids.Params, seconds: float, watch: boids.FlockWatch | Non
         if watch is not None and state.steps % boids.STEPS_PER_SECOND == 0:
             watch.observe(state)
     return history
+
+
+def new_history() -> History:
+    return History(SERIES, tick_seconds=boids.DT, interval=SAMPLE_STEPS)
 
 
 def liveliness_line(summary: dict, start: float, end: float) -> str:
@@ -152,6 +168,8 @@ def table(params: boids.Params, samples: list[int], seconds: float, out=None) ->
 def run(args) -> int:
     if not (math.isfinite(args.seconds) and 0 < args.seconds <= MAX_SECONDS):
         raise ValueError(f"--seconds must be in (0, {MAX_SECONDS:g}], got {args.seconds!r}")
+    if round(args.seconds / boids.DT) < 1:
+        raise ValueError(f"--seconds {args.seconds:g} is shorter than one step ({boids.DT:g} s)")
     params = build_params(args)
     rule = rules.load_file(args.rules, rules_boids.KIND) if args.rules else None
     if args.samples is not None:
@@ -162,12 +180,13 @@ def run(args) -> int:
         table(params, parse_samples(args.samples), args.seconds)
         return 0
     watch = boids.FlockWatch(params)
-    history = simulate(params, args.seconds, watch, rule)
-    if args.csv == "-":
-        sys.stdout.write(history.to_csv())
-    elif args.csv:
-        with open(args.csv, "w", encoding="utf-8", newline="") as fh:
-            fh.write(history.to_csv())
+    history = new_history()
+    try:
+        simulate(params, args.seconds, watch, rule, history)
+    except (rules.RuleError, KeyboardInterrupt) as exc:
+        return stopped_early(args.csv, history.to_csv(), history.times()[-1], exc)
+    if args.csv and not write_output("csv", args.csv, history.to_csv()):
+        return 1
     P = history.values["P"]
     sp = history.values["spacing"]
     tail = max(1, len(P) // 4)

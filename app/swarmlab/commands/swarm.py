@@ -14,6 +14,8 @@ import math
 import sys
 
 from .. import swarm
+from ..cli import stopped_early, write_output
+from . import one_sample, param_table
 from ..params import defaults, validate, validate_many
 from ..sessions.swarm import MAX_STEPS_PER_CALL, SwarmSession
 
@@ -21,25 +23,11 @@ MAX_SECONDS = 3600.0
 
 
 def _param_table() -> str:
-    lines = ["parameters for --set NAME=VALUE (default; range or choices; unit):"]
-    for s in swarm.SPECS:
-        if s.kind == "choice":
-            rng = "|".join(s.choices)
-        elif s.kind == "bool":
-            rng = "on|off"
-        elif s.kind == "int":
-            rng = f"{int(s.min)}..{int(s.max)}"
-        else:
-            rng = f"{s.min:g}..{s.max:g}"
-        default = ("on" if s.default else "off") if s.kind == "bool" else s.default
-        unit = f" {s.unit}" if s.unit else ""
-        lines.append(f"  {s.name:<11} {s.label}: default {default}; {rng}{unit}")
-    lines.append("")
-    lines.append("--sample overrides --set sample=...; --set values override the --trial settings.")
-    lines.append("trials for --trial: " + ", ".join(t.id for t in swarm.TRIALS))
-    lines.append("")
-    lines.append("example: python -m swarmlab swarm --sample 7 --seconds 120 --set alignment=off --csv run.csv")
-    return "\n".join(lines)
+    return param_table(swarm.SPECS, [
+        "--sample or --set sample=... (both only if they agree); --set values override the --trial settings.",
+        "trials for --trial: " + ", ".join(t.id for t in swarm.TRIALS),
+        "",
+        "example: python -m swarmlab swarm --sample 7 --seconds 120 --set alignment=off --csv run.csv"])
 
 
 def register(subparsers) -> None:
@@ -51,8 +39,8 @@ def register(subparsers) -> None:
         epilog=_param_table(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--sample", type=int, default=swarm.SPEC_BY_NAME["sample"].default, metavar="S",
-                   help="sample number: seeds the start and all noise (default %(default)s)")
+    p.add_argument("--sample", default=None, metavar="S",
+                   help=f"sample number: seeds the start and all noise (default {swarm.SPEC_BY_NAME['sample'].default})")
     p.add_argument("--seconds", type=float, default=60.0, metavar="T",
                    help=f"model seconds to run, 0 < T <= {MAX_SECONDS:g} (default %(default)s)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="settings",
@@ -79,33 +67,34 @@ def run(args: argparse.Namespace) -> int:
     seconds = args.seconds
     if not math.isfinite(seconds) or not 0 < seconds <= MAX_SECONDS:
         raise ValueError(f"--seconds must be in (0, {MAX_SECONDS:g}], got {seconds!r}")
+    if round(seconds / swarm.DT) < 1:
+        raise ValueError(f"--seconds {seconds:g} is shorter than one step ({swarm.DT:.4g} s)")
     values = defaults(swarm.SPECS)
     if args.trial is not None:
         values.update(swarm.trial(args.trial).settings)
-    values.update(parse_settings(args.settings))
-    values["sample"] = validate(swarm.SPECS, "sample", args.sample)
+    settings = parse_settings(args.settings)
+    values.update(settings)
+    sample = one_sample(None if args.sample is None else validate(swarm.SPECS, "sample", args.sample),
+                        settings.get("sample"))
+    if sample is not None:
+        values["sample"] = sample
 
     session = SwarmSession(**values)
     session.op_continue()  # headless: no five-minute pause
     target = int(round(seconds / swarm.DT))
-    while session.state.step < target:
-        session.op_step(min(MAX_STEPS_PER_CALL, target - session.state.step))
+    try:
+        while session.state.step < target:
+            session.op_step(min(MAX_STEPS_PER_CALL, target - session.state.step))
+    except KeyboardInterrupt as exc:
+        return stopped_early(args.csv, session.op_csv(), session.state.t, exc)
 
     m = session.op_metrics()
     csv_text = session.op_csv()
     where = ""
-    if args.csv == "-":
-        sys.stdout.write(csv_text)
-    elif args.csv:
-        try:  # the path was checked before the run (swarmlab.cli); if it fails now, keep the results
-            with open(args.csv, "w", encoding="utf-8", newline="") as fh:
-                fh.write(csv_text)
-            where = f" -> {args.csv}"
-        except OSError as exc:
-            sys.stdout.write(csv_text)
-            print(f"python -m swarmlab: error: could not write {args.csv} ({exc.strerror or exc}); "
-                  f"the CSV went to standard output instead", file=sys.stderr)
+    if args.csv:
+        if not write_output("csv", args.csv, csv_text):
             return 1
+        where = "" if args.csv == "-" else f" -> {args.csv}"
 
     def f(v):
         return "n/a" if v is None or not math.isfinite(v) else f"{v:.3f}"
