@@ -446,7 +446,54 @@
     return false;
   }
 
+  // --- storage: PyScript keeps its package cache in IndexedDB and cannot start without it ---
+  // A browser that blocks storage for pages embedded from another site (third-party storage
+  // off: Chrome's incognito default, Brave, or a setting) stops the runtime with an error that
+  // names nothing useful; this names the cause and offers the lab in its own tab.
+  const STORAGE_WHAT = "this browser does not let the embedded lab store data, which its Python runtime needs";
+  function storageBlocked(err) {
+    if (document.readyState === "loading") { // the error panel is not parsed yet
+      document.addEventListener("DOMContentLoaded", () => storageBlocked(err), { once: true });
+      return;
+    }
+    if (state.done || FILE_MODE) return;
+    if (state.failed) state.failed = false; // the runtime's own failure follows from this one
+    const embedded = window.top !== window;
+    const own = new URL(location.href);
+    own.searchParams.delete("embed");
+    fail(embedded ? STORAGE_WHAT : "this browser does not let the page store data, which its Python runtime needs",
+      `indexedDB.open failed: ${(err && (err.name + ": " + err.message)) || err}`,
+      embedded
+        ? "Open the lab in its own tab, where it may store data, or allow this site's data in the browser's " +
+          "settings (third-party cookies and site data) and reload."
+        : "Allow this site to store data (cookies and site data) in the browser's settings, or leave private browsing, then reload.");
+    if (embedded) {
+      const hint = $("boot-error-hint");
+      const a = document.createElement("a");
+      a.href = own.href;
+      a.target = "_blank";
+      a.rel = "noopener";
+      a.className = "boot-open-own";
+      a.textContent = "Open Swarm Lab in its own tab";
+      if (hint) hint.append(" ", a);
+    }
+  }
+  function probeStorage() {
+    let req;
+    try {
+      req = window.indexedDB.open("swarmlab-storage-probe");
+    } catch (e) {
+      storageBlocked(e);
+      return;
+    }
+    req.onerror = () => storageBlocked(req.error);
+    req.onsuccess = () => {
+      try { req.result.close(); window.indexedDB.deleteDatabase("swarmlab-storage-probe"); } catch (e) { /* nothing left to tidy */ }
+    };
+  }
+
   window.SwarmBoot = { stage, fail, ready, whenReady, prefetch, state, bootMs: null };
+  if (!FILE_MODE) probeStorage();
   document.addEventListener("DOMContentLoaded", () => {
     if (!checkFileProtocol()) render();
     const retry = $("boot-error-retry");

@@ -233,3 +233,66 @@ def test_a_labs_missing_stylesheet_is_said_and_the_app_keeps_working(browser, se
         page.wait_for_function("() => Number(document.querySelector('#lab-boids').dataset.t) > 0.5", timeout=30_000)
     finally:
         context.close()
+
+
+# --- storage: PyScript cannot start without IndexedDB (an outside review, 3 December) ----------
+BLOCK_IDB = """Object.defineProperty(window, "indexedDB", { configurable: true, get() {
+  return { open() { throw new DOMException("The user denied permission to access the database.", "SecurityError"); } };
+} });"""
+
+
+def _course_page(root, src: str) -> None:
+    (root / "course.html").write_text(
+        f'<!doctype html><title>Course</title><h1>Week 3</h1><iframe id="lab" src="{src}" '
+        'style="width:780px;height:520px;border:0"></iframe>', encoding="utf-8")
+
+
+def _embedded_outcome(page, app_url: str):
+    page.wait_for_function("() => document.querySelector('#lab')")
+    frame = next(f for f in page.frames if f.url.startswith(app_url))
+    frame.wait_for_function("() => document.documentElement.classList.contains('lab-ready') || "
+                            "document.documentElement.classList.contains('boot-failed')", timeout=BOOT_TIMEOUT_MS)
+    return frame
+
+
+def test_an_embed_whose_storage_is_blocked_says_so_and_links_its_own_tab(browser, server, serve_root, tmp_path):
+    """IndexedDB refused (as browsers refuse it to embedded pages when third-party storage is
+    off): the panel names the cause and links the lab in its own tab, without embed=1."""
+    _course_page(tmp_path, f"{server}/?lab=vicsek&embed=1&a=0.5")
+    course = serve_root(tmp_path)
+    context, page = new_page(browser)
+    try:
+        context.add_init_script(BLOCK_IDB)
+        page.goto(f"{course.url}/course.html")
+        frame = _embedded_outcome(page, server)
+        assert frame.evaluate("document.documentElement.classList.contains('boot-failed')")
+        assert "does not let the embedded lab store data" in frame.inner_text("#boot-error-what")
+        link = frame.locator("#boot-error-hint a.boot-open-own")
+        assert link.get_attribute("target") == "_blank"
+        assert link.get_attribute("href") == f"{server}/?lab=vicsek&a=0.5"
+        assert "SecurityError" in frame.text_content("#boot-error-detail")
+    finally:
+        context.close()
+
+
+def test_an_embed_from_another_site_starts_or_says_why(browser, server, serve_root, tmp_path):
+    """A course site embedding the lab is another site (here `localhost` against `127.0.0.1`).
+    Where the browser gives embedded pages storage the lab starts; where it refuses it (this
+    Chromium does), the page says so with the link, never the runtime's bare error."""
+    port = server.rsplit(":", 1)[1]
+    _course_page(tmp_path, f"{server}/?lab=vicsek&embed=1")
+    course = serve_root(tmp_path)
+    context, page = new_page(browser)
+    try:
+        page.goto(f"http://localhost:{course.url.rsplit(':', 1)[1]}/course.html")
+        frame = _embedded_outcome(page, f"http://127.0.0.1:{port}")
+        storage = frame.evaluate("""() => new Promise((done) => { try { const q = indexedDB.open('probe-from-test');
+            q.onsuccess = () => done(true); q.onerror = () => done(false); } catch (e) { done(false); } })""")
+        failed = frame.evaluate("document.documentElement.classList.contains('boot-failed')")
+        if storage:
+            assert not failed, frame.inner_text("#boot-error")
+        else:
+            assert failed and "store data" in frame.inner_text("#boot-error-what")
+            assert frame.locator("a.boot-open-own").count() == 1
+    finally:
+        context.close()
