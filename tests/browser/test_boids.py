@@ -508,12 +508,17 @@ def test_touch_treat_on_a_phone(phone_page, open_lab):
     # a finger does not leave a focus frame and the keyboard cursor behind on the sky
     assert page.evaluate("document.activeElement !== document.querySelector('#lab-boids canvas.bd-canvas')")
     assert page.rec.page_errors == [] and page.rec.console_errors == []
-    # one column on a phone: stage, "Try this" (the presets by the stage), controls, then the chart
-    stage, tries, controls, chart = (page.locator(f"#lab-boids {sel}").bounding_box()
-                                     for sel in (".bd-stage", ".bd-try", ".bd-controls", ".bd-chart-fig"))
+    # one column on a phone: stage, "Try this" (the presets by the stage), controls, then the
+    # chart and "Ten or ten thousand" (it sat between the stage and the controls before)
+    stage, tries, controls, chart, scale = (page.locator(f"#lab-boids {sel}").bounding_box()
+                                            for sel in (".bd-stage", ".bd-try", ".bd-controls", ".bd-chart-fig", ".bd-scale"))
     assert tries["y"] >= stage["y"] + stage["height"] and controls["width"] <= 390
     assert controls["y"] >= tries["y"] + tries["height"]
     assert chart["y"] >= controls["y"] + controls["height"]
+    assert scale["y"] >= chart["y"] + chart["height"]
+    # ... in the DOM too, so Tab meets them in that order
+    assert page.evaluate("""() => { const [c, s] = ['.bd-controls', '.bd-scale'].map((q) => document.querySelector('#lab-boids ' + q));
+                                    return Boolean(c.compareDocumentPosition(s) & Node.DOCUMENT_POSITION_FOLLOWING); }""")
     # no formula is cut off at phone width
     clipped = page.eval_on_selector_all("#lab-boids .bd-explain .formula",
                                         "els => els.filter(e => e.scrollWidth > e.clientWidth + 1).length")

@@ -113,7 +113,8 @@ export const LAB_ACCESS = {
     ],
     charts: { chart: [".bd-chart"] },
     tables: { chart: ["P", "spacing"] },
-    narrow: [{ move: ".bd-chart-fig", append: ".bd-side" }], // one column: the chart goes last
+    // one column: the chart, then "Ten or ten thousand", go last (after the controls)
+    narrow: [{ move: ".bd-chart-fig", append: ".bd-side" }, { move: ".bd-scale", after: ".bd-chart-fig" }],
   },
 };
 
