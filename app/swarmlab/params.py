@@ -213,7 +213,7 @@ def clamp(specs: Iterable[ParamSpec], name: str, value: Any) -> tuple[Any, str |
             try:
                 v = float(value)
             except (TypeError, ValueError, OverflowError):
-                return None, str(exc)
+                return None, f"ignored: {exc}"
             if math.isfinite(v):
                 inside = s.min <= v <= s.max
                 v = min(max(v, s.min), s.max)

@@ -52,6 +52,8 @@ def test_clamp_for_urls():
     assert clamp(SPECS, "k", "5") == (5, None)
     # in range but not whole: rounded, and said so (not "out of range")
     assert clamp(SPECS, "k", "4.6") == (5, "k must be a whole number and was rounded to 5")
+    # text that is no number at all is ignored, and the note says so as the others do
+    assert clamp(SPECS, "k", "abc") == (None, "ignored: k must be a whole number in [1, 20], got 'abc'")
 
 
 def test_specs_json_round_trip():
