@@ -26,6 +26,21 @@ export const FRAMED = (() => {
 export const BOOT_MIN_HEIGHT = 440;
 export const MESSAGE_TYPE = "swarmlab:height";
 
+/** The height a lab may plan its stage for: the window's; but in a frame that grows with its
+ *  content (the host's auto-height script, above) the window is as tall as the content, so a
+ *  stage sized to it would grow with every message.  There the screen's height, less the
+ *  browser's own bars, bounds it.  The labs' CSS reads it as --view-h (set here). */
+export function viewHeight() {
+  const h = window.innerHeight || 800;
+  if (!EMBED || !FRAMED) return h;
+  const screenH = (window.screen && window.screen.availHeight) || h;
+  return Math.min(h, Math.max(480, screenH - 140));
+}
+
+function setViewHeight() {
+  document.documentElement.style.setProperty("--view-h", `${viewHeight()}px`);
+}
+
 /** Height in CSS pixels of the page's content (what the iframe needs to show it all). */
 export function contentHeight() {
   const body = document.body;
@@ -84,6 +99,8 @@ function start() {
   document.documentElement.classList.add("embed");
   document.addEventListener("click", openExternalLinksInNewTab, true);
   if (!FRAMED) return;
+  setViewHeight();
+  window.addEventListener("resize", setViewHeight);
   const ro = typeof ResizeObserver === "function" ? new ResizeObserver(schedule) : null;
   const observe = () => {
     if (!ro || !document.body) return;

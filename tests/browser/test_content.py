@@ -71,6 +71,34 @@ def test_embedded_lab_keeps_its_lead_folded_to_two_lines(page, server, lab):
     assert not section.locator(".lab-lead-more").is_visible()
 
 
+AUTO_HEIGHT_HOST = """<!doctype html><title>Course</title><body style="margin:0">
+<iframe id="lab" src="{src}" style="width:100%;height:300px;border:0"></iframe>
+<script>addEventListener("message", (e) => {{ if (e.data && e.data.type === "swarmlab:height")
+  document.getElementById("lab").style.height = e.data.height + "px"; }});</script></body>"""
+
+
+@pytest.mark.parametrize("lab, stage", [("vicsek", ".vk-canvas"), ("swarm", ".swarm-canvas")])
+def test_a_stage_in_an_auto_height_frame_fits_the_window(browser, server, tmp_path, serve_root, lab, stage):
+    """A course page that sizes its frame to the content (the README's script): the frame's own
+    height is then the content's, so a stage planned for the frame's height grew with every
+    message (876 px in an 800 px window).  It is planned for the screen instead (embed.js)."""
+    (tmp_path / "course.html").write_text(AUTO_HEIGHT_HOST.format(src=f"{server}/?lab={lab}&embed=1"), encoding="utf-8")
+    host = serve_root(tmp_path)
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, screen={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        page.goto(f"{host.url}/course.html")
+        page.wait_for_function("() => document.querySelector('#lab')")
+        frame = next(f for f in page.frames if f.url.startswith(server))
+        wait_ready(frame)
+        page.wait_for_function("() => document.getElementById('lab').getBoundingClientRect().height > 1200")
+        page.wait_for_timeout(500)  # a few more height messages
+        box = frame.locator(f"#lab-{lab} {stage}").bounding_box()
+        assert box["height"] <= 800 - 100, box
+    finally:
+        context.close()
+
+
 # What SPEC.md's "What the page must tell" asks of each lab, as words that must be on the page
 # (lower case; each a phrase of the page's own wording).
 LEADS = {

@@ -31,6 +31,7 @@ import { LineChart } from "../ui/chart.js";
 import { ensureStylesheet, plural } from "../ui/dom.js";
 import { STORY_HTML } from "./boids/story.js";
 import { MinimalControls } from "../ui/minimal.js";
+import { viewHeight } from "../embed.js";
 import { layoutHtml, HEADER_HTML, explainHtml, worldCaption, randomLevel, RULES_INTRO, RULES_HELP } from "./boids/text.js";
 import { BoidsStage } from "./boids/stage.js";
 import { ScalingPanel } from "./boids/scaling.js";
@@ -73,7 +74,7 @@ export async function mount(section, ctx) {
   function measure() {
     cssW = Math.max(200, Math.round(stageEl.clientWidth || 640));
     const ratio = cssW >= 560 ? 0.625 : 1.1;
-    const maxH = Math.max(260, (window.innerHeight || 800) - 190);
+    const maxH = Math.max(260, viewHeight() - 190);
     cssH = Math.round(Math.min(cssW * ratio, maxH));
     dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
     stage.resize(cssW, cssH, dpr);
