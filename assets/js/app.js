@@ -70,8 +70,10 @@ async function loadLab(lab) {
   if (mounted.has(lab)) return mounted.get(lab);
   const section = document.getElementById(`lab-${lab}`);
   // the link's settings are for the lab it names; another lab starts from its own defaults
-  const ctx = { engine, lab, params: lab === requested ? params : pageParams(params), notify, notifyMany,
-    reducedMotion, embed };
+  // a lab's notices are its own: shown while it is (see showNotices)
+  const mine = (div) => { if (div) { div.dataset.lab = lab; div.hidden = lab !== active; } return div; };
+  const ctx = { engine, lab, params: lab === requested ? params : pageParams(params),
+    notify: (...a) => mine(notify(...a)), notifyMany: (...a) => mine(notifyMany(...a)), reducedMotion, embed };
   const promise = (async () => {
     let mod;
     try {
@@ -147,11 +149,19 @@ function showLabError(section, lab, err, { load = false } = {}) {
   section.replaceChildren(box);
 }
 
+/** Notices a lab wrote (its link's settings, say) show with that lab only: after a switch the
+ *  address names another lab, and "settings in this link: ignored …" would be about nothing
+ *  on screen.  They come back with their lab; the page's own notices always show. */
+function showNotices(lab) {
+  for (const div of document.querySelectorAll("#notices .notice[data-lab]")) div.hidden = div.dataset.lab !== lab;
+}
+
 async function show(lab, { push = false } = {}) {
   if (active === lab) return;
   const previous = active;
   active = lab;
   selectTab(lab);
+  showNotices(lab);
   // the address names the lab shown and keeps only the page's own keys: a reload opens it as
   // it started, not with the settings or rules code of the lab the link was for
   const q = pageParams(new URLSearchParams(location.search));

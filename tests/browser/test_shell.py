@@ -291,3 +291,18 @@ def test_a_page_key_with_a_value_it_does_not_take_is_said(page, server):
     assert "embed=true is not understood" in text and "use embed=1" in text
     assert "theme=dark is not understood" in text and "controls=Minimal is not understood" in text
     assert not page.evaluate("() => document.documentElement.classList.contains('embed')")
+
+
+def test_a_labs_link_notes_show_with_that_lab_only(page, server):
+    """"Few turns: settings in this link: ignored …" is about Few turns: after a switch to another
+    lab (whose address no longer has those settings) it is not shown, and it comes back with its lab."""
+    page.goto(f"{server}/?lab=vicsek&a=nan")
+    wait_ready(page)
+    note = page.locator("#notices .notice", has_text="settings in this link")
+    assert note.is_visible() and "ignored" in note.inner_text()
+    page.click("#tab-boids")
+    page.wait_for_function("() => window.swarmlab.active === 'boids'")
+    assert note.count() == 1 and not note.is_visible()
+    page.click("#tab-vicsek")
+    page.wait_for_function("() => window.swarmlab.active === 'vicsek'")
+    assert note.is_visible()
