@@ -209,16 +209,23 @@ WORLD_SPECS: tuple[ParamSpec, ...] = (
     ParamSpec("width", WORLD_WIDTH, "World width", min=10.0, max=2000.0, unit="lengths"),
     ParamSpec("height", WORLD_HEIGHT, "World height", min=10.0, max=2000.0, unit="lengths"),
 )
+# What Params(...) made from Python checks: the same specs without the sliders' upper bounds
+# (tools/bench runs 100,000 boids; the tests' oracles lift the force cap with max_force=1e9),
+# and >= 0 for the settings (the population >= 2 and the world >= 10 lengths, as the page's);
+# the sample keeps its range, since the page and the CLI can replay only those.
+_PYTHON_SPECS: tuple[ParamSpec, ...] = tuple(
+    s if s.name == "sample"
+    else replace(s, max=None, min=s.min if s.name in ("population", "width", "height") else min(s.min, 0))
+    for s in SPECS + WORLD_SPECS)
 
 
-_SIZES = ("population", "width", "height")  # Params(...) keeps these specs' lower bounds
 
 
 @dataclass(frozen=True)
 class Params:
     """All parameters of one run, checked through ``SPECS``/``WORLD_SPECS`` when made (a bad
     value raises ValueError naming it).  Made directly, values may lie beyond the page's
-    sliders (any size, any setting >= 0); :meth:`with_values` keeps the sliders' ranges."""
+    sliders (see ``_PYTHON_SPECS``); :meth:`with_values` keeps the sliders' ranges."""
 
     k_sep: float = 1.5
     k_ali: float = 1.0
@@ -240,8 +247,7 @@ class Params:
         # NaN, text and negative numbers refused), but without the sliders' bounds: Python may
         # run any flock and world size (tools/bench goes to 100,000 boids) and settings beyond
         # the page's (the tests' oracles lift the force cap with max_force=1e9).
-        for spec in SPECS + WORLD_SPECS:
-            spec = replace(spec, max=None, min=spec.min if spec.name in _SIZES else min(spec.min, 0))
+        for spec in _PYTHON_SPECS:
             object.__setattr__(self, spec.name, validate((spec,), spec.name, getattr(self, spec.name)))
         if self.v_min > self.v_max:
             raise ValueError(f"v_min ({self.v_min:g}) must not exceed v_max ({self.v_max:g}) lengths/s")

@@ -105,9 +105,10 @@ def stopped_early(path: str | None, text: str, t: float, exc: BaseException) -> 
     why = "interrupted (Ctrl-C)" if isinstance(exc, KeyboardInterrupt) else str(exc)
     kept = ""
     if path:
-        kept = "; the samples up to then went to standard output" if path == "-" or not write_output("csv", path, text) \
-            else f"; the samples up to then are in {path}"
-    print(f"python -m swarmlab: error: the run stopped at model time {t:g} s: {why}{kept}", file=sys.stderr)
+        written = write_output("csv", path, text)
+        kept = f"; they are in {path}" if written and path != "-" else "; they went to standard output"
+    print(f"python -m swarmlab: error: the run stopped (its samples end at model time {t:g} s): {why}{kept}",
+          file=sys.stderr)
     return 130 if isinstance(exc, KeyboardInterrupt) else 1
 
 

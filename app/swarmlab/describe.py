@@ -188,7 +188,7 @@ def _spacing_steady(values: Sequence[float]) -> float:
 def swarm(n: int, u: np.ndarray, pairs, m: Mapping[str, float], *, threat: bool = False,
           obstacle: str = "none", at_limit: bool = False, trial: str | None = None,
           selected: int | None = None, history: metrics.History | None = None,
-          very_close: float = math.nan) -> dict:
+          very_close: float | None = None) -> dict:
     """Lab 1 ("Swarm Lab").
 
     n      : number of animals
@@ -233,6 +233,8 @@ def swarm(n: int, u: np.ndarray, pairs, m: Mapping[str, float], *, threat: bool 
         agree = [trend_phrase("whole-group agreement P", trend(t, history.values["P"]), _fmt2),
                  trend_phrase("local agreement", trend(t, history.values["local"]), _fmt2)]
         sp = history.values["spacing"]
+        if very_close is None:
+            raise ValueError("describe.swarm: the charts' text needs very_close (swarm.VERY_CLOSE)")
         space = [trend_phrase("mean nearest spacing", trend(t, sp, steady=_spacing_steady(sp)), _fmt_len),
                  trend_phrase(f"share under {very_close:g} lengths", trend(t, history.values["very_close"]), _fmt_pct)]
         out["charts"] = {"agree": "Agreement chart: " + "; ".join(agree) + ".",

@@ -157,8 +157,13 @@ def as_int(value: Any) -> int | None:
         return None
     if isinstance(value, numbers.Integral):  # int, and numpy's integers (np.arange sweeps)
         return int(value)
+    if isinstance(value, numbers.Rational):  # Fraction: exact
+        return int(value.numerator) if value.denominator == 1 else None
     if isinstance(value, numbers.Real) and not isinstance(value, str):  # float, np.float64
-        value = float(value)
+        try:
+            value = float(value)
+        except (OverflowError, ValueError):
+            return None
         return int(value) if math.isfinite(value) and value == math.floor(value) else None
     if isinstance(value, str):
         t = value.strip()

@@ -66,8 +66,14 @@ function labModule(lab) {
   return modules.get(lab);
 }
 
+/** Take away the notices of a lab's earlier build (before a rebuild or a retry builds it again). */
+function dropNotices(lab) {
+  for (const div of document.querySelectorAll(`#notices .notice[data-lab="${lab}"]`)) div.remove();
+}
+
 async function loadLab(lab) {
   if (mounted.has(lab)) return mounted.get(lab);
+  dropNotices(lab);
   const section = document.getElementById(`lab-${lab}`);
   // the link's settings are for the lab it names; another lab starts from its own defaults
   // a lab's notices are its own: shown while it is (see showNotices)
@@ -95,7 +101,7 @@ async function loadLab(lab) {
   const controller = await promise;
   if (controller) foldLead(section);
   if (controller && rebuilt.delete(lab)) {
-    notify("The engine was restarted to stop a rule that ran too long in another lab, so this lab started again from the beginning.", "info");
+    mine(notify("The engine was restarted to stop a rule that ran too long in another lab, so this lab started again from the beginning.", "info"));
   }
   if (controller && access) access.decorate(lab);
   if (controller) mounted.set(lab, controller); else mounted.delete(lab); // a failed lab can be retried

@@ -461,12 +461,15 @@
     const embedded = window.top !== window;
     const own = new URL(location.href);
     own.searchParams.delete("embed");
+    // soft: if the runtime starts after all (its worker may store data where the page may not,
+    // or the probe's own database failed for another reason), ready() takes the panel away
     fail(embedded ? STORAGE_WHAT : "this browser does not let the page store data, which its Python runtime needs",
       `indexedDB.open failed: ${(err && (err.name + ": " + err.message)) || err}`,
       embedded
         ? "Open the lab in its own tab, where it may store data, or allow this site's data in the browser's " +
           "settings (third-party cookies and site data) and reload."
-        : "Allow this site to store data (cookies and site data) in the browser's settings, or leave private browsing, then reload.");
+        : "Allow this site to store data (cookies and site data) in the browser's settings, or leave private browsing, then reload.",
+      { soft: true });
     if (embedded) {
       const hint = $("boot-error-hint");
       const a = document.createElement("a");

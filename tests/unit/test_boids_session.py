@@ -261,7 +261,7 @@ def test_cli_bad_samples_exit_2(only_boids, argv, capsys):
 
 def test_chart_markers_name_settings_as_the_page_does():
     """A marker's text comes from the setting's spec (its label and unit, as the slider shows
-    it) and a preset's from its button title, never the engine's parameter names."""
+    it: "separation k_sep" is the label) and a preset's from its button title."""
     s = sessions.create("boids")
     s.op_set("k_sep", 1.2)
     s.op_step(40)

@@ -114,7 +114,7 @@ def test_a_rule_that_fails_midway_keeps_the_samples_so_far(capsys, tmp_path):
     target = tmp_path / "late.csv"
     assert cli.main(["boids", "--seconds", "10", "--rules", str(rules), "--csv", str(target)]) == 1
     err = capsys.readouterr().err
-    assert "stopped at model time 2.5 s" in err and "boom" in err and str(target) in err, err
+    assert "samples end at model time 2.5 s" in err and "boom" in err and str(target) in err, err
     rows = target.read_text(encoding="utf-8").splitlines()
     assert rows[0].startswith("time (s),") and rows[-1].startswith("2.5,")  # 100 steps of 0.025 s
 
@@ -135,6 +135,10 @@ def test_ctrl_c_keeps_the_samples_so_far(capsys, tmp_path, monkeypatch):
     assert cli.main(["swarm", "--seconds", "600", "--csv", str(target)]) == 130
     assert "interrupted (Ctrl-C)" in capsys.readouterr().err
     assert len(target.read_text(encoding="utf-8").splitlines()) > 2
+    calls[0] = 0  # and to standard output with --csv -
+    assert cli.main(["swarm", "--seconds", "600", "--csv", "-"]) == 130
+    out = capsys.readouterr()
+    assert out.out.startswith("time (s),") and len(out.out.splitlines()) > 2 and "standard output" in out.err
 
 
 @pytest.mark.parametrize("name", ["swarm", "boids"])

@@ -139,6 +139,13 @@ def test_python_values_are_checked_where_they_enter():
     assert (p.population, p.width, p.height, p.k_sep) == (100_000, 3000.0, 2000.0, 1.25)
     assert type(p.population) is int and type(p.k_sep) is float
     assert boids.Params(max_force=1e9, radius=0.0).max_force == 1e9  # beyond the sliders: allowed
+    with pytest.raises(ValueError, match="sample must be in"):  # but only samples the page can replay
+        boids.Params(sample=2**64 + 42)
+    from fractions import Fraction
+
+    from swarmlab.params import as_int
+    assert (as_int(Fraction(6, 2)), as_int(Fraction(2**60 + 1)), as_int(Fraction(1, 3)), as_int(Fraction(10**400))) == \
+        (3, 2**60 + 1, None, 10**400)
     assert swarm.SwarmParams.from_values(N=np.int64(5)).N == 5
     assert boids.Params().with_values(population=np.arange(98, 101)[-1]).population == 100
     s, sp = swarm.initial_state(swarm.SwarmParams.from_values()), swarm.SwarmParams.from_values()

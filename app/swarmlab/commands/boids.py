@@ -51,7 +51,8 @@ def register(subparsers) -> None:
             "example: python -m swarmlab boids --sample 3 --seconds 180 --set view=360 --csv flock.csv"]),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--sample", default=None, help="sample number (seeds the start); default 42")
+    p.add_argument("--sample", default=None,
+                   help=f"sample number (seeds the start); default {boids.Params().sample}")
     p.add_argument("--seconds", type=float, default=60.0, help="model seconds to run (default 60)")
     p.add_argument("--preset", choices=tuple(boids.PRESETS), default=None,
                    help="rule weights: separation (1.5/0/0), cohesion (0/0/1) or balanced (1.5/1/1)")

@@ -70,11 +70,12 @@ export async function mount(section, ctx) {
   if (miniToggle) advanced.after(miniToggle);
 
   // ---- size the stage, then start the model in a world of the same shape ----
-  let cssW = 0, cssH = 0, dpr = 1;
+  let cssW = 0, cssH = 0, dpr = 1, measuredVH = 0;
   function measure() {
     cssW = Math.max(200, Math.round(stageEl.clientWidth || 640));
     const ratio = cssW >= 560 ? 0.625 : 1.1;
-    const maxH = Math.max(260, viewHeight() - 190);
+    measuredVH = viewHeight(); // the window's height bounds the stage's (embed.js: in a growing frame, the screen's)
+    const maxH = Math.max(260, measuredVH - 190);
     cssH = Math.round(Math.min(cssW * ratio, maxH));
     dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
     stage.resize(cssW, cssH, dpr);
@@ -418,7 +419,7 @@ export async function mount(section, ctx) {
   let lastW = cssW;
   function onResize() {
     const w = Math.round(stageEl.clientWidth);
-    if (!w || Math.abs(w - lastW) < 2) return;
+    if (!w || (Math.abs(w - lastW) < 2 && Math.abs(viewHeight() - measuredVH) < 2)) return;
     lastW = w;
     measure();
     if (linkedWorld) { dirty = true; return; }  // a linked world keeps its size
@@ -441,7 +442,7 @@ export async function mount(section, ctx) {
   }
   const ro = typeof ResizeObserver !== "undefined" ? new ResizeObserver(onResize) : null;
   if (ro) ro.observe(stageEl);
-  else window.addEventListener("resize", onResize);
+  window.addEventListener("resize", onResize); // the window's height too (a frame that grows)
 
   // ---- the rules in Python (ui/rules.js): the steering function the model runs, editable ----
   const rulesPanel = await mountRules($(".bd-below"), {

@@ -328,7 +328,6 @@ async function mountLab(section, ctx) {
   const csvBtn = el("button", { type: "button", class: "btn swarm-csv", text: "Download CSV" });
   const pngBtn = el("button", { type: "button", class: "btn swarm-png", text: "Save image" });
   shareRow.append(copyBtn, csvBtn, pngBtn);
-  const runDet = controlsBox.querySelector(".swarm-group-run");
   if (runGroup) {
     runGroup.prepend(sampleRow); // the sample and sharing are not advanced
     runGroup.append(shareRow);

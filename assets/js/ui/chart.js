@@ -290,8 +290,10 @@ export class LineChart {
     g.strokeStyle = "#9aa5b1";
     g.strokeRect(plot.x + 0.5, plot.y + 0.5, plot.w - 1, plot.h - 1);
     g.fillStyle = "#5b6875";
-    const xTitle = o.xFormat ? o.xLabel || "" : defaultXTitle(o.xLabel || "time", this.xMax);
-    if (!compact) g.fillText(xTitle, plot.x + plot.w / 2, plot.y + plot.h + 18);
+    if (!compact) {
+      const xTitle = o.xFormat ? o.xLabel || "" : defaultXTitle(o.xLabel || "time", this.xMax);
+      g.fillText(xTitle, plot.x + plot.w / 2, plot.y + plot.h + 18);
+    }
     // axis titles (rotated)
     for (const side of compact ? [] : Object.keys(axes)) {
       const label = axes[side].label;
