@@ -117,6 +117,7 @@ def test_a_rule_that_fails_midway_keeps_the_samples_so_far(capsys, tmp_path):
     assert "samples end at model time 2.5 s" in err and "boom" in err and str(target) in err, err
     rows = target.read_text(encoding="utf-8").splitlines()
     assert rows[0].startswith("time (s),") and rows[-1].startswith("2.5,")  # 100 steps of 0.025 s
+    # a rule broken from its first step has nothing to keep: a plain error, exit 2 (test_rules.py)
 
 
 def test_ctrl_c_keeps_the_samples_so_far(capsys, tmp_path, monkeypatch):

@@ -185,6 +185,8 @@ def run(args) -> int:
     try:
         simulate(params, args.seconds, watch, rule, history)
     except (rules.RuleError, KeyboardInterrupt) as exc:
+        if isinstance(exc, rules.RuleError) and len(history) <= 1:
+            raise  # broken from its first step: nothing to keep, a plain error (exit 2)
         return stopped_early(args.csv, history.to_csv(), history.times()[-1], exc)
     if args.csv and not write_output("csv", args.csv, history.to_csv()):
         return 1
