@@ -30,6 +30,7 @@ from .. import boids, rules, rules_boids
 from ..cli import stopped_early, write_output
 from . import one_sample, param_table
 from ..metrics import History, Series
+from ..params import validate
 
 SAMPLE_STEPS = 10  # 0.25 model s at DT = 0.025 s
 MAX_SECONDS = 3600.0
@@ -84,7 +85,7 @@ def build_params(args) -> boids.Params:
         params = params.with_values(**boids.PRESETS[args.preset])
     sets = parse_sets(args.sets)
     params = params.with_values(**sets)
-    sample = one_sample(None if args.sample is None else params.with_values(sample=args.sample).sample,
+    sample = one_sample(None if args.sample is None else validate(boids.SPECS, "sample", args.sample),
                         params.sample if "sample" in sets else None)
     return params if sample is None else params.with_values(sample=sample)
 
