@@ -106,15 +106,21 @@ class Readout:
         return asdict(self)
 
 
+def spec_named(specs: Iterable[ParamSpec], name: str) -> ParamSpec:
+    """The spec called ``name``; ValueError naming the known ones otherwise."""
+    specs = tuple(specs)
+    for s in specs:
+        if s.name == name:
+            return s
+    raise ValueError(f"unknown parameter {shown(name)}; known: {', '.join(sorted(s.name for s in specs))}")
+
+
 def validate(specs: Iterable[ParamSpec], name: str, value: Any) -> Any:
     """Return ``value`` coerced to the parameter's type, or raise ValueError.
 
     Accepts strings (from URLs and the CLI) as well as native values.
     """
-    table = {s.name: s for s in specs}
-    if not isinstance(name, str) or name not in table:
-        raise ValueError(f"unknown parameter {shown(name)}; known: {', '.join(sorted(table))}")
-    s = table[name]
+    s = spec_named(specs, name)
     if s.kind == "bool":
         if isinstance(value, bool):
             return value
@@ -212,8 +218,7 @@ def clamp(specs: Iterable[ParamSpec], name: str, value: Any) -> tuple[Any, str |
     try:
         return validate(specs, name, value), None
     except ValueError as exc:
-        table = {s.name: s for s in specs}
-        s = table.get(name)
+        s = next((s for s in specs if s.name == name), None)
         if s is not None and s.kind in ("float", "int"):
             try:
                 v = float(value)

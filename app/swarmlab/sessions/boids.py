@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from .. import boids, cells, metrics, rules, rules_boids, scaling
-from ..params import ParamSpec, Readout, shown, validate, validate_many
+from ..params import ParamSpec, Readout, shown, spec_named, validate, validate_many
 from ..space import wrap
 from .base import FrameLayout, Session
 
@@ -134,7 +134,7 @@ class BoidsSession(Session):
             return self.op_population(value)
         self.params = self.params.with_values(**{name: value})
         if name != "sample":
-            self._mark(next(sp for sp in self.SPECS if sp.name == name).marker(value), key=name)
+            self._mark(spec_named(self.SPECS, name).marker(value), key=name)
         out = self.op_state()
         if name == "sample":
             out["notice"] = "the sample number applies at the next restart"

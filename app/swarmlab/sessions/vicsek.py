@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from .. import cells, detmath, metrics, rules, rules_vicsek, vicsek
-from ..params import ParamSpec, Readout, validate
+from ..params import ParamSpec, Readout, defaults, spec_named, validate
 from ..space import displacement, distance, wrap, wrap_angle
 from .base import FrameLayout, Session
 
@@ -64,7 +64,7 @@ HISTORY_CAPACITY = 2400  # samples of P (one per update; halved in density when 
 # default 6 updates/s) is one change: one marker, labelled with the final value.
 MERGE_MARKER_UPDATES = 6
 READOUTS = (
-    Readout("P", "P (shared heading)"),
+    Readout("P", "shared heading P"),
     Readout("t", "Update", decimals=0),
 )
 
@@ -96,7 +96,7 @@ class VicsekSession(Session):
 
     def __init__(self):
         self.params = vicsek.TEACHING
-        self.values = {s.name: s.default for s in self.SPECS}
+        self.values = defaults(self.SPECS)
         self._check: vicsek.CheckRun | None = None
         self.selected: int | None = None
         self.op_reset()
@@ -127,9 +127,8 @@ class VicsekSession(Session):
         if name == "a":
             self.ens.align[:] = v
         if changed:
-            spec = next(s for s in self.SPECS if s.name == name)
-            label = spec.label[:1].lower() + spec.label[1:]
-            self.history.mark(self.ens.t, f"{label} {spec.shown(v)}", key=name, merge_ticks=MERGE_MARKER_UPDATES)
+            self.history.mark(self.ens.t, spec_named(self.SPECS, name).marker(v), key=name,
+                              merge_ticks=MERGE_MARKER_UPDATES)
         return {"name": name, "value": v, "changed": changed}
 
     def op_step(self, n: int = 1) -> dict:

@@ -35,9 +35,6 @@ const EVERY = { 1: "every", 2: "every second", 3: "every third", 4: "every fourt
 const SPEEDS = [
   { v: 0.25, label: "¼×" }, { v: 0.5, label: "½×" }, { v: 1, label: "1×" }, { v: 2, label: "2×" }, { v: 4, label: "4×" },
 ];
-// Minimal mode (?controls=minimal) hides the advanced groups and settings, and also the weights and
-// the population slider, until "Show all settings" (ui/minimal.js) or a trial that uses them.
-const MINIMAL_HIDE = new Set(["w_s", "w_a", "w_c", "N"]);
 // How the charts draw each series (the words are the session's: display.charts).
 const SERIES_STYLE = {
   P: { color: "#0f6fb3" },
@@ -297,7 +294,9 @@ async function mountLab(section, ctx) {
       rowsBy.set(name, { set, row: r.row });
       const lab = r.row.querySelector("label");
       if (lab && r.spec.help) lab.title = r.spec.help;
-      if (r.spec.advanced || group.advanced || MINIMAL_HIDE.has(name)) mini.hide(r.row);
+      // minimal mode (?controls=minimal) hides the engine's advanced groups and settings until
+      // "Show all settings" (ui/minimal.js) or a trial that uses them
+      if (r.spec.advanced || group.advanced) mini.hide(r.row);
     }
     controlSets.push(set);
     if (group.id === "world") {

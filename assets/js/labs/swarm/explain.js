@@ -17,8 +17,11 @@ const row = (...xs) => `<mrow>${xs.join("")}</mrow>`;
 const paren = (...xs) => row(mo("("), ...xs, mo(")"));
 // leading/trailing spaces of <mtext> are dropped by renderers: keep them as no-break spaces
 const text = (t) => `<mtext>${t.replace(/^ | $/g, "\u00a0")}</mtext>`;
-const block = (label, body) =>
-  `<div class="formula" role="group" aria-label="${label}"><math display="block">${body}</math></div>`;
+// A formula of one or more pieces: on a narrow screen the pieces wrap onto lines of their own
+// (MathML Core has no line breaking inside a <math>), side by side where they fit.
+const block = (label, ...pieces) =>
+  `<div class="formula formula-pieces" role="group" aria-label="${label}">${
+    pieces.map((p) => `<math displaystyle="true">${p}</math>`).join("")}</div>`;
 
 const ui = sub(vec("u"), mi("i"));
 const uj = sub(vec("u"), mi("j"));
@@ -43,26 +46,34 @@ const formulas = (C) => [
     sub(mi("w"), mi("s")), sub(vec("S"), mi("i")), mo("+"),
     sub(mi("w"), mi("a")), sub(vec("A"), mi("i")), mo("+"),
     sub(mi("w"), mi("c")), sub(vec("C"), mi("i")), mo("+"),
-    sub(vec("o"), mi("i")), mo("+"), sub(vec("h"), mi("i")),
-    mo(","), `<mspace width="1em"/>`,
+    sub(vec("o"), mi("i")), mo("+"), sub(vec("h"), mi("i")), mo(","),
+  ), row(
     sub(`<msup>${mi("θ")}${mo("*")}</msup>`, mi("i")), mo("="), text("direction of "), paren(ui, mo("+"), sub(vec("g"), mi("i"))),
   )),
   block("Heading update", row(
-    sub(mi("θ"), mi("i")), mo("←"), sub(mi("θ"), mi("i")), mo("+"),
-    mi("clip"), paren(frac(row(mi("wrap"), paren(sub(`<msup>${mi("θ")}${mo("*")}</msup>`, mi("i")), mo("−"), sub(mi("θ"), mi("i")))), text(`${C.response_time} s`)), mo(","), mo("±"), text(`${C.max_turn} rad/s`)),
-    mi("Δt"), mo("+"), mi("σ"), `<msqrt>${mi("Δt")}</msqrt>`, sub(mi("ξ"), mi("i")),
+    sub(mi("θ"), mi("i")), mo("←"), sub(mi("θ"), mi("i")),
+  ), row(
+    mo("+"), mi("clip"), paren(frac(row(mi("wrap"), paren(sub(`<msup>${mi("θ")}${mo("*")}</msup>`, mi("i")), mo("−"), sub(mi("θ"), mi("i")))), text(`${C.response_time} s`)), mo(","), mo("±"), text(`${C.max_turn} rad/s`)),
+    mi("Δt"),
+  ), row(
+    mo("+"), mi("σ"), `<msqrt>${mi("Δt")}</msqrt>`, sub(mi("ξ"), mi("i")),
   )),
   block("Position update", row(
-    sub(vec("x"), mi("i")), mo("←"), mi("wrap"), paren(sub(vec("x"), mi("i")), mo("+"), mi("v"), ui, mi("Δt")),
-    mo(","), `<mspace width="1em"/>`, mi("Δt"), mo("="), frac(mn("1"), mn(Math.round(1 / C.dt))), text(" s"),
+    sub(vec("x"), mi("i")), mo("←"), mi("wrap"), paren(sub(vec("x"), mi("i")), mo("+"), mi("v"), ui, mi("Δt")), mo(","),
+  ), row(
+    mi("Δt"), mo("="), frac(mn("1"), mn(Math.round(1 / C.dt))), text(" s"),
   )),
   block("Whole-group agreement", row(
-    mi("P"), mo("="), `<mrow><mo fence="true">|</mo>${frac(mn("1"), mi("N"))}<munderover>${mo("∑")}${row(mi("i"), mo("="), mn("1"))}${mi("N")}</munderover>${ui}<mo fence="true">|</mo></mrow>`,
-    mo(","), `<mspace width="1em"/>`, mn("0"), mo("≤"), mi("P"), mo("≤"), mn("1"),
+    mi("P"), mo("="), `<mrow><mo fence="true">|</mo>${frac(mn("1"), mi("N"))}<munderover>${mo("∑")}${row(mi("i"), mo("="), mn("1"))}${mi("N")}</munderover>${ui}<mo fence="true">|</mo></mrow>`, mo(","),
+  ), row(
+    mn("0"), mo("≤"), mi("P"), mo("≤"), mn("1"),
   )),
   block("Threat push", row(
-    sub(vec("h"), mi("i")), mo("="), mn(C.threat_strength), paren(mn("1"), mo("−"), frac(mi("d"), mn(C.threat_radius))), text(" × (unit vector away from the threat),"),
-    `<mspace width="0.5em"/>`, text("for "), mi("d"), mo("&lt;"), mn(C.threat_radius),
+    sub(vec("h"), mi("i")), mo("="), mn(C.threat_strength), paren(mn("1"), mo("−"), frac(mi("d"), mn(C.threat_radius))),
+  ), row(
+    text("× (unit vector away from the threat),"),
+  ), row(
+    text("for "), mi("d"), mo("&lt;"), mn(C.threat_radius),
   )),
 ];
 
