@@ -221,16 +221,19 @@ _PYTHON_SPECS: tuple[ParamSpec, ...] = tuple(
 
 
 
+_DEFAULT = {s.name: s.default for s in SPECS}  # the defaults are the specs' (the page's)
+
+
 @dataclass(frozen=True)
 class Params:
     """All parameters of one run, checked through ``SPECS``/``WORLD_SPECS`` when made (a bad
     value raises ValueError naming it).  Made directly, values may lie beyond the page's
     sliders (see ``_PYTHON_SPECS``); :meth:`with_values` keeps the sliders' ranges."""
 
-    k_sep: float = 1.5
-    k_ali: float = 1.0
-    k_coh: float = 1.0
-    population: int = 80
+    k_sep: float = _DEFAULT["k_sep"]
+    k_ali: float = _DEFAULT["k_ali"]
+    k_coh: float = _DEFAULT["k_coh"]
+    population: int = _DEFAULT["population"]
     radius: float = RADIUS
     sep_radius: float = SEP_RADIUS
     coh_radius: float = COH_RADIUS
@@ -238,7 +241,7 @@ class Params:
     max_force: float = MAX_FORCE
     v_min: float = V_MIN
     v_max: float = V_MAX
-    sample: int = 42
+    sample: int = _DEFAULT["sample"]
     width: float = WORLD_WIDTH
     height: float = WORLD_HEIGHT
 
@@ -292,24 +295,27 @@ class Treat:
     y: float = 0.0
 
 
-@dataclass
+@dataclass(frozen=True)
 class BoidsState:
     """State of the flock (arrays, not agent objects).
 
     x       : (N, 2) float64  positions, lengths, in [0, width) x [0, height)
     v       : (N, 2) float64  velocities, lengths/s, speed in [v_min, v_max]
     ids     : (N,)   int64    stable identities, increasing in order of birth
-    t       : float           model time, s (= steps * DT)
-    steps   : int             steps taken
+    steps   : int             steps taken; model time ``t = steps * DT`` (s) is derived from it
     next_id : int             id the next added boid receives
     """
 
     x: np.ndarray
     v: np.ndarray
     ids: np.ndarray
-    t: float = 0.0
     steps: int = 0
     next_id: int = 0
+
+    @property
+    def t(self) -> float:
+        """Model time, s."""
+        return self.steps * DT
 
     @property
     def n(self) -> int:
@@ -339,7 +345,7 @@ def initial_state(params: Params) -> BoidsState:
     """Seeded start: ``params.population`` boids with ids 0..N-1 at their spawn states."""
     ids = np.arange(params.population, dtype=np.int64)
     x, v = spawn(ids, params)
-    return BoidsState(x=x, v=v, ids=ids, t=0.0, steps=0, next_id=params.population)
+    return BoidsState(x=x, v=v, ids=ids, steps=0, next_id=params.population)
 
 
 def resize_population(state: BoidsState, n: int, params: Params) -> BoidsState:
@@ -590,7 +596,7 @@ def step(state: BoidsState, params: Params, treat: Treat | None = None, rule=Non
     v = limit_speed(state.v + a * DT, state.v, params.v_min, params.v_max)
     x = shift(state.x, v, DT, box)
     steps = state.steps + 1
-    return replace(state, x=x, v=v, t=steps * DT, steps=steps)
+    return replace(state, x=x, v=v, steps=steps)
 
 
 def run(state: BoidsState, params: Params, n: int, treat: Treat | None = None, rule=None) -> BoidsState:

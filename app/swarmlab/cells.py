@@ -55,7 +55,7 @@ Algorithm (per call, all numpy, no Python loop over agents)
    in place on two contiguous columns (x and y), one exact filter on ``r^2``,
    and ``sqrt`` on the survivors.  No ``np.take`` (12 ns an element under wasm
    against 1.8 for a 1-D ``a[idx]``).  Below ``_ALL_PAIRS`` candidate pairs
-   (N <= 90, no replicas) a sorted search takes every pair as a candidate instead
+   (N <= 91, no replicas) a sorted search takes every pair as a candidate instead
    (fewer numpy calls; sorted output is canonical, so the bits are the same).
 5. ``half=True`` returns each unordered pair once.  Otherwise each unordered
    pair is written in both directions into preallocated arrays; the reverse vector is
@@ -681,7 +681,7 @@ def _emit(i: np.ndarray, j: np.ndarray, ddx: np.ndarray, ddy: np.ndarray, r: np.
     return _emit_sorted(ii, jj, D[0], D[1], rr, n)
 
 
-# Below this many candidate pairs (N <= 90) a *sorted* search compares all pairs directly:
+# Up to this many candidate pairs (N <= 91) a *sorted* search compares all pairs directly:
 # far fewer numpy calls than binning, which dominates small N (~3 us a call in Pyodide).
 # Sorted output is canonical, so it is the same bits either way; unsorted output keeps the
 # cell list's order, which the chaotic runs of Labs 1 and 3 (and their measured goal table,
@@ -733,7 +733,7 @@ def neighbour_pairs(
              ``pairs.half``, or just reduce with ``sum_by_i``, which handles both.
     any_order : True: the caller's result does not depend on the pair order (it sorts
              the pairs itself, as ``vicsek.neighbourhoods`` does), so with ``sort=False``
-             the search may also take the all-pairs path below 91 agents, which keeps
+             the search may also take the all-pairs path up to 91 agents, which keeps
              the cell list's order only for sorted output.
     """
     x = _as_positions(x)

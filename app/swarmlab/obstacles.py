@@ -114,6 +114,9 @@ def _nearest_outside(q: np.ndarray, fallback_dir: np.ndarray, d: np.ndarray, box
     """Nearest point to each q (P, 2) outside all discs enlarged by the margin."""
     big = d.copy()
     big[:, 2] += FALLBACK_MARGIN
+    # Geometry in each q's own unwrapped frame: ``centres`` are the disc centres' images nearest
+    # q, so differences of points of this frame (rel, ab, cand - q) are plain vectors, no minimum
+    # image (two discs' nearest images to q need not be each other's nearest images).
     centres = q[:, None, :] + displacement(q[:, None, :], big[None, :, :2], box)  # nearest images (P, M, 2)
     rel = q[:, None, :] - centres
     dist = norm(rel)

@@ -40,6 +40,14 @@ SCALE_SPECS: tuple[ParamSpec, ...] = (
 COST_SPECS: tuple[ParamSpec, ...] = (
     ParamSpec("steps", 2, "Steps to time", kind="int", min=1, max=40, step=1),
 )
+TIMED_BOID_STEPS = 20_000  # a cost measurement times about this many boid-steps (coarse browser clocks)
+
+
+def timed_steps(n: int) -> int:
+    """How many steps a cost measurement at ``n`` boids times when the page leaves it to the
+    engine: about TIMED_BOID_STEPS boid-steps, one step at least, never more than COST_SPECS allows."""
+    most = int(COST_SPECS[0].max)
+    return max(1, min(most, round(TIMED_BOID_STEPS / max(1, int(n)))))
 
 
 def world_for(n: int, aspect: float) -> tuple[float, float]:

@@ -112,6 +112,30 @@ __all__ = [
 CHECK_SEEDS: tuple[int, ...] = (3, 17, 41, 73, 101, 211, 307, 499)
 CHECK_WARMUP = 1000
 CHECK_MEASURE = 500
+LIVE_SEED = 3  # the page's live stage (SPEC.md: seed 3)
+
+#: The general form's parameters and run options (the CLI's --set; the page's knob a is "align"):
+#: their defaults are the teaching form of SPEC.md Lab 2.
+GENERAL_SPECS: tuple[ParamSpec, ...] = (
+    ParamSpec("n", 64, "Agents", kind="int", min=1, max=200000, step=1, help="number of agents N"),
+    ParamSpec("box", 1.0, "Box side", min=0.01, max=10000.0, step=0.01, unit="L",
+              help="side of the periodic square"),
+    ParamSpec("radius", 0.12, "Interaction radius", min=0.0, max=5000.0, step=0.01, unit="L",
+              help="neighbourhood radius R, self included; at most box/2"),
+    ParamSpec("speed", 0.01, "Step length", min=0.0, max=5000.0, step=0.001, unit="L/update",
+              help="distance moved per update; at most box/2"),
+    ParamSpec("eta", 0.7, "Noise amplitude", min=0.0, max=2 * math.pi, step=0.01, unit="rad",
+              help="kicks are uniform in [-eta/2, eta/2)"),
+    ParamSpec("align", 1.0, "Alignment a", min=0.0, max=1.0, step=0.01,
+              help="0 = random kicks only, 1 = Vicsek rule"),
+    ParamSpec("warmup", CHECK_WARMUP, "Warm-up updates", kind="int", min=0, max=10_000_000, step=1,
+              help="updates before measuring"),
+    ParamSpec("measure", CHECK_MEASURE, "Measured updates", kind="int", min=1, max=10_000_000, step=1,
+              help="updates over which P is averaged"),
+    ParamSpec("seed", LIVE_SEED, "Seed", kind="int", min=0, max=2**63 - 1, step=1,
+              help="key of the Philox kick stream (start and kicks)"),
+)
+_DEFAULT = {s.name: s.default for s in GENERAL_SPECS}
 
 
 @dataclass(frozen=True)
@@ -126,12 +150,12 @@ class VicsekParams:
     align  alignment knob a in [0, 1] (per replica in an Ensemble)
     """
 
-    n: int = 64
-    box: float = 1.0
-    radius: float = 0.12
-    speed: float = 0.01
-    eta: float = 0.7
-    align: float = 1.0
+    n: int = _DEFAULT["n"]
+    box: float = _DEFAULT["box"]
+    radius: float = _DEFAULT["radius"]
+    speed: float = _DEFAULT["speed"]
+    eta: float = _DEFAULT["eta"]
+    align: float = _DEFAULT["align"]
 
     @property
     def space(self) -> Box:
@@ -188,6 +212,21 @@ class KickStream:
     def kicks(self) -> np.ndarray:
         """xi for the next update: (N,) uniform in [-1, 1) (2u - 1 is exact)."""
         return 2.0 * self.uniforms(self.n) - 1.0
+
+    def at_update(self, t: int) -> "KickStream":
+        """A new stream of this seed whose next ``kicks()`` are update ``t``'s (word 3N + tN).
+
+        O(1) for any t: word w is a pure function of (key, w), so Philox's counter jumps
+        straight there (four 64-bit words per counter value), nothing is drawn and discarded.
+        """
+        out = KickStream(self.seed, self.n)
+        words = 3 * self.n + int(t) * self.n
+        blocks, rest = divmod(words, 4)
+        out._bitgen.advance(blocks)
+        if rest:
+            out._bitgen.random_raw(rest)
+        out.words_used = words
+        return out
 
 
 def start_state(seed: int, params: VicsekParams = TEACHING) -> tuple[VicsekState, KickStream]:
@@ -392,6 +431,13 @@ class Ensemble:
     def t(self) -> int:
         return self.state.t
 
+    def resume(self, state: VicsekState) -> None:
+        """Put ``state`` in place (x (B, N, 2), theta (B, N) at update ``state.t``), each seed's
+        kicks positioned at that update: the next step is the one that followed it."""
+        self._streams = [st.at_update(state.t) for st in self._streams]
+        self.state = state
+        self.order = order_parameter(state.theta)
+
     def next_kicks(self) -> np.ndarray:
         """(B, N) xi for the next update (one draw per distinct seed)."""
         draws = np.stack([st.kicks() for st in self._streams])
@@ -526,33 +572,12 @@ def run_check(mode: str = "batched", **kwargs) -> dict:
 
 
 # ----------------------------------------------------------------------------- general form (CLI)
-GENERAL_SPECS: tuple[ParamSpec, ...] = (
-    ParamSpec("n", 64, "Agents", kind="int", min=1, max=200000, step=1, help="number of agents N"),
-    ParamSpec("box", 1.0, "Box side", min=0.01, max=10000.0, step=0.01, unit="L",
-              help="side of the periodic square"),
-    ParamSpec("radius", 0.12, "Interaction radius", min=0.0, max=5000.0, step=0.01, unit="L",
-              help="neighbourhood radius R, self included; at most box/2"),
-    ParamSpec("speed", 0.01, "Step length", min=0.0, max=5000.0, step=0.001, unit="L/update",
-              help="distance moved per update; at most box/2"),
-    ParamSpec("eta", 0.7, "Noise amplitude", min=0.0, max=2 * math.pi, step=0.01, unit="rad",
-              help="kicks are uniform in [-eta/2, eta/2)"),
-    ParamSpec("align", 1.0, "Alignment a", min=0.0, max=1.0, step=0.01,
-              help="0 = random kicks only, 1 = Vicsek rule"),
-    ParamSpec("warmup", 1000, "Warm-up updates", kind="int", min=0, max=10_000_000, step=1,
-              help="updates before measuring"),
-    ParamSpec("measure", 500, "Measured updates", kind="int", min=1, max=10_000_000, step=1,
-              help="updates over which P is averaged"),
-    ParamSpec("seed", 3, "Seed", kind="int", min=0, max=2**63 - 1, step=1,
-              help="key of the Philox kick stream (start and kicks)"),
-)
-
-
 def general_params(**values) -> tuple[VicsekParams, dict]:
     """Validate general-form values (defaults for the rest); return (params, run options).
 
     Raises ValueError naming the parameter.  Run options: seed, warmup, measure.
     """
-    v = {s.name: s.default for s in GENERAL_SPECS}
+    v = dict(_DEFAULT)
     for name, value in values.items():
         if value is None:
             continue

@@ -352,7 +352,7 @@ def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, s
             ('Group("rules", "Social rules")', 'Group("rules", "The three social rules")'),  # a group title
             ('Readout("milling", "rotation (milling)")', 'Readout("milling", "milling (rotation)")'),
         ],
-        "app/swarmlab/vicsek.py": [("    radius: float = 0.12\n", "    radius: float = 0.15\n")],
+        "app/swarmlab/vicsek.py": [('ParamSpec("radius", 0.12,', 'ParamSpec("radius", 0.15,')],
         "app/swarmlab/sessions/vicsek.py": [('Readout("t", "Update", decimals=0)', 'Readout("t", "Updates so far", decimals=0)')],
     }
     with _edited_app_page(browser, serve_root, tmp_path, edits, "swarm") as (page, url):
@@ -387,13 +387,13 @@ def test_lab2_numbers_and_words_changed_in_python_are_what_the_page_shows(browse
     level, the check's name, its runs and its table caption all follow."""
     edits = {
         "app/swarmlab/vicsek.py": [
-            ("    n: int = 64\n", "    n: int = 50\n"),
+            ('ParamSpec("n", 64, "Agents"', 'ParamSpec("n", 50, "Agents"'),
             ("CHECK_SEEDS: tuple[int, ...] = (3, 17, 41, 73, 101, 211, 307, 499)",
              "CHECK_SEEDS: tuple[int, ...] = (3, 17, 41, 73, 101, 211)"),
             ("CHECK_WARMUP = 1000\n", "CHECK_WARMUP = 200\n"),
             ("CHECK_MEASURE = 500\n", "CHECK_MEASURE = 100\n"),
+            ("LIVE_SEED = 3 ", "LIVE_SEED = 17 "),
         ],
-        "app/swarmlab/sessions/vicsek.py": [("LIVE_SEED = 3\n", "LIVE_SEED = 17\n")],
     }
     with _edited_app_page(browser, serve_root, tmp_path, edits, "vicsek") as (page, _):
         vk = page.locator("#lab-vicsek")

@@ -112,12 +112,15 @@ def test_interpolation_follows_the_step_across_the_wrap(vpage):
     got = vpage.evaluate(
         """async () => {
             const { Stage } = await import('./assets/js/labs/vicsek/stage.js');
+            const { frameIndex } = await import('./assets/js/ui/frame.js');
             const canvas = document.createElement('canvas');
             canvas.style.width = '200px';
             document.body.append(canvas);
             const st = new Stage(canvas, 1, { radius: 0.12, kick: 0.35 });
-            // block A: now at x = 0.996 heading -x; block B: before, unwrapped next to A (1.006)
-            st.ingest(new Float32Array([0.996, 0.5, Math.PI, 1.006, 0.5, Math.PI]), false);
+            // block A: now at x = 0.996 heading -x; block B: before, unwrapped next to A (1.006);
+            // read through a layout (fields in another order than the session's, after a header)
+            const fx = frameIndex({header: ['n', 't'], fields: ['theta', 'y', 'x'], blocks: 2, stride: 3, offset: 2});
+            st.ingest(new Float32Array([1, 0, Math.PI, 0.5, 0.996, Math.PI, 0.5, 1.006]), fx, false);
             const out = [];
             for (const s of [0, 0.25, 0.5, 0.75, 1]) { st.draw(s); out.push([st.hx[0], st.hy[0]]); }
             canvas.remove();

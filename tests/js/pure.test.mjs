@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { StepClock } from "../../assets/js/ui/loop.js";
 import { FrameBudget, Stepper, crashReason } from "../../assets/js/ui/stepper.js";
 import { frameIndex, frameCount, frameStep } from "../../assets/js/ui/frame.js";
+import { minImage } from "../../assets/js/ui/periodic.js";
 import { HistoryMirror } from "../../assets/js/ui/history.js";
 import { fmt3 } from "../../assets/js/labs/vicsek/check.js";
 import { choiceLabel, groupSpecs, formatReadout, formatValue } from "../../assets/js/ui/controls.js";
@@ -102,6 +103,17 @@ test("frames are read through the published layout", () => {
   assert.equal(frameCount(ix, data, 6), 1, "a short frame never reads past its end");
   assert.equal(frameStep(ix, data, 0.025), 20);
   assert.equal(ix.h.flag, 2);
+});
+
+test("the drawing's minimum image follows the engine's rule, d - L floor(d/L + 1/2), halves included", () => {
+  const L = 160;
+  for (const d of [0, 1.5, 79.9, 80, -80, 80.1, -80.1, 159, -159, 240, -240, 0.5 * L + 1e-9]) {
+    const want = d - L * Math.floor(d / L + 0.5);
+    assert.equal(minImage(d, L), want, `d = ${d}`);
+  }
+  assert.equal(minImage(0.5), -0.5);   // exactly half the box: -L/2, as space.displacement gives
+  assert.equal(minImage(-0.5), -0.5);
+  assert.equal(minImage(0.7), 0.7 - 1);
 });
 
 test("HistoryMirror: full, then incremental, then full again after thinning", () => {

@@ -47,7 +47,7 @@ def test_coincident_and_touching_boids():
     p = boids.Params(population=6)
     x = np.array([[10.0, 10.0], [10.0, 10.0], [14.0, 10.0], [10.0, 14.0], [10.0, 6.0], [100.0, 50.0]])
     v = np.array([[3.0, 0.0], [-3.0, 0.0], [0.0, 4.0], [4.0, 4.0], [-5.0, 1.0], [3.0, 3.0]])
-    state = boids.BoidsState(x=x, v=v, ids=np.arange(6), t=0.0, steps=0, next_id=6)
+    state = boids.BoidsState(x=x, v=v, ids=np.arange(6), steps=0, next_id=6)
     fast, shown, _ = both(state, p)
     assert np.array_equal(fast, shown)
     assert np.all(fast[5] == 0.0)
@@ -61,7 +61,7 @@ def ordered_step(state, p, treat=None):
         a = a + boids.treat_pull(state.x, state.v, treat, p.box, p.v_max)
     v = boids.limit_speed(state.v + a * boids.DT, state.v, p.v_min, p.v_max)
     return boids.BoidsState(x=boids.shift(state.x, v, boids.DT, p.box), v=v, ids=state.ids,
-                            t=(state.steps + 1) * boids.DT, steps=state.steps + 1, next_id=state.next_id)
+                            steps=state.steps + 1, next_id=state.next_id)
 
 
 @pytest.mark.parametrize("n", [80, 200])

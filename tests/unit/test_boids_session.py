@@ -270,3 +270,21 @@ def test_chart_markers_name_settings_as_the_page_does():
     s.op_preset("cohesion")
     labels = [m["label"] for m in s.op_history()["markers"]]
     assert labels == ["separation k_sep 1.2", "field of view 360 °", "preset: Cohesion only"]
+
+
+def test_readouts_and_history_share_one_search_per_step(monkeypatch):
+    """op_metrics (the page asks about four times a second) measures a step's flock once; a new
+    step or a new setting measures again, and the numbers are those of boids.measure."""
+    calls = []
+    real = B.measure
+    monkeypatch.setattr(B, "measure", lambda state, params: calls.append(state.steps) or real(state, params))
+    s = sessions.create("boids")  # its history's first sample measures step 0
+    first = s.op_metrics()
+    assert s.op_metrics() == first and calls == [0]
+    s.op_step(n=10)  # a history sample is due at step 10: the page's readout then reuses it
+    assert calls == [0, 10], calls
+    assert s.op_metrics() == real(s.state, s.params) and calls == [0, 10]
+    s.op_set(name="radius", value=12.0)
+    assert s.op_metrics() == real(s.state, s.params) and calls == [0, 10, 10]
+    s.op_metrics()["P"] = -1.0  # a caller's copy: the cache keeps its own
+    assert s.op_metrics()["P"] >= 0

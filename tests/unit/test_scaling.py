@@ -81,6 +81,10 @@ def test_cost_times_real_steps_and_the_naive_search():
     assert out["step_us"] > 0 and out["naive_us"] > 0
     with pytest.raises(ValueError):
         s.op_cost(0)
+    # left to the engine: about 20,000 boid-steps, 1 to 40 steps
+    s.op_cost()
+    assert s.state.steps == 3 + scaling.timed_steps(100) == 3 + 40
+    assert [scaling.timed_steps(n) for n in (10, 500, 1000, 3000, 10000, 100000)] == [40, 40, 20, 7, 2, 1]
 
 
 def test_a_scaled_run_snapshots_and_restores_exactly():

@@ -234,6 +234,38 @@ def test_kick_stream_layout_is_counter_based():
         stream.start(1.0)
 
 
+@pytest.mark.parametrize("n", [1, 5, 7, 64])
+def test_a_stream_jumps_to_any_update_without_drawing_the_ones_before(n):
+    """at_update(t) gives update t's kicks, the very words a stream drawn from the start
+    reaches there (word 3N + tN, whatever its place in Philox's blocks of four)."""
+    seq = KickStream(211, n)
+    seq.start(1.0)
+    drawn = [seq.kicks() for _ in range(11)]
+    for t in range(11):
+        jumped = KickStream(211, n).at_update(t)
+        assert np.array_equal(jumped.kicks(), drawn[t]), t
+        if t < 10:
+            assert np.array_equal(jumped.kicks(), drawn[t + 1])
+    # far away: the same as counting every word (one raw draw of the words before)
+    t = 1000
+    raw = np.random.Philox(key=211).random_raw(3 * n + (t + 1) * n)[3 * n + t * n:]
+    want = 2.0 * ((raw >> np.uint64(11)).astype(np.float64) * 2.0**-53) - 1.0
+    assert np.array_equal(KickStream(211, n).at_update(t).kicks(), want)
+
+
+def test_a_resumed_ensemble_continues_the_run_exactly():
+    params = VicsekParams(n=7)
+    run = Ensemble([(3, 1.0), (17, 0.5), (3, 0.0)], params)
+    for _ in range(13):
+        run.step()
+    other = Ensemble([(3, 1.0), (17, 0.5), (3, 0.0)], params)
+    other.resume(VicsekState(run.state.x.copy(), run.state.theta.copy(), run.state.t))
+    assert np.array_equal(other.order, run.order)
+    for _ in range(5):
+        assert np.array_equal(other.step(), run.step())
+    assert np.array_equal(other.state.x, run.state.x) and np.array_equal(other.state.theta, run.state.theta)
+
+
 def test_kicks_are_uniform_in_unit_interval():
     s = KickStream(3, 64)
     xi = np.concatenate([s.kicks() for _ in range(500)])

@@ -106,11 +106,21 @@ class BoidsSession(Session):
         self.treat = boids.Treat()
         self.state = boids.initial_state(self.params)
         self.history = new_history()
+        self._measured: tuple | None = None  # (state, params, measures): see _measure
         self._record()
 
     def _record(self) -> None:
         if self.history.due(self.state.steps):
-            self.history.record(self.state.steps, boids.measure(self.state, self.params))
+            self.history.record(self.state.steps, self._measure())
+
+    def _measure(self) -> dict:
+        """``boids.measure`` of the current state and settings, searched once per state (the
+        history's sample and the page's readouts of the same step share it).  States and
+        params are immutable: a new one is a new object."""
+        cache = self._measured
+        if cache is None or cache[0] is not self.state or cache[1] is not self.params:
+            cache = self._measured = (self.state, self.params, boids.measure(self.state, self.params))
+        return dict(cache[2])
 
     def _mark(self, label: str, key: str | None = None) -> None:
         merge = MERGE_MARKER_STEPS if key is not None else 0
@@ -153,13 +163,14 @@ class BoidsSession(Session):
         # the population may exceed the slider's range here: the world grows with it
         return self._restart(replace(self.params.with_values(width=width, height=height), population=n))
 
-    def op_cost(self, steps: Any = 2) -> dict:
+    def op_cost(self, steps: Any = None) -> dict:
         """``steps`` real steps timed together (without the history's measurements), and the
         naive search of the same positions repeated until it has run long enough to time:
         browsers coarsen the clock to 0.1-1 ms, so short runs are timed in batches.  In
-        microseconds per boid per step."""
-        steps = validate(scaling.COST_SPECS, "steps", steps)
+        microseconds per boid per step.  Without ``steps``, about 20,000 boid-steps
+        (``scaling.timed_steps``)."""
         n = self.state.n
+        steps = scaling.timed_steps(n) if steps is None else validate(scaling.COST_SPECS, "steps", steps)
         step = self._advance(steps) / steps
         runs, t0 = 0, time.perf_counter()
         while True:
@@ -264,8 +275,7 @@ class BoidsSession(Session):
             v = np.array(snapshot["v"], dtype=np.float64).reshape(-1, 2)
             ids = np.array(snapshot["ids"], dtype=np.int64)
             steps = int(snapshot["steps"])
-            state = boids.BoidsState(x=x, v=v, ids=ids, t=float(snapshot["t"]), steps=steps,
-                                     next_id=int(snapshot["next_id"]))
+            state = boids.BoidsState(x=x, v=v, ids=ids, steps=steps, next_id=int(snapshot["next_id"]))
             treat = boids.Treat(**snapshot.get("treat", {}))
         except (KeyError, TypeError) as exc:
             raise ValueError(f"restore: the snapshot is incomplete ({exc})") from None
@@ -274,12 +284,12 @@ class BoidsSession(Session):
             raise ValueError("restore: the snapshot's arrays do not fit together")
         self.params, self.state, self.treat = params, state, treat
         self.history = new_history()
-        self.history.record(steps, boids.measure(state, params))
+        self.history.record(steps, self._measure())
         self._mark("restarted from the last good step")
         return self.op_state()
 
     def op_metrics(self) -> dict:
-        return boids.measure(self.state, self.params)
+        return self._measure()
 
     def op_parse_world(self, width: Any, height: Any) -> dict:
         """Validate a world size from a share link without applying it."""

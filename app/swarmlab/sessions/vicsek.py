@@ -49,6 +49,7 @@ snapshot(), restore(snapshot)
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -58,7 +59,7 @@ from ..params import ParamSpec, Readout, defaults, spec_named, validate
 from ..space import displacement, distance, wrap, wrap_angle
 from .base import FrameLayout, Session
 
-LIVE_SEED = 3
+LIVE_SEED = vicsek.LIVE_SEED
 HISTORY_CAPACITY = 2400  # samples of P (one per update; halved in density when full)
 # A knob dragged through many values within this many updates (about one second at the
 # default 6 updates/s) is one change: one marker, labelled with the final value.
@@ -86,12 +87,11 @@ class VicsekSession(Session):
     lab = "vicsek"
     RULES = rules_vicsek.KIND
     FRAME = FrameLayout(header=("n", "t"), fields=("x", "y", "theta"), blocks=2)
+    # the model's knob "align" (its label, range and default), called a on the page
     SPECS = (
-        ParamSpec(
-            "a", 1.0, "Alignment a", min=0.0, max=1.0, step=0.01,
-            help="How far each arrow turns towards its neighbours' mean heading per update: "
-                 "0 = random nudges only, 1 = Vicsek's rule.",
-        ),
+        replace(spec_named(vicsek.GENERAL_SPECS, "align"), name="a",
+                help="How far each arrow turns towards its neighbours' mean heading per update: "
+                     "0 = random nudges only, 1 = Vicsek's rule."),
     )
 
     def __init__(self):
@@ -188,12 +188,8 @@ class VicsekSession(Session):
             raise ValueError("restore: the snapshot's arrays do not fit this lab")
         self.values["a"] = a
         ens = vicsek.Ensemble([(LIVE_SEED, a)], self.params)
-        for stream in ens._streams:  # the kicks of updates 0 .. t-1 are used up
-            for done in range(0, t, 1000):
-                stream.uniforms(min(1000, t - done) * n)
         x, theta, px, pth = arrays
-        ens.state = vicsek.VicsekState(x[None], theta[None], t)
-        ens.order = vicsek.order_parameter(ens.state.theta)
+        ens.resume(vicsek.VicsekState(x[None], theta[None], t))
         ens.turn = self.rule
         self.ens, self.prev = ens, vicsek.VicsekState(px[None], pth[None], t - 1)
         self._new_history()

@@ -158,12 +158,12 @@ export async function mount(section, ctx) {
     }
     return res;
   };
+  const named = (test) => specs.filter(test).map((s) => s.name);  // the engine's groups and flags
   const weightCtl = buildControls($(".bd-weights"), specs, {
-    only: ["k_sep", "k_ali", "k_coh"], values: st.params, apply,
+    only: named((s) => s.group === "rules"), values: st.params, apply,
   });
   const popCtl = buildControls($(".bd-pop"), specs, { only: ["population"], values: st.params, apply });
-  const advNames = specs.filter((s) => s.advanced).map((s) => s.name);
-  const advCtl = buildControls($(".bd-adv-rows"), specs, { only: advNames, values: st.params, apply });
+  const advCtl = buildControls($(".bd-adv-rows"), specs, { only: named((s) => s.advanced), values: st.params, apply });
   const allCtls = [weightCtl, popCtl, advCtl];
 
   function syncControls() {

@@ -154,7 +154,7 @@ export async function mount(section, ctx) {
   function ingestFrame(data, fresh = false) {
     t = Math.round(data[fx.h.t]);
     if (!fresh && t === lastIngestT) return; // the same update again (a reply with no step)
-    stage.ingest(data.subarray(fx.offset), !fresh && t === lastIngestT + 1);
+    stage.ingest(data, fx, !fresh && t === lastIngestT + 1);
     lastIngestT = t;
   }
 

@@ -1,7 +1,7 @@
 // Shareable state: read settings from the page URL and build "Copy link" URLs.
 //
 // The URL carries the lab, the sample/seed and every non-default setting, e.g.
-//   ?lab=swarm&sample=7&align=0&mode=nearest&k=7
+//   ?lab=swarm&sample=7&alignment=0&mode=nearest&k=7
 // Opening it reproduces the run from its restart with those settings.  Reading is
 // lenient and goes through the engine's own specs (session.op_parse_query):
 // out-of-range numbers are clamped, unknown or malformed values are ignored, and

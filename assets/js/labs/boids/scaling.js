@@ -100,10 +100,8 @@ export class ScalingPanel {
     this.showSize(n);
     this.onScaled(res.value);
     this.status.textContent = `Timing ${fmtN(n)} boids…`;
-    // a few steps to time (one at the largest sizes, where one step is already long)
-    // enough steps to time on a browser's coarse clock (about 20,000 boid-steps, at most 40)
-    const cost = await this.engine.tryCall(this.lab, "cost", { steps: Math.max(1, Math.min(40, Math.round(20000 / n))) },
-      { patienceMs: PATIENCE_MS });
+    // the engine times enough steps for a browser's coarse clock (scaling.timed_steps)
+    const cost = await this.engine.tryCall(this.lab, "cost", {}, { patienceMs: PATIENCE_MS });
     if (!cost.ok) { this.notify(cost.error, "error"); return false; }
     this.add(cost.value);
     const c = cost.value;

@@ -7,9 +7,11 @@
 //     px = x * sx,   py = y * sy,   sx = canvas.width / width,   sy = canvas.height / height
 //
 // (a shared link's world keeps its size and is drawn stretched to the canvas, so sx and sy
-// may differ slightly).  toModel() is its inverse for pointer positions.  Nothing is
-// allocated per frame: glyphs are grouped into HUES reusable index buckets (one path and
-// one fill per heading colour), and the treat's glow is one cached gradient drawn translated.
+// may differ slightly).  toModel() is its inverse for pointer positions.  A boid's fields
+// (x, y, vx, vy) are read through the session's frame layout (fx.f), never fixed offsets.
+// Nothing is allocated per frame: glyphs are grouped by heading colour with a counting sort
+// into typed arrays kept between frames (grown only for a larger flock), one path and one fill
+// per colour, and the treat's glow is one cached gradient drawn translated.
 
 import { frameCount } from "../../ui/frame.js";
 
@@ -31,7 +33,9 @@ export class BoidsStage {
     this.world = { width: 1, height: 1 };
     this.sx = 1; this.sy = 1;
     this.hueStyles = Array.from({ length: HUES }, (_, k) => `hsl(${Math.round((k * 360) / HUES)} 85% 66%)`);
-    this.buckets = Array.from({ length: HUES }, () => []);
+    this.hueOf = new Uint8Array(0);        // per boid: its colour bucket
+    this.byHue = new Int32Array(0);        // boid indices, grouped by bucket
+    this.hueStart = new Int32Array(HUES + 1);
     this.glow = null; this.glowRadius = -1;
     this.dash = [4, 3];
   }
@@ -68,28 +72,37 @@ export class BoidsStage {
   /** Draw one frame: the flock in ``frame`` (its first ``length`` floats), the treat
    *  ({on, x, y}) and, if ``cursor.visible``, the keyboard cursor ({x, y}). */
   draw(frame, length, treat, cursor) {
-    const { g, fx, sx, sy, dpr, buckets } = this;
+    const { g, fx, sx, sy, dpr } = this;
     const W = this.canvas.width, H = this.canvas.height;
     g.fillStyle = SKY;
     g.fillRect(0, 0, W, H);
     const n = frameCount(fx, frame, length);
-    const base = fx.offset, stride = fx.stride;
+    const base = fx.offset, stride = fx.stride, X = fx.f.x, Y = fx.f.y, VX = fx.f.vx, VY = fx.f.vy;
     const zoom = Math.min(1, sx / (4 * dpr));           // 1 at the default sky, smaller zoomed out
     const L = Math.max(GLYPH_LENGTH * sx, (GLYPH_MIN_FAR + (GLYPH_MIN_PX - GLYPH_MIN_FAR) * zoom) * dpr);
-    for (const b of buckets) b.length = 0;
-    for (let k = 0; k < n; k++) {
-      const o = base + stride * k;
-      const a = Math.atan2(frame[o + 3], frame[o + 2]);
-      buckets[Math.floor(((a + Math.PI) / (2 * Math.PI)) * HUES) % HUES].push(k);
+    if (this.hueOf.length < n) {
+      this.hueOf = new Uint8Array(n);
+      this.byHue = new Int32Array(n);
     }
+    const { hueOf, byHue, hueStart } = this;
+    hueStart.fill(0);
+    for (let k = 0; k < n; k++) {   // colour of each boid's heading; count per colour
+      const o = base + stride * k;
+      const a = Math.atan2(frame[o + VY], frame[o + VX]);
+      const h = Math.floor(((a + Math.PI) / (2 * Math.PI)) * HUES) % HUES;
+      hueOf[k] = h;
+      hueStart[h + 1]++;
+    }
+    for (let h = 0; h < HUES; h++) hueStart[h + 1] += hueStart[h];
+    for (let k = n - 1; k >= 0; k--) byHue[--hueStart[hueOf[k] + 1]] = k;  // stable; hueStart[h + 1] ends at h's start
     for (let h = 0; h < HUES; h++) {
-      const list = buckets[h];
-      if (!list.length) continue;
+      const from = hueStart[h + 1], to = h + 1 < HUES ? hueStart[h + 2] : n;
+      if (from === to) continue;
       g.beginPath();
-      for (const k of list) {
-        const o = base + stride * k;
-        const px = frame[o] * sx, py = frame[o + 1] * sy;
-        let ux = frame[o + 2], uy = frame[o + 3];
+      for (let m = from; m < to; m++) {
+        const o = base + stride * byHue[m];
+        const px = frame[o + X] * sx, py = frame[o + Y] * sy;
+        let ux = frame[o + VX], uy = frame[o + VY];
         const s = Math.hypot(ux, uy) || 1;
         ux /= s; uy /= s;
         g.moveTo(px + ux * 0.6 * L, py + uy * 0.6 * L);

@@ -15,6 +15,8 @@ export function createFrameInfo(index) {
     threatActive: false, threatX: 0, threatY: 0, threatRadius: 0,
     obstacle: "none", atLimit: false,
     offset: index.offset, stride: index.stride,
+    // a record's fields, from the layout: agent a's x is data[offset + stride * a + X]
+    X: index.f.x, Y: index.f.y, TH: index.f.theta,
   };
 }
 

@@ -11,6 +11,7 @@ import { fitCanvas, plural } from "../../ui/dom.js";
 import { ARROWS, ARROW_STYLES, NEIGHBOURS, SELECTED, THREAT } from "./palette.js";
 import { drawArrow, drawMark } from "../../ui/marks.js";
 import { pixelRatio } from "../../ui/dom.js";
+import { minImage } from "../../ui/periodic.js";
 
 // each urge's arrow: its own colour, and its own dash or head (palette.js ARROW_STYLES)
 export const RULES = [
@@ -28,9 +29,7 @@ const EXCLUDED = NEIGHBOURS.excluded;
 // each neighbour class has its own shape as well as its colour (ui/marks.js; legend swatches alike)
 export const NEIGHBOUR_SHAPES = { social: "disc", personal: "square", excluded: "ring" };
 
-function minImage(d, L) {
-  return d - L * Math.round(d / L);
-}
+const THREAT_DASH = [6, 5], RANGE_DASH = [4, 4], NO_DASH = [];
 
 export class SensePanel {
   /**
@@ -177,16 +176,14 @@ export class SensePanel {
     }
     const { W, H } = this;
     const o0 = f.offset + f.stride * info.index;
-    const x0 = data[o0];
-    const y0 = data[o0 + 1];
-    const th0 = data[o0 + 2];
+    const x0 = data[o0 + f.X];
+    const y0 = data[o0 + f.Y];
+    const th0 = data[o0 + f.TH];
     const ring = info.nearby_radius;
     const span = Math.max(ring, info.R, 6) * 1.08;
     const s = Math.min(w, h) / (2 * span);
     const cx = w / 2;
     const cy = h / 2;
-    const X = (dx) => cx + dx * s;
-    const Y = (dy) => cy - dy * s;
 
     // obstacles (nearest image)
     if (this.obstacles.length) {
@@ -194,8 +191,8 @@ export class SensePanel {
       for (const d of this.obstacles) {
         const dx = minImage(d.x - x0, W);
         const dy = minImage(d.y - y0, H);
-        g.moveTo(X(dx) + d.r * s, Y(dy));
-        g.arc(X(dx), Y(dy), d.r * s, 0, Math.PI * 2);
+        g.moveTo(cx + dx * s + d.r * s, cy - dy * s);
+        g.arc(cx + dx * s, cy - dy * s, d.r * s, 0, Math.PI * 2);
       }
       g.fillStyle = "#2c4256";
       g.fill();
@@ -205,14 +202,14 @@ export class SensePanel {
       const dx = minImage(f.threatX - x0, W);
       const dy = minImage(f.threatY - y0, H);
       g.beginPath();
-      g.arc(X(dx), Y(dy), f.threatRadius * s, 0, Math.PI * 2);
-      g.setLineDash([6, 5]);
+      g.arc(cx + dx * s, cy - dy * s, f.threatRadius * s, 0, Math.PI * 2);
+      g.setLineDash(THREAT_DASH);
       g.strokeStyle = "rgba(255, 77, 109, 0.8)";
       g.lineWidth = 1.5;
       g.stroke();
-      g.setLineDash([]);
+      g.setLineDash(NO_DASH);
       g.beginPath();
-      g.arc(X(dx), Y(dy), 5, 0, Math.PI * 2);
+      g.arc(cx + dx * s, cy - dy * s, 5, 0, Math.PI * 2);
       g.fillStyle = THREAT;
       g.fill();
     }
@@ -228,7 +225,7 @@ export class SensePanel {
     g.strokeStyle = "rgba(53, 208, 224, 0.45)";
     g.lineWidth = 1;
     g.stroke();
-    g.setLineDash([4, 4]);
+    g.setLineDash(RANGE_DASH);
     g.beginPath();
     g.arc(cx, cy, info.personal_space * s, 0, Math.PI * 2);
     g.strokeStyle = "rgba(255, 127, 102, 0.8)";
@@ -237,7 +234,7 @@ export class SensePanel {
     g.arc(cx, cy, ring * s, 0, Math.PI * 2);
     g.strokeStyle = "rgba(154, 165, 177, 0.45)";
     g.stroke();
-    g.setLineDash([]);
+    g.setLineDash(NO_DASH);
 
 
     // neighbours (personal-space ones that are also social get a cyan ring)
@@ -307,9 +304,9 @@ export class SensePanel {
     if (j < 0 || j >= f.n) return;
     const g = this.g;
     const o = f.offset + f.stride * j;
-    const px = cx + minImage(data[o] - x0, this.W) * s;
-    const py = cy - minImage(data[o + 1] - y0, this.H) * s;
-    const th = data[o + 2];
+    const px = cx + minImage(data[o + f.X] - x0, this.W) * s;
+    const py = cy - minImage(data[o + f.Y] - y0, this.H) * s;
+    const th = data[o + f.TH];
     drawMark(g, px, py, r, shape, color);
     if (ring) {
       g.beginPath();

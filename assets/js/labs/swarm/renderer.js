@@ -112,7 +112,7 @@ export class StageRenderer {
     this._agents(data, f);
     if (f.selected >= 0 && f.selected < f.n) {
       const o = f.offset + f.stride * f.selected;
-      this._selected(data[o], data[o + 1], data[o + 2]);
+      this._selected(data[o + f.X], data[o + f.Y], data[o + f.TH]);
     }
     this._scaleBar(s);
   }
@@ -224,9 +224,9 @@ export class StageRenderer {
     const H = this.H;
     g.beginPath();
     for (let i = 0, o = f.offset; i < f.n; i++, o += f.stride) {
-      const x = data[o];
-      const y = data[o + 1];
-      const th = data[o + 2];
+      const x = data[o + f.X];
+      const y = data[o + f.Y];
+      const th = data[o + f.TH];
       const c = Math.cos(th);
       const sn = Math.sin(th);
       this._glyph(shape, x, y, c, sn, len);

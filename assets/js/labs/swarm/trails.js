@@ -58,13 +58,13 @@ export class TrailBuffer {
     const n = Math.min(f.n, (this.slots - 1) * this.every);
     for (let i = 0, slot = 0; i < n; i += this.every, slot++) {
       const o = f.offset + f.stride * i;
-      this.xs[slot * cap + k] = data[o];
-      this.ys[slot * cap + k] = data[o + 1];
+      this.xs[slot * cap + k] = data[o + f.X];
+      this.ys[slot * cap + k] = data[o + f.Y];
     }
     if (f.selected >= 0 && f.selected < f.n) {
       const o = f.offset + f.stride * f.selected;
-      this.xs[this.selSlot * cap + k] = data[o];
-      this.ys[this.selSlot * cap + k] = data[o + 1];
+      this.xs[this.selSlot * cap + k] = data[o + f.X];
+      this.ys[this.selSlot * cap + k] = data[o + f.Y];
     }
     this.head = (k + 1) % cap;
     if (this.count < cap) this.count++;

@@ -1,9 +1,11 @@
 // The Vicsek stage: 64 arrows in a periodic unit square, drawn on a canvas.
 //
-// Model frame (app/swarmlab/sessions/vicsek.py, frame()): float32, 6*n values
-//   block A  [x, y, theta] * n   the current update; x, y in [0, 1), theta radians CCW from +x
-//   block B  [px, py, ptheta] * n the previous update, positions UNWRAPPED next to block A
+// Model frame (app/swarmlab/sessions/vicsek.py, frame()), read through the session's layout
+// (ui/frame.js frameIndex: fields x, y, theta; two blocks of n records):
+//   block A  the current update; x, y in [0, 1), theta radians CCW from +x
+//   block B  the previous update, positions UNWRAPPED next to block A
 // so the straight step an arrow took is (x - px, y - py) even across the periodic edge.
+// ingest() copies them into the stage's own arrays cur (A) and prev (B), [x, y, theta] * n.
 //
 // Screen mapping, the stage's one model-to-view transform (viewX/viewY, viewToModel):
 // the canvas shows the box [0,1]^2 with y UP (model convention):
@@ -18,6 +20,8 @@
 //
 // The renderer allocates nothing per frame: all buffers are preallocated typed arrays,
 // all colours and dash patterns are constants.
+
+import { minImage } from "../../ui/periodic.js";
 
 export const TRAIL = 8;            // updates of trail
 const RING = TRAIL + 1;            // positions kept: now and 8 before
@@ -39,10 +43,6 @@ const DASH = [5, 4];
 const NO_DASH = [];
 const TAU = 2 * Math.PI;
 
-/** Minimum-image component of a difference in a unit periodic box. */
-function mi(d) {
-  return d - Math.round(d);
-}
 function wrap01(v) {
   return v - Math.floor(v);
 }
@@ -102,10 +102,13 @@ export class Stage {
    * Take a new model frame. `continues` = true when it is exactly one update after
    * the last one taken (the trail grows); otherwise the trail restarts from block B and A.
    */
-  ingest(data, continues) {
-    const n = this.n;
-    this.cur.set(data.subarray(0, 3 * n));
-    this.prev.set(data.subarray(3 * n, 6 * n));
+  ingest(data, fx, continues) {
+    const n = this.n, cur = this.cur, prev = this.prev;
+    const X = fx.f.x, Y = fx.f.y, TH = fx.f.theta, stride = fx.stride;
+    for (let i = 0, a = fx.offset, b = fx.offset + n * stride; i < n; i++, a += stride, b += stride) {
+      cur[3 * i] = data[a + X]; cur[3 * i + 1] = data[a + Y]; cur[3 * i + 2] = data[a + TH];
+      prev[3 * i] = data[b + X]; prev[3 * i + 1] = data[b + Y]; prev[3 * i + 2] = data[b + TH];
+    }
     if (!continues || this.ringCount === 0) {
       this.ringCount = 0;
       // block B (wrapped) then A, unless B equals A (right after a reset)
@@ -141,8 +144,8 @@ export class Stage {
       for (let k = 1; k < this.ringCount; k++) {
         const slot = ((this.ringHead - k) % RING + RING) % RING;
         const px = R[slot * n * 2 + 2 * i], py = R[slot * n * 2 + 2 * i + 1];
-        ux += mi(px - wx);
-        uy += mi(py - wy);
+        ux += minImage(px - wx);
+        uy += minImage(py - wy);
         wx = px;
         wy = py;
         U[(k * n + i) * 2] = ux;
@@ -167,7 +170,7 @@ export class Stage {
     const { x, y } = this.viewToModel((cx - rect.left) * k, (cy - rect.top) * k);
     let best = -1, bestD = Infinity;
     for (let i = 0; i < this.n; i++) {
-      const dx = mi(this.hx[i] - x), dy = mi(this.hy[i] - y);
+      const dx = minImage(this.hx[i] - x), dy = minImage(this.hy[i] - y);
       const d = dx * dx + dy * dy;
       if (d < bestD) { bestD = d; best = i; }
     }

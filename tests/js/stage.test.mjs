@@ -1,0 +1,67 @@
+// Lab 3's stage drawn into a recording context: it reads a boid's fields through the session's
+// frame layout (not fixed offsets), and groups the glyphs by heading colour without losing any.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import { BoidsStage } from "../../assets/js/labs/boids/stage.js";
+import { frameIndex } from "../../assets/js/ui/frame.js";
+
+/** A 2-D context that records each path's glyph tips (moveTo) and each fill's colour. */
+function recorder() {
+  const log = { tips: [], fills: [] };
+  const g = {
+    fillRect() {}, beginPath() {}, closePath() {}, lineTo() {}, arc() {}, stroke() {}, save() {}, restore() {},
+    translate() {}, setLineDash() {}, createRadialGradient() { return { addColorStop() {} }; },
+    moveTo(x, y) { log.tips.push([x, y]); },
+    fill() { log.fills.push(this.fillStyle); },
+  };
+  return { g, log };
+}
+
+function drawn(fields, boids) {
+  const { g, log } = recorder();
+  const canvas = { width: 400, height: 250, style: {}, getContext: () => g };
+  const layout = { header: ["n", "t", "treat_on", "treat_x", "treat_y"], fields, blocks: 1 };
+  const fx = frameIndex({ ...layout, stride: fields.length, offset: layout.header.length });
+  const stage = new BoidsStage(canvas, fx);
+  stage.setWorld({ width: 160, height: 100 });
+  const frame = new Float32Array(fx.offset + fx.stride * boids.length);
+  frame[fx.h.n] = boids.length;
+  boids.forEach((b, k) => { for (const name of fields) frame[fx.offset + fx.stride * k + fx.f[name]] = b[name]; });
+  stage.draw(frame, frame.length, { on: false }, { visible: false });
+  return log;
+}
+
+test("Lab 3's stage draws every boid once, read through the layout, whatever the fields' order", () => {
+  const boids = Array.from({ length: 50 }, (_, k) => ({
+    x: (k * 37) % 160, y: (k * 11) % 100, vx: Math.cos(k), vy: Math.sin(k * 1.7),
+  }));
+  const a = drawn(["x", "y", "vx", "vy"], boids);
+  const b = drawn(["vy", "x", "vx", "y"], boids);
+  assert.equal(a.tips.length, boids.length);
+  assert.deepEqual(b.tips, a.tips);
+  assert.deepEqual(b.fills, a.fills);
+  // each tip lies ahead of its own boid (0.6 glyph lengths along its heading): all boids, once each
+  const sx = 400 / 160, sy = 250 / 100;
+  const found = boids.map((bd) => a.tips.filter(([x, y]) => {
+    const s = Math.hypot(bd.vx, bd.vy);
+    const ux = bd.vx / s, uy = bd.vy / s;
+    const dx = x - bd.x * sx, dy = y - bd.y * sy;
+    return Math.abs(dx * uy - dy * ux) < 1e-3 && dx * ux + dy * uy > 0;  // on its heading, ahead
+  }).length);
+  assert.ok(found.every((c) => c >= 1), found.join(","));
+  // one fill per colour in use, each colour once
+  assert.equal(new Set(a.fills).size, a.fills.length);
+  // a second, smaller flock on the same stage: the kept buffers do not leak old boids
+  const { g, log } = recorder();
+  const canvas = { width: 400, height: 250, style: {}, getContext: () => g };
+  const fx = frameIndex({ header: ["n", "t", "treat_on", "treat_x", "treat_y"], fields: ["x", "y", "vx", "vy"], blocks: 1, stride: 4, offset: 5 });
+  const stage = new BoidsStage(canvas, fx);
+  stage.setWorld({ width: 160, height: 100 });
+  const big = new Float32Array(5 + 4 * 50).fill(1); big[0] = 50;
+  stage.draw(big, big.length, { on: false }, { visible: false });
+  const small = new Float32Array(5 + 4 * 3).fill(1); small[0] = 3;
+  log.tips.length = 0;
+  stage.draw(small, small.length, { on: false }, { visible: false });
+  assert.equal(log.tips.length, 3);
+});
