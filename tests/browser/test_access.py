@@ -569,6 +569,36 @@ def test_nothing_overflows_at_320_px(browser, server, lab):
         context.close()
 
 
+SMALL_TARGETS = """(lab) => {
+    // every control a finger aims at: buttons, tabs, menus, disclosure summaries, number and
+    // range inputs; a checkbox counts with its label, which toggles it too
+    const out = [];
+    const sel = 'button, [role=tab], select, summary, input[type=number], input[type=range], input[type=checkbox]';
+    for (const e of document.querySelectorAll(sel)) {
+        if (!(e.closest('#lab-' + lab) || e.closest('.site-header') || e.closest('.access-bar'))) continue;
+        const target = e.type === 'checkbox' && e.labels.length ? e.labels[0] : e;
+        const r = target.getBoundingClientRect();
+        if (!r.width || !r.height || getComputedStyle(e).visibility === 'hidden') continue;
+        if (r.width < 43.5 || r.height < 43.5)
+            out.push(`${e.tagName}.${e.className} "${(e.textContent || e.getAttribute('aria-label') || '').trim().slice(0, 24)}" ${Math.round(r.width)}x${Math.round(r.height)}`);
+    }
+    return out;
+}"""
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_touch_targets_are_44_px_on_a_touch_phone(browser, server, lab):
+    """WCAG 2.5.5: on a touch screen every control is at least 44 x 44 CSS px (a desktop keeps
+    its compact controls: the sizes come from the coarse pointer, not the width)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    try:
+        open_lab(page, server, lab)
+        assert page.evaluate(SMALL_TARGETS, lab) == []
+    finally:
+        context.close()
+
+
 # ------------------------------------------------------------------------------- sound, projector
 COUNT_AUDIO = """(() => {
     window.__audioContexts = 0;
