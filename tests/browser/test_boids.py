@@ -513,6 +513,11 @@ def test_touch_treat_on_a_phone(phone_page, open_lab):
     stage, tries, controls, chart, scale = (page.locator(f"#lab-boids {sel}").bounding_box()
                                             for sel in (".bd-stage", ".bd-try", ".bd-controls", ".bd-chart-fig", ".bd-scale"))
     assert tries["y"] >= stage["y"] + stage["height"] and controls["width"] <= 390
+    # Play/Pause right under the stage, on the first screen (it sat after the presets and the
+    # sliders, about 2,100 px down, before)
+    play = page.locator("#lab-boids .bd-play").bounding_box()
+    assert stage["y"] + stage["height"] <= play["y"] < tries["y"]
+    assert play["y"] + play["height"] + page.evaluate("scrollY") <= 844
     assert controls["y"] >= tries["y"] + tries["height"]
     assert chart["y"] >= controls["y"] + controls["height"]
     assert scale["y"] >= chart["y"] + chart["height"]

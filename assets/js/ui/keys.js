@@ -113,8 +113,12 @@ export const LAB_ACCESS = {
     ],
     charts: { chart: [".bd-chart"] },
     tables: { chart: ["P", "spacing"] },
-    // one column: the chart, then "Ten or ten thousand", go last (after the controls)
-    narrow: [{ move: ".bd-chart-fig", append: ".bd-side" }, { move: ".bd-scale", after: ".bd-chart-fig" }],
+    // one column: Play/Restart right under the stage (on a phone the sliders and presets would
+    // put them two screens down); the chart, then "Ten or ten thousand", go last
+    narrow: [
+      { move: ".bd-transport", after: ".bd-stage" },
+      { move: ".bd-chart-fig", append: ".bd-side" }, { move: ".bd-scale", after: ".bd-chart-fig" },
+    ],
   },
 };
 
