@@ -218,8 +218,11 @@ def clamp(specs: Iterable[ParamSpec], name: str, value: Any) -> tuple[Any, str |
     try:
         return validate(specs, name, value), None
     except ValueError as exc:
-        s = next((s for s in specs if s.name == name), None)
-        if s is not None and s.kind in ("float", "int"):
+        try:
+            s = spec_named(specs, name)
+        except ValueError:  # an unknown name: exc already says so
+            return None, f"ignored: {exc}"
+        if s.kind in ("float", "int"):
             try:
                 v = float(value)
             except (TypeError, ValueError, OverflowError):

@@ -383,8 +383,9 @@ def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, s
 
 def test_lab2_numbers_and_words_changed_in_python_are_what_the_page_shows(browser, serve_root, tmp_path):
     """Lab 2 quotes the engine's counts, not copies: with fewer arrows, fewer and shorter check
-    runs and another live seed set in Python only, the lead, the stage's names, the random
-    level, the check's name, its runs and its table caption all follow."""
+    runs, another live seed and a shorter P plot set in Python only, the lead, the stage's
+    names, the random level, the plot's words, the check's name, its runs and its table caption
+    all follow."""
     edits = {
         "app/swarmlab/vicsek.py": [
             ('ParamSpec("n", 64, "Agents"', 'ParamSpec("n", 50, "Agents"'),
@@ -394,6 +395,7 @@ def test_lab2_numbers_and_words_changed_in_python_are_what_the_page_shows(browse
             ("CHECK_MEASURE = 500\n", "CHECK_MEASURE = 100\n"),
             ("LIVE_SEED = 3 ", "LIVE_SEED = 17 "),
         ],
+        "app/swarmlab/sessions/vicsek.py": [("CHART_WINDOW = 600 ", "CHART_WINDOW = 300 ")],
     }
     with _edited_app_page(browser, serve_root, tmp_path, edits, "vicsek") as (page, _):
         vk = page.locator("#lab-vicsek")
@@ -404,6 +406,10 @@ def test_lab2_numbers_and_words_changed_in_python_are_what_the_page_shows(browse
         assert vk.locator(".vk-restart").get_attribute("title").startswith("Replay seed 17 ")
         # sqrt(pi) / (2 sqrt(50)) = 0.125: the random level in the words and the plot's name
         assert "0.13 level of random headings" in vk.locator(".vk-pplot").get_attribute("aria-label")
+        # the plot's window and words
+        assert vk.locator(".vk-pplot").get_attribute("aria-label").startswith("P over the last 300 updates, ")
+        assert vk.locator(".vk-plot-fig figcaption").inner_text() == (
+            "P over the last 300 updates. Dashed: about where P sits when headings are random.")
         vk.locator(".vk-steptabs [role=tab]").nth(2).click()
         assert "Why 0.13 and not 0" in vk.locator(".vk-steppanels").inner_text()
         assert vk.locator("#vk-check-h").inner_text().startswith("Six-seed check")

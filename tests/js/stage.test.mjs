@@ -8,12 +8,17 @@ import { frameIndex } from "../../assets/js/ui/frame.js";
 
 /** A 2-D context that records each path's glyph tips (moveTo) and each fill's colour. */
 function recorder() {
-  const log = { tips: [], fills: [] };
+  const log = { tips: [], fills: [], tipFill: [] };  // tipFill[k]: the fill of the path holding tip k
+  let pathStart = 0;
   const g = {
-    fillRect() {}, beginPath() {}, closePath() {}, lineTo() {}, arc() {}, stroke() {}, save() {}, restore() {},
+    fillRect() {}, closePath() {}, lineTo() {}, arc() {}, stroke() {}, save() {}, restore() {},
     translate() {}, setLineDash() {}, createRadialGradient() { return { addColorStop() {} }; },
+    beginPath() { pathStart = log.tips.length; },
     moveTo(x, y) { log.tips.push([x, y]); },
-    fill() { log.fills.push(this.fillStyle); },
+    fill() {
+      log.fills.push(this.fillStyle);
+      for (let k = pathStart; k < log.tips.length; k++) log.tipFill[k] = this.fillStyle;
+    },
   };
   return { g, log };
 }
@@ -50,6 +55,15 @@ test("Lab 3's stage draws every boid once, read through the layout, whatever the
     return Math.abs(dx * uy - dy * ux) < 1e-3 && dx * ux + dy * uy > 0;  // on its heading, ahead
   }).length);
   assert.ok(found.every((c) => c >= 1), found.join(","));
+  // and each glyph is filled with its own heading's colour (the hue of its 15-degree bucket)
+  boids.forEach((bd) => {
+    const s = Math.hypot(bd.vx, bd.vy);
+    const k = a.tips.findIndex(([x, y]) => Math.abs((x - bd.x * sx) * bd.vy - (y - bd.y * sy) * bd.vx) < 1e-3 * s
+      && (x - bd.x * sx) * bd.vx + (y - bd.y * sy) * bd.vy > 0);
+    const hue = Number(/hsl\((\d+)/.exec(a.tipFill[k])[1]);
+    const deg = ((Math.atan2(bd.vy, bd.vx) + Math.PI) * 180) / Math.PI;
+    assert.ok(deg - hue > -0.5 && deg - hue < 15.5, `heading ${deg.toFixed(1)} deg drawn in hue ${hue}`);
+  });
   // one fill per colour in use, each colour once
   assert.equal(new Set(a.fills).size, a.fills.length);
   // a second, smaller flock on the same stage: the kept buffers do not leak old boids

@@ -209,3 +209,17 @@ def test_session_via_registry():
     from swarmlab import sessions
 
     assert sessions.create("vicsek").lab == "vicsek"
+
+
+def test_display_carries_the_p_plots_window_and_words(s):
+    """The P plot's window and words come from the session (op_layout's display), its series
+    label from the readout: the history the plot draws keeps at least that many updates."""
+    d = call(s, "layout")["display"]
+    (plot,) = d["charts"]
+    readouts = {r["key"]: r for r in d["readouts"]}
+    assert plot["window"] == vs.CHART_WINDOW and f"last {vs.CHART_WINDOW} updates" in plot["title"]
+    assert plot["series"] == [{"key": "P", "label": readouts["P"]["label"]}]
+    assert plot["baseline"]
+    call(s, "step", n=vs.CHART_WINDOW + 5)
+    h = call(s, "history")
+    assert h["t"][-1] - h["t"][0] >= vs.CHART_WINDOW  # one sample per update, enough to fill it

@@ -68,6 +68,14 @@ READOUTS = (
     Readout("P", "shared heading P"),
     Readout("t", "Update", decimals=0),
 )
+# The P plot beside the stage: the history's last CHART_WINDOW updates, the level of random
+# headings dashed.  Its words and window are published by display(); colours are the page's.
+CHART_WINDOW = 600  # updates shown
+CHARTS = (
+    {"id": "pplot", "title": f"P over the last {CHART_WINDOW} updates", "window": CHART_WINDOW,
+     "series": [{"key": "P", "label": READOUTS[0].label}],
+     "baseline": "about where P sits when headings are random"},
+)
 
 _STEP_SPEC = (ParamSpec("n", 1, "Updates", kind="int", min=0, max=10000, step=1),)
 _CHECK_SPECS = (
@@ -200,7 +208,8 @@ class VicsekSession(Session):
         return {"t": self.ens.t, "P": float(self.ens.order[0])}
 
     def display(self) -> dict:
-        return {"readouts": [r.to_json() for r in READOUTS]}
+        """The readouts (``params.Readout``) and the P plot's words and window (``CHARTS``)."""
+        return {"readouts": [r.to_json() for r in READOUTS], "charts": [dict(c) for c in CHARTS]}
 
     def op_state(self) -> dict:
         p = self.params
@@ -260,6 +269,8 @@ class VicsekSession(Session):
         p = self.params
         x = self.ens.state.x[0]
         th = self.ens.state.theta[0]
+        # The whole flock's sums, on purpose: the update's own reduction in its canonical order
+        # (heading_sums), so the mean heading shown is the model's to the bit (64 agents: cheap).
         pairs = cells.neighbour_pairs(x, p.space, p.radius)
         mine = np.sort(pairs.j[pairs.i == i])
         s, c = detmath.sincos(th)

@@ -21,7 +21,7 @@ import { HistoryMirror } from "../ui/history.js";
 import { buildControls, formatReadout } from "../ui/controls.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { Stage } from "./vicsek/stage.js";
-import { PPlot, WINDOW } from "./vicsek/pplot.js";
+import { PPlot } from "./vicsek/pplot.js";
 import { CheckRunner, renderTable, renderDotPlot, fmt3 } from "./vicsek/check.js";
 import { steps, ruleHtml, checkIntroHtml, NOTES_HTML, headerHtml, checkName } from "./vicsek/text.js";
 import { ensureStylesheet, plural, capital, say } from "../ui/dom.js";
@@ -38,8 +38,8 @@ const CHECK_AFTER_TICKS = 6;  // start the check once the first frames are drawn
 const PICK_TOLERANCE_PX = 26;
 
 /** The page's HTML; its numbers (R, the kick, the random level) and readout labels come
- *  from the session: `c` its constants, `readouts` its display readouts. */
-const layoutHtml = (c, readouts) => `${headerHtml(c)}
+ *  from the session: `c` its constants, `display` its readouts and the P plot's words. */
+const layoutHtml = (c, { readouts, charts: [plot] }) => `${headerHtml(c)}
   <div class="vk-layout">
     <div class="vk-main">
       <div class="stage vk-stage">
@@ -74,8 +74,8 @@ const layoutHtml = (c, readouts) => `${headerHtml(c)}
           ${readouts.map((r) => `<div class="readout" data-key="${r.key}"><span class="k">${r.label}</span><span class="v vk-${r.key}">–</span></div>`).join("\n          ")}
         </div>
         <figure class="vk-plot-fig">
-          <canvas class="vk-pplot" role="img" aria-label="P over the last ${WINDOW} updates, with the ${c.baseline.toFixed(2)} level of random headings dashed"></canvas>
-          <figcaption>P over the last ${WINDOW} updates. Dashed: about where P sits when headings are random.</figcaption>
+          <canvas class="vk-pplot" role="img" aria-label="${plot.title}, with the ${c.baseline.toFixed(2)} level of random headings dashed"></canvas>
+          <figcaption>${plot.title}. Dashed: ${plot.baseline}.</figcaption>
         </figure>
         <p class="vk-follow"><span class="vk-follow-who" aria-live="polite">Tap an arrow to follow it.</span> <span class="vk-follow-count"></span></p>
         <div class="btn-row">
@@ -117,7 +117,7 @@ export async function mount(section, ctx) {
   const layout = await engine.layout(LAB);
   const fx = frameIndex(layout.frame);
   const consts = layout.constants;
-  const readouts = layout.display.readouts;
+  const display = layout.display; // readouts and the P plot's words, from the session
   const minimal = ctx.params.get("controls") === "minimal";
 
   // settings from the page URL (share links), read leniently by the session
@@ -126,7 +126,7 @@ export async function mount(section, ctx) {
   let st = await engine.call(LAB, "reset", urlValues);
   const N = st.n;
 
-  section.innerHTML = layoutHtml(consts, readouts);
+  section.innerHTML = layoutHtml(consts, display);
   section.classList.add("vk");
   const $ = (sel) => section.querySelector(sel);
   $(".vk-check-intro").innerHTML = checkIntroHtml(consts);
@@ -140,7 +140,7 @@ export async function mount(section, ctx) {
   const canvas = $(".vk-canvas");
   const stage = new Stage(canvas, N, { radius: consts.radius, kick: consts.kick });
   const hist = new HistoryMirror(); // the session's P history (op_history), drawn by the plot
-  const plot = new PPlot($(".vk-pplot"), { baseline: consts.baseline });
+  const plot = new PPlot($(".vk-pplot"), { baseline: consts.baseline, updates: display.charts[0].window });
   plot.setData(hist);
 
   // ---- model state mirrored in the page ----
@@ -181,7 +181,7 @@ export async function mount(section, ctx) {
       : `${plural(neighbourCount, "other arrow", "other arrows")} in its circle.`);
   }
 
-  const readoutEls = readouts.map((r) => [r, $(`.vk-${r.key}`)]);
+  const readoutEls = display.readouts.map((r) => [r, $(`.vk-${r.key}`)]);
   function showReadouts() {
     const now = { P, t };
     for (const [r, node] of readoutEls) setText(node, formatReadout(r, now[r.key]));

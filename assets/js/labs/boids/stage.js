@@ -35,7 +35,8 @@ export class BoidsStage {
     this.hueStyles = Array.from({ length: HUES }, (_, k) => `hsl(${Math.round((k * 360) / HUES)} 85% 66%)`);
     this.hueOf = new Uint8Array(0);        // per boid: its colour bucket
     this.byHue = new Int32Array(0);        // boid indices, grouped by bucket
-    this.hueStart = new Int32Array(HUES + 1);
+    this.hueStart = new Int32Array(HUES + 1); // bucket h holds byHue[hueStart[h] .. hueStart[h + 1])
+    this.hueNext = new Int32Array(HUES);      // counting sort's write cursor per bucket
     this.glow = null; this.glowRadius = -1;
     this.dash = [4, 3];
   }
@@ -84,7 +85,8 @@ export class BoidsStage {
       this.hueOf = new Uint8Array(n);
       this.byHue = new Int32Array(n);
     }
-    const { hueOf, byHue, hueStart } = this;
+    // Group the boids by colour (a counting sort into kept arrays): one path per colour.
+    const { hueOf, byHue, hueStart, hueNext } = this;
     hueStart.fill(0);
     for (let k = 0; k < n; k++) {   // colour of each boid's heading; count per colour
       const o = base + stride * k;
@@ -93,10 +95,11 @@ export class BoidsStage {
       hueOf[k] = h;
       hueStart[h + 1]++;
     }
-    for (let h = 0; h < HUES; h++) hueStart[h + 1] += hueStart[h];
-    for (let k = n - 1; k >= 0; k--) byHue[--hueStart[hueOf[k] + 1]] = k;  // stable; hueStart[h + 1] ends at h's start
+    for (let h = 0; h < HUES; h++) hueStart[h + 1] += hueStart[h];  // counts -> where each bucket starts
+    for (let h = 0; h < HUES; h++) hueNext[h] = hueStart[h];
+    for (let k = 0; k < n; k++) byHue[hueNext[hueOf[k]]++] = k;      // in boid order within a bucket
     for (let h = 0; h < HUES; h++) {
-      const from = hueStart[h + 1], to = h + 1 < HUES ? hueStart[h + 2] : n;
+      const from = hueStart[h], to = hueStart[h + 1];
       if (from === to) continue;
       g.beginPath();
       for (let m = from; m < to; m++) {

@@ -1,22 +1,23 @@
-// A small canvas plot of P against update number: the last WINDOW updates of the
+// A small canvas plot of P against update number: the last `updates` updates of the
 // session's own history (metrics.History, mirrored by ui/history.js), with the level of
 // random headings dashed and a thin line at each marker (a change of the knob, labelled
 // by the session).  Drawing happens only when data changes or the canvas is resized.
 
 import { fitCanvas } from "../../ui/dom.js";
 
-export const WINDOW = 600;     // updates shown
 const FONT = '11px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif';
 const DASH = [4, 3];
 const NO_DASH = [];
 const LABEL_BG = "rgba(255, 255, 255, 0.85)";
 
 export class PPlot {
-  /** @param {object} opts {baseline}: E|P| of independent random headings (session constants) */
-  constructor(canvas, { baseline }) {
+  /** @param {object} opts {baseline}: E|P| of independent random headings (session constants);
+   *  {updates}: how many updates it shows (the session's display.charts[0].window) */
+  constructor(canvas, { baseline, updates }) {
     this.canvas = canvas;
     this.g = canvas.getContext("2d");
     this.baseline = baseline;
+    this.updates = updates;
     this.hist = null;
     this.cssW = 0;
     this.cssH = 0;
@@ -48,8 +49,8 @@ export class PPlot {
     const ps = this.hist ? this.hist.series.P || [] : [];
     const count = Math.min(ts.length, ps.length);
     const tNow = count ? ts[count - 1] : 0;
-    const t0 = Math.max(0, tNow - WINDOW + 1);
-    const t1 = t0 + WINDOW - 1;
+    const t0 = Math.max(0, tNow - this.updates + 1);
+    const t1 = t0 + this.updates - 1;
     const X = (t) => L + ((t - t0) / (t1 - t0)) * pw;
     const Y = (p) => T + (1 - p) * ph;
 
