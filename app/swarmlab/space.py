@@ -21,6 +21,7 @@ Components of the result lie in ``[-L/2, L/2)`` for each box side ``L``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -32,10 +33,12 @@ class Box:
     width: float
     height: float
 
-    @property
+    @cached_property  # (made once per box: every step's wrap asks for it; read-only)
     def size(self) -> np.ndarray:
         """Side lengths as a float64 array of shape (2,)."""
-        return np.array([self.width, self.height], dtype=np.float64)
+        size = np.array([self.width, self.height], dtype=np.float64)
+        size.setflags(write=False)
+        return size
 
 
 def wrap(x: np.ndarray, box: Box) -> np.ndarray:

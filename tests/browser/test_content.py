@@ -353,7 +353,7 @@ def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, s
             ('Readout("milling", "rotation (milling)")', 'Readout("milling", "milling (rotation)")'),
         ],
         "app/swarmlab/vicsek.py": [('ParamSpec("radius", 0.12,', 'ParamSpec("radius", 0.15,')],
-        "app/swarmlab/sessions/vicsek.py": [('Readout("t", "Update", decimals=0)', 'Readout("t", "Updates so far", decimals=0)')],
+        "app/swarmlab/sessions/vicsek.py": [('Readout("t", "update", decimals=0)', 'Readout("t", "Updates so far", decimals=0)')],
     }
     with _edited_app_page(browser, serve_root, tmp_path, edits, "swarm") as (page, url):
         lab = page.locator("#lab-swarm")
@@ -404,6 +404,12 @@ def test_lab2_numbers_and_words_changed_in_python_are_what_the_page_shows(browse
         assert "50 arrows moving" in canvas.get_attribute("aria-label")
         assert canvas.get_attribute("data-access-label").startswith("Few turns stage: 50 arrows moving")
         assert vk.locator(".vk-restart").get_attribute("title").startswith("Replay seed 17 ")
+        # "Follow previous" from no arrow followed goes to the last of the 50 (not of 64)
+        vk.locator(".access-follow-stop").click()
+        vk.locator(".access-follow-prev").click()
+        page.wait_for_function("() => window.swarmlab.labs.get('vicsek').selected === 49")
+        page.wait_for_function("() => document.querySelector('#lab-vicsek .vk-follow-who')"
+                               ".textContent.startsWith('Following arrow 50 of 50')")
         # sqrt(pi) / (2 sqrt(50)) = 0.125: the random level in the words and the plot's name
         assert "0.13 level of random headings" in vk.locator(".vk-pplot").get_attribute("aria-label")
         # the plot's window and words

@@ -66,7 +66,7 @@ HISTORY_CAPACITY = 2400  # samples of P (one per update; halved in density when 
 MERGE_MARKER_UPDATES = 6
 READOUTS = (
     Readout("P", "shared heading P"),
-    Readout("t", "Update", decimals=0),
+    Readout("t", "update", decimals=0),
 )
 # The P plot beside the stage: the history's last CHART_WINDOW updates, the level of random
 # headings dashed.  Its words and window are published by display(); colours are the page's.

@@ -303,9 +303,14 @@ export async function mount(section, ctx) {
     const i = stage.pick(ev.clientX, ev.clientY, tol);
     select(i);
   });
+  /** Follow the next (delta 1) or previous (-1) arrow of the N, wrapping round; from none
+   *  followed, the first or the last.  The stage's arrow keys and the access bar's buttons. */
+  function followBy(delta) {
+    return select(selected < 0 ? (delta > 0 ? 0 : N - 1) : (selected + delta + N) % N);
+  }
   canvas.addEventListener("keydown", (ev) => {
-    if (ev.key === "ArrowRight" || ev.key === "ArrowDown") select(selected < 0 ? 0 : (selected + 1) % N);
-    else if (ev.key === "ArrowLeft" || ev.key === "ArrowUp") select(selected < 0 ? N - 1 : (selected - 1 + N) % N);
+    if (ev.key === "ArrowRight" || ev.key === "ArrowDown") followBy(1);
+    else if (ev.key === "ArrowLeft" || ev.key === "ArrowUp") followBy(-1);
     else if (ev.key === "Escape") select(-1);
     else if (ev.key === " ") (playing ? pause() : play());
     else return;
@@ -525,6 +530,7 @@ export async function mount(section, ctx) {
     pause,
     restart,
     select,
+    follow: followBy,
     get playing() { return playing; },
     get selected() { return selected; },
     get t() { return t; },

@@ -138,12 +138,10 @@ export function keyHints(lab) {
   return `Keys: ${[...global, ...own].join(" · ")} · <kbd>?</kbd> all keys`;
 }
 
+/** Lab 2's next / previous arrow: its own follow(delta), which knows how many arrows there are. */
 function follow(c, delta) {
-  if (!c || typeof c.select !== "function") return false;
-  const n = 64;
-  const cur = Number.isInteger(c.selected) ? c.selected : -1;
-  const next = cur < 0 ? (delta > 0 ? 0 : n - 1) : (cur + delta + n) % n;
-  c.select(next);
+  if (!c || typeof c.follow !== "function") return false;
+  c.follow(delta);
   return true;
 }
 
