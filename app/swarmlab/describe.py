@@ -188,7 +188,7 @@ def _spacing_steady(values: Sequence[float]) -> float:
 def swarm(n: int, u: np.ndarray, pairs, m: Mapping[str, float], *, threat: bool = False,
           obstacle: str = "none", at_limit: bool = False, trial: str | None = None,
           selected: int | None = None, history: metrics.History | None = None,
-          very_close: float | None = None) -> dict:
+          very_close: float | None = None, limit_minutes: float | None = None) -> dict:
     """Lab 1 ("Swarm Lab").
 
     n      : number of animals
@@ -199,7 +199,8 @@ def swarm(n: int, u: np.ndarray, pairs, m: Mapping[str, float], *, threat: bool 
              spacing is 2-3 lengths) and the search is already done
     m      : ``swarm.measure`` (P, local, spacing, very_close, milling)
     threat : a threat is passing; obstacle: "none" | "circle" | "passage"
-    at_limit : paused at the five-minute limit; trial: the running trial's title
+    at_limit : paused at the model-time limit (``limit_minutes`` long, ``swarm.TIME_LIMIT_STEPS``);
+               trial: the running trial's title
     selected : the selected individual's number as the page shows it (ID + 1)
     history  : the session's metrics.History, for the charts' text
     very_close : the very-close threshold in lengths (``swarm.VERY_CLOSE``), named in that text
@@ -223,7 +224,8 @@ def swarm(n: int, u: np.ndarray, pairs, m: Mapping[str, float], *, threat: bool 
     if selected is not None:
         extra.append(f"Individual {selected} is selected.")
     if at_limit:
-        extra.append("Paused at the five-minute limit; Continue keeps everything.")
+        limit = "the time limit" if limit_minutes is None else f"the {limit_minutes:g}-minute limit"
+        extra.append(f"Paused at {limit}; Continue keeps everything.")
     if extra:
         text += " " + " ".join(extra)
     out = {"text": text, "key": _key(key, band(m.get("P", math.nan)), threat, at_limit, obstacle, n),

@@ -243,6 +243,8 @@ def test_turn_one_changes_exactly_one_heading_by_60_degrees(lab):
     assert b["step"] == a["step"]
     assert b["x"] == a["x"] and b["y"] == a["y"]
     assert abs(wrap_angle(b["th"][sel] - a["th"][sel]) - math.radians(60)) < 1e-5
+    deg = engine_call(page, LAB, "layout")["constants"]["turn_one_deg"]  # what the page's words quote
+    assert page.locator("#lab-swarm .swarm-turn").get_attribute("data-deg") == f"{deg:g}"
     others = [i for i in range(a["n"]) if i != sel]
     assert [b["th"][i] for i in others] == [a["th"][i] for i in others]
     assert engine_call(page, LAB, "history")["markers"][-1]["label"].startswith("turned one")

@@ -136,6 +136,19 @@ def test_swarm_summary_events_change_the_key():
     assert f"Trial: {swarm.TRIALS[0].title}." in s.op_describe()["text"]
 
 
+def test_swarm_summary_names_the_models_own_time_limit():
+    """At the model-time limit the summary names it from swarm.TIME_LIMIT_STEPS (not a copy)."""
+    s = sessions.create("swarm")
+    s.op_step(n=10)
+    s.at_limit = True  # (reaching it takes TIME_LIMIT_STEPS steps; the session's flag is what describe reads)
+    minutes = swarm.TIME_LIMIT_STEPS * swarm.DT / 60
+    assert f"Paused at the {minutes:g}-minute limit; Continue keeps everything." in s.op_describe()["text"]
+    alone = cells.neighbour_pairs(np.array([[1.0, 1.0]]), Box(10.0, 10.0), 1.0)
+    d = describe.swarm(1, np.array([[1.0, 0.0]]), alone, {"P": 1.0, "local": 1.0, "spacing": math.nan},
+                       at_limit=True, limit_minutes=2.5)
+    assert "Paused at the 2.5-minute limit" in d["text"]
+
+
 def test_swarm_key_ignores_small_changes():
     s = sessions.create("swarm")
     s.op_step(n=1800)  # settled: one polarised flock

@@ -153,6 +153,7 @@ def test_boids_session_swaps_rules_live_marks_the_chart_and_keeps_time_and_state
     t, x = s.state.t, s.state.x.copy()
     src = s.op_rules_source()
     assert src["original"] == src["code"] and not src["user"] and src["name"] == "steering"
+    assert src["time_limit_s"] == rules.TIME_LIMIT_S  # the page's watchdog waits longer than this
     out = s.op_rules(code=src["original"].replace("p.k_sep * steer", "3 * p.k_sep * steer"))
     assert out["ok"] and out["ms"] >= 0
     assert s.state.t == t and same(s.state.x, x)  # nothing restarted

@@ -158,17 +158,21 @@ class Session:
         return self.RULES
 
     def op_rules_source(self) -> dict:
-        """The rule function the page shows: ``{"name", "original", "code", "user", "result", "ideas"}``.
+        """The rule function the page shows: ``{"name", "original", "code", "user", "result", "ideas",
+        "time_limit_s"}``.
 
         ``original`` is the built-in function's own source (the code the model runs);
         ``code`` the student's rule in use or last used (else the original); ``user`` whether
-        the student's rule is running now; ``ideas`` the "Ideas to try" (``rules.Idea.to_json``).
+        the student's rule is running now; ``ideas`` the "Ideas to try" (``rules.Idea.to_json``);
+        ``time_limit_s`` how long one call of a student's rule may run before Python stops it
+        (``rules.TIME_LIMIT_S``; the page's watchdog waits longer than that).
         """
         kind = self._rules_kind()
         original = kind.source()
         return {"name": kind.name, "original": original, "code": self.rule_code or original,
                 "user": self.rule is not None, "result": kind.result,
-                "ideas": [idea.to_json(original) for idea in kind.ideas]}
+                "ideas": [idea.to_json(original) for idea in kind.ideas],
+                "time_limit_s": rules.TIME_LIMIT_S}
 
     def op_rules(self, code: Any) -> dict:
         """Swap in a student's rule at the next step (no restart: time and state kept).
@@ -273,7 +277,8 @@ def _describe_swarm(session: Any) -> dict:
         threat=model.threat_position(s) is not None, obstacle=session.values["obstacle"],
         at_limit=session.at_limit, trial=trial,
         selected=None if session._selected_index() is None else session.selected_id + 1,
-        history=session.history, very_close=model.VERY_CLOSE)
+        history=session.history, very_close=model.VERY_CLOSE,
+        limit_minutes=model.TIME_LIMIT_STEPS * model.DT / 60.0)
 
 
 def _describe_vicsek(session: Any) -> dict:

@@ -314,6 +314,8 @@ class BoidsSession(Session):
         return {"dt": boids.DT, "eps": boids.EPS, "treat_rate": boids.TREAT_RATE, "presets": boids.PRESETS,
                 "world_area": boids.WORLD_WIDTH * boids.WORLD_HEIGHT,  # lengths²: the page keeps it at any aspect
                 "flock_min": boids.FLOCK_MIN, "max_population": boids.MAX_POPULATION,
+                # the goal table the page's "Why the flock keeps flowing" quotes (issue 13)
+                "goal_samples": len(boids.GOAL_SAMPLES), "goal_seconds": boids.GOAL_SECONDS,
                 "scale_sizes": list(scaling.SIZES),
                 "sample_seconds": SAMPLE_INTERVAL_STEPS * boids.DT,  # the chart's sampling interval
                 # a share link's world=WxH: each side's range (lengths), and the default as the example

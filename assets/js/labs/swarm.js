@@ -145,7 +145,7 @@ async function mountLab(section, ctx) {
     speedGroup.append(b);
     return b;
   });
-  const turnBtn = el("button", { type: "button", class: "btn swarm-turn", text: "Turn one individual" });
+  const turnBtn = el("button", { type: "button", class: "btn swarm-turn", text: "Turn one individual", "data-deg": consts.turn_one_deg });
   const threatBtn = el("button", { type: "button", class: "btn swarm-threat", text: "Send a threat" });
   const transport = el("div", { class: "swarm-transport" },
     el("div", { class: "btn-row" }, playBtn, restartBtn, trialRestartBtn, speedGroup),

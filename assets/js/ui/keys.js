@@ -15,7 +15,7 @@ export const GLOBAL_KEYS = [
   { key: "p", show: "P", what: "previous individual" },
   { key: "d", show: "D", what: "describe what the stage shows now" },
   { key: "?", show: "?", what: "this list of keys" },
-  { key: "Escape", show: "Esc", what: "close this list, or the five-minute note" },
+  { key: "Escape", show: "Esc", what: "close this list, or the time-limit note" },
 ];
 
 function clickIn(section, selector) {
@@ -50,7 +50,7 @@ export const LAB_ACCESS = {
     clickOn: ".swarm-threat", // the sound's click
     actions: [
       [".swarm-threat", "Threat sent."],
-      [".swarm-turn", "One individual turned by 60 degrees."],
+      [".swarm-turn", (b) => `One individual turned by ${b.dataset.deg} degrees.`],  // the session's turn_one_deg
       [".swarm-restart-trial", "Trial restarted."],
       [".swarm-restart", "Restarted."],
       [".swarm-trial-start", (b) => `Trial started: ${b.closest(".swarm-trial")?.querySelector("h4")?.textContent || ""}.`],

@@ -14,7 +14,8 @@
 // * The measured engine time per step is shown (the step op's ms_per_step).
 // * Too long: the Python time limit (rules.py, opcode-traced) stops `while True: pass`.  A
 //   loop inside one numpy call cannot be interrupted, so while a student's rule runs in a
-//   worker the engine watchdog (engine.watch) terminates the worker after WATCH_MS and
+//   worker the engine watchdog (engine.watch) terminates the worker after watchMs (Python's
+//   own limit, the session's time_limit_s, plus WATCH_MARGIN_S, so Python names the line first) and
 //   starts a new one; this panel keeps a snapshot of the run from the last good second and
 //   restores it, with the original rules, and says so.  The page never waits for Python.
 // * Share links may carry the code in the fragment (#code=, deflate + base64url).  Opening
@@ -22,7 +23,7 @@
 //   and so it is where the engine runs on the page's main thread (the single file), since
 //   code there could reach the page.
 
-const WATCH_MS = 3000;       // the watchdog: a request longer than this stops the worker
+const WATCH_MARGIN_S = 1;    // the watchdog stops the worker this long after Python's own limit
 const SNAPSHOT_MS = 1000;    // while a student's rule runs, the run is saved this often
 const MAX_LINK_CODE = 6000;  // characters of fragment: longer code is not put in links
 
@@ -34,6 +35,7 @@ export async function mountRules(host, opts) {
   const { engine, lab, stepper, notify = () => {}, embed = false, shareLink = null } = opts;
   ensureStylesheet("assets/css/rules.css");
   const src = await engine.call(lab, "rules_source");
+  const watchMs = 1000 * (src.time_limit_s + WATCH_MARGIN_S); // a request longer than this stops the worker
   const root = document.createElement("section");
   root.className = "panel rules-panel";
   root.setAttribute("aria-labelledby", `${lab}-rules-h`);
@@ -115,7 +117,7 @@ export async function mountRules(host, opts) {
   }
   function startGuard() {
     if (engine.mode !== "worker") return;
-    engine.watch(WATCH_MS, onStall, onStop);
+    engine.watch(watchMs, onStall, onStop);
     if (!snapTimer) snapTimer = setInterval(() => { if (!engine.restarting && performance.now() >= nextSnap) takeSnapshot(); }, SNAPSHOT_MS);
   }
   function stopGuard() {
@@ -125,7 +127,7 @@ export async function mountRules(host, opts) {
   }
   function onStop() {
     root.dataset.stopped = String((root.dataset.stopped | 0) + 1);
-    show(`Your rules ran for more than ${WATCH_MS / 1000} s in one go: the engine was stopped. ` +
+    show(`Your rules ran for more than ${watchMs / 1000} s in one go: the engine was stopped. ` +
       "Starting it again from the last good second…", "error");
   }
   async function onStall(eng) {
@@ -134,7 +136,7 @@ export async function mountRules(host, opts) {
     const t = snapshot ? (snapshot.t ?? 0) : null;
     if (snapshot) await eng.batch(lab, [["restore", { snapshot }]], { urgent: true });
     showUser(false);
-    show(`Your rules ran for more than ${WATCH_MS / 1000} s in one go, so the engine was stopped and started again. ` +
+    show(`Your rules ran for more than ${watchMs / 1000} s in one go, so the engine was stopped and started again. ` +
       (t !== null ? `The run carries on from model time ${fmtT(t)} with the original rules; ` : "The original rules run again; ") +
       "your code is still in the editor.", "error");
     notify("The engine was restarted: a rule took too long.", "warn");
@@ -148,7 +150,7 @@ export async function mountRules(host, opts) {
     try {
       if (engine.mode === "worker") {
         await takeSnapshot();        // the state before the new rule: the restore point
-        engine.watch(WATCH_MS, onStall, onStop);
+        engine.watch(watchMs, onStall, onStop);
       }
       let r;
       try {

@@ -164,7 +164,7 @@ export function explainHtml(c, { minimal = false } = {}) {
   <p>At the start every boid is in a random place with a random heading. Close neighbours soon agree, and the sky fills
   with small groups and streams. They meet and join, yet the flock does not freeze into one block flying straight
   on, although nothing random is added after the start: the liveliness comes from the rules themselves. (In all
-  eight sample numbers we tested, groups were still splitting and swinging round after five minutes.)</p>
+  ${say(c.goal_samples)} sample numbers we tested, groups were still splitting and swinging round after ${say(c.goal_seconds / 60)} minutes.)</p>
   <p>The blind spot is the key. The boids at the front of a group see nobody ahead, only the few beside them, so they
   are pulled sideways and swing off; the boids behind see them turn and follow, and the whole group wheels round. A
   stream that turns away from the rest may tear off as a group of its own; cohesion, which reaches further than the
