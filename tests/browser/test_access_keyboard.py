@@ -221,6 +221,13 @@ def test_each_chart_has_a_table_of_its_samples(page, server, lab):
     settle(page, lab)
     step = {"swarm": 600, "vicsek": 40, "boids": 400}[lab]
     engine_call(page, lab, "step", {"n": step})
+    # one set of chart ids and series: the session's display.charts, its spoken chart texts,
+    # the page's chart canvases (LAB_ACCESS) and the tables agree, and are what this test expects
+    published = {c["id"]: [s["key"] for s in c["series"]] for c in engine_call(page, lab, "layout")["display"]["charts"]}
+    assert published == TABLES[lab]
+    assert set(engine_call(page, lab, "describe")["charts"]) == set(published)
+    page_ids = page.evaluate("async (lab) => Object.keys((await import('/assets/js/ui/keys.js')).LAB_ACCESS[lab].charts)", lab)
+    assert set(page_ids) == set(published)
     for chart, keys in TABLES[lab].items():
         summary = page.locator(f"#chart-table-{lab}-{chart} > summary")
         summary.scroll_into_view_if_needed()

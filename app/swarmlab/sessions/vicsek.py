@@ -72,7 +72,7 @@ READOUTS = (
 # headings dashed.  Its words and window are published by display(); colours are the page's.
 CHART_WINDOW = 600  # updates shown
 CHARTS = (
-    {"id": "pplot", "title": f"P over the last {CHART_WINDOW} updates", "window": CHART_WINDOW,
+    {"id": "P", "title": f"P over the last {CHART_WINDOW} updates", "window": CHART_WINDOW,
      "series": [{"key": "P", "label": READOUTS[0].label}],
      "baseline": "about where P sits when headings are random"},
 )

@@ -303,9 +303,11 @@ export function installAccess({ engine, activeLab, controller }) {
         const ids = (c.getAttribute("aria-describedby") || "").split(/\s+/).filter(Boolean);
         if (!ids.includes(p.id)) c.setAttribute("aria-describedby", [...ids, p.id].join(" "));
       }
-      // and a table view of its samples, from the session's history (ui/charttable.js)
-      const keys = cfg.tables && cfg.tables[id];
-      if (keys) {
+      // and a table view of its samples, from the session's history (ui/charttable.js); the
+      // columns are the chart's series as the session publishes them (display.charts, this id)
+      if (cfg.tables) {
+        const keys = engine.layout(lab).then((l) =>
+          ((l.display.charts || []).find((c) => c.id === id)?.series || []).map((s) => s.key));
         const table = new ChartTable({
           id: `${lab}-${id}`,
           keys,

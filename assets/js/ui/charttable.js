@@ -84,7 +84,8 @@ export class ChartTable {
   /**
    * @param {object} o
    *   fetch()    resolves to the session's history (metrics.History.to_dict) or null
-   *   keys       the chart's series keys, in its legend's order
+   *   keys       the chart's series keys, in its legend's order (or a promise of them: the
+   *              session's display.charts, asked for once)
    *   id         an id stem for the elements (e.g. "swarm-agree")
    *   active()   true while the table should follow the run (its lab on screen)
    */
@@ -92,9 +93,9 @@ export class ChartTable {
     this.fetch = fetch;
     this.stamp = null; // what the table shows: "version:count:markers:last time"
     this.meta = null;  // the last answer's labels (for the summary's name)
-    this.keys = keys;
+    this.keys = [];
     this.active = active;
-    this.queue = Promise.resolve();
+    this.queue = Promise.resolve(keys).then((k) => { this.keys = k || []; }); // everything waits for them
     this.waiting = 0;
     this.timer = null;
     this.element = el("details", { class: "chart-table", id: `chart-table-${id}` });

@@ -62,10 +62,11 @@ export const LAB_ACCESS = {
       selector: ".swarm-limit",
       text: (n) => `${n.querySelector("p")?.textContent || "Paused."} The Continue button is on the stage; Escape closes this note.`,
     }],
+    // each chart's canvases by the session's chart id (display.charts and describe's charts)
     charts: { agree: [".swarm-chart-agree", ".swarm-live-agree"], space: [".swarm-chart-space", ".swarm-live-space"] },
-    // a table of each full chart's samples (ui/charttable.js): the chart's series keys, as in
-    // the session's CHARTS (sessions/swarm.py); labels and units come from its history
-    tables: { agree: ["P", "local"], space: ["spacing", "very_close"] },
+    // a table of each chart's samples (ui/charttable.js): its columns are the chart's series in
+    // the session's display.charts; labels and units come from its history
+    tables: true,
     roving: [[".swarm-markers", ".swarm-marker"]],
     // one column (ui/reflow.js): stage, live strip, Play row, access bar, status, caption, the
     // settings, the measurements and sense panel, the trials; the same order as swarm.css's
@@ -95,7 +96,7 @@ export const LAB_ACCESS = {
     ],
     actions: [[".vk-restart", (b) => `Restarted from seed ${b.dataset.seed}, with the same random nudges.`]],
     charts: { P: [".vk-pplot"] },
-    tables: { P: ["P"] },
+    tables: true,
   },
   boids: {
     stage: ".bd-canvas",
@@ -112,7 +113,7 @@ export const LAB_ACCESS = {
       [".bd-preset", (b) => `Preset applied: ${(b.firstChild?.textContent || b.textContent).trim()}.`],
     ],
     charts: { chart: [".bd-chart"] },
-    tables: { chart: ["P", "spacing"] },
+    tables: true,
     // one column: Play/Restart right under the stage (on a phone the sliders and presets would
     // put them two screens down); the chart, then "Ten or ten thousand", go last
     narrow: [
