@@ -137,6 +137,22 @@ def test_playing_speaks_summaries_at_most_every_10_s_and_answers_actions(page, s
     assert f"Trial: {title}." in said["text"]
 
 
+def test_population_buttons_say_what_they_did_and_nothing_at_the_bounds(page, server):
+    """'Add 10' / 'Remove 10' answer with how many animals they added or removed, read from the
+    engine's range: near the minimum fewer, at it none (before: always 'Added 10 animals')."""
+    open_lab(page, server, "swarm", "N=5")
+    pause(page, "swarm")
+    minus = page.locator("#lab-swarm .swarm-pop-minus")
+    minus.click()
+    said = wait_said(page, "Removed the 4 most recently added animals.")  # N = 5, at least 1 stays
+    assert said["text"].startswith("Removed the 4 most recently added animals. 1 animal")
+    settle(page, "swarm")
+    minus.click()
+    said = wait_said(page, "Already at the fewest animals, 1.")
+    page.locator("#lab-swarm .swarm-pop-plus").click()
+    wait_said(page, "Added 10 animals.")
+
+
 def test_boids_preset_and_vicsek_restart_answer(page, server):
     open_lab(page, server, "boids")
     btn = page.locator("#lab-boids .bd-preset").first

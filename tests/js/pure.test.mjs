@@ -103,6 +103,11 @@ test("frames are read through the published layout", () => {
   assert.equal(frameCount(ix, data, 6), 1, "a short frame never reads past its end");
   assert.equal(frameStep(ix, data, 0.025), 20);
   assert.equal(ix.h.flag, 2);
+  // N and t are where the layout says, whatever the header calls them
+  const named = frameIndex({ ...layout, header: ["flag", "agents", "time"], count: 1, clock: 2 });
+  const other = new Float32Array([1, 2, 0.5, 10, 11, 20, 21]);
+  assert.equal(frameCount(named, other, 7), 2);
+  assert.equal(frameStep(named, other, 0.025), 20);
 });
 
 test("the drawing's minimum image follows the engine's rule, d - L floor(d/L + 1/2), halves included", () => {

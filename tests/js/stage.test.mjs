@@ -27,7 +27,7 @@ function drawn(fields, boids) {
   const { g, log } = recorder();
   const canvas = { width: 400, height: 250, style: {}, getContext: () => g };
   const layout = { header: ["n", "t", "treat_on", "treat_x", "treat_y"], fields, blocks: 1 };
-  const fx = frameIndex({ ...layout, stride: fields.length, offset: layout.header.length });
+  const fx = frameIndex({ ...layout, stride: fields.length, offset: layout.header.length, count: 0, clock: 1 });
   const stage = new BoidsStage(canvas, fx);
   stage.setWorld({ width: 160, height: 100 });
   const frame = new Float32Array(fx.offset + fx.stride * boids.length);
@@ -69,7 +69,7 @@ test("Lab 3's stage draws every boid once, read through the layout, whatever the
   // a second, smaller flock on the same stage: the kept buffers do not leak old boids
   const { g, log } = recorder();
   const canvas = { width: 400, height: 250, style: {}, getContext: () => g };
-  const fx = frameIndex({ header: ["n", "t", "treat_on", "treat_x", "treat_y"], fields: ["x", "y", "vx", "vy"], blocks: 1, stride: 4, offset: 5 });
+  const fx = frameIndex({ header: ["n", "t", "treat_on", "treat_x", "treat_y"], fields: ["x", "y", "vx", "vy"], blocks: 1, stride: 4, offset: 5, count: 0, clock: 1 });
   const stage = new BoidsStage(canvas, fx);
   stage.setWorld({ width: 160, height: 100 });
   const big = new Float32Array(5 + 4 * 50).fill(1); big[0] = 50;

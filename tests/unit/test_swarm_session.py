@@ -137,6 +137,11 @@ def test_select_by_point():
             break
     assert empty_spot is not None
     assert s.op_select(x=float(empty_spot[0]), y=float(empty_spot[1])) == {"index": None, "id": None}
+    # the largest tap radius the page may ask for is the one the session publishes
+    top = s.constants()["select_radius_max"]
+    assert s.op_select(x=float(x), y=float(y), radius=top)["index"] is not None
+    with pytest.raises(ValueError, match=f"radius must be a number in \\(0, {top:g}\\]"):
+        s.op_select(x=float(x), y=float(y), radius=top * 1.01)
 
 
 def test_selected_panel_matches_neighbourhood():

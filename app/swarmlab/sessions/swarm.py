@@ -53,6 +53,7 @@ FRAME = FrameLayout(
 HEADER = len(FRAME.header)
 STRIDE = len(FRAME.fields)
 SELECT_RADIUS = 4.0  # lengths: a click selects the nearest agent within this distance
+SELECT_RADIUS_MAX = 50.0  # lengths: the largest radius select() accepts (a tap on a small stage)
 MAX_STEPS_PER_CALL = 6000
 _STEP_SPEC = (ParamSpec("n", 1, "steps", kind="int", min=0, max=MAX_STEPS_PER_CALL),)
 # Markers of a slider (weights, R, k, v, sigma, population) changed again within this many
@@ -338,8 +339,8 @@ class SwarmSession(Session):
                 raise ValueError(f"select: x and y must be numbers, got {shown(x)}, {shown(y)}") from None
             if not np.all(np.isfinite(pt)):
                 raise ValueError("select: x and y must be finite")
-            if isinstance(radius, bool) or not isinstance(radius, (int, float)) or not 0 < radius <= 50:
-                raise ValueError(f"select: radius must be a number in (0, 50] lengths, got {shown(radius)}")
+            if isinstance(radius, bool) or not isinstance(radius, (int, float)) or not 0 < radius <= SELECT_RADIUS_MAX:
+                raise ValueError(f"select: radius must be a number in (0, {SELECT_RADIUS_MAX:g}] lengths, got {shown(radius)}")
             self.selected_id = None
             if self.state.n:
                 dist = distance(pt[None, :], self.state.x, swarm.BOX)
@@ -411,6 +412,7 @@ class SwarmSession(Session):
             "sample_seconds": swarm.SAMPLE_INTERVAL_STEPS * swarm.DT,
             "history_capacity": swarm.HISTORY_CAPACITY,
             "select_radius": SELECT_RADIUS,
+            "select_radius_max": SELECT_RADIUS_MAX,
             # the P of random headings, ``random_p_coefficient / sqrt(N)``, and at the default N
             "random_p_coefficient": metrics.RANDOM_P_COEFFICIENT,
             "n_default": swarm.SPEC_BY_NAME["N"].default,

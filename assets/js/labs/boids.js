@@ -394,7 +394,7 @@ export async function mount(section, ctx) {
     });
     frameBuf = reply.frame;
     frameLen = reply.length;
-    t = frameBuf[fx.h.t];
+    t = frameBuf[fx.clock];
     if (treat.source === null) Object.assign(treat, { on: frameBuf[fx.h.treat_on] > 0.5 });
     section.dataset.t = String(t);
     section.dataset.n = String(frameCount(fx, frameBuf, frameLen));

@@ -598,7 +598,7 @@ async function mountLab(section, ctx) {
     const before = frame.selected;
     // pick the nearest animal within the session's select radius, or 14 CSS px where the stage
     // is small (a fingertip on a phone covers several lengths there)
-    const radius = Math.min(50, Math.max(consts.select_radius, 14 / renderer.scale));
+    const radius = Math.min(consts.select_radius_max, Math.max(consts.select_radius, 14 / renderer.scale));
     const res = await engine.tryCall(LAB, "select", { x, y, radius });
     if (!res.ok) {
       ctx.notify(res.error, "warn");

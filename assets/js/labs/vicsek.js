@@ -152,7 +152,7 @@ export async function mount(section, ctx) {
 
   /** Put a frame on the stage. `fresh` = a new run (restart): the trail starts over. */
   function ingestFrame(data, fresh = false) {
-    t = Math.round(data[fx.h.t]);
+    t = Math.round(data[fx.clock]);
     if (!fresh && t === lastIngestT) return; // the same update again (a reply with no step)
     stage.ingest(data, fx, !fresh && t === lastIngestT + 1);
     lastIngestT = t;
@@ -449,7 +449,7 @@ export async function mount(section, ctx) {
     dirty = true;
   }
   const stepper = new Stepper({
-    engine, lab: LAB, dt: 1, maxSteps: 1, compose, apply,
+    engine, lab: LAB, dt: consts.dt, maxSteps: 1, compose, apply, // dt: one update (the session's clock)
     onCrash: (err) => {
       pause();
       ctx.notify(`The stage stopped because of an error: ${crashReason(err)}. Reload the page to start again.`, "error");

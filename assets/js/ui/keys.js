@@ -55,8 +55,8 @@ export const LAB_ACCESS = {
       [".swarm-restart", "Restarted."],
       [".swarm-trial-start", (b) => `Trial started: ${b.closest(".swarm-trial")?.querySelector("h4")?.textContent || ""}.`],
       [".swarm-continue", "Continued."],
-      [".swarm-pop-minus", "Removed the 10 most recently added animals."],
-      [".swarm-pop-plus", "Added 10 animals."],
+      [".swarm-pop-minus", (b) => popWords(b, -1)],
+      [".swarm-pop-plus", (b) => popWords(b, 1)],
     ],
     watch: [{
       selector: ".swarm-limit",
@@ -137,6 +137,17 @@ export function keyHints(lab) {
   const own = (cfg.stageKeys || []).map(([k, w]) => `<kbd>${k}</kbd> ${w}`);
   const global = (cfg.hints || []).map((h) => HINT_WORDS[h]);
   return `Keys: ${[...global, ...own].join(" · ")} · <kbd>?</kbd> all keys`;
+}
+
+/** What Lab 1's "Add 10" (sign 1) and "Remove 10" (-1) do, read from the population slider as
+ *  it stands before the click (its range is the engine's spec): at a bound they do nothing. */
+function popWords(button, sign) {
+  const input = button.closest(".lab")?.querySelector(".ctl[data-param=N] input");
+  const n = Number(input?.value), lo = Number(input?.min), hi = Number(input?.max);
+  const k = !input ? 10 : sign > 0 ? Math.min(10, hi - n) : Math.min(10, n - lo);
+  if (!(k > 0)) return sign > 0 ? `Already at the most animals, ${hi}.` : `Already at the fewest animals, ${lo}.`;
+  const some = k === 1 ? "1 animal" : `${k} animals`;
+  return sign > 0 ? `Added ${some}.` : `Removed the ${k === 1 ? "most recently added animal" : `${k} most recently added animals`}.`;
 }
 
 /** Lab 2's next / previous arrow: its own follow(delta), which knows how many arrows there are. */
