@@ -83,6 +83,7 @@ VERY_CLOSE = 1.2  # lengths, very-close metric threshold
 SAMPLE_INTERVAL_STEPS = 15  # metrics every 0.25 model s
 HISTORY_CAPACITY = 2400
 TIME_LIMIT_STEPS = 5 * 60 * 60  # five model minutes
+TIME_LIMIT_SECONDS = TIME_LIMIT_STEPS * DT  # the same limit in model seconds (the page's words)
 
 # threat (SPEC: 12 s prescribed path, radius 22, magnitude 4 (1 - d/22))
 THREAT_RADIUS = 22.0

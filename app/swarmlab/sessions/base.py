@@ -278,7 +278,7 @@ def _describe_swarm(session: Any) -> dict:
         at_limit=session.at_limit, trial=trial,
         selected=None if session._selected_index() is None else session.selected_id + 1,
         history=session.history, very_close=model.VERY_CLOSE,
-        limit_minutes=model.TIME_LIMIT_STEPS * model.DT / 60.0)
+        limit_minutes=model.TIME_LIMIT_SECONDS / 60.0)
 
 
 def _describe_vicsek(session: Any) -> dict:

@@ -394,7 +394,7 @@ class SwarmSession(Session):
             "world": [swarm.BOX.width, swarm.BOX.height],
             "personal": swarm.PERSONAL,
             "threat_radius": swarm.THREAT_RADIUS,
-            "time_limit_s": swarm.TIME_LIMIT_STEPS * swarm.DT,
+            "time_limit_s": swarm.TIME_LIMIT_SECONDS,
             "obstacles": {name: [list(c) for c in discs] for name, discs in obstacles.OBSTACLES.items()},
             "obstacle_codes": dict(swarm.OBSTACLE_CODES),
             # quoted by the page's explanation (labs/swarm/explain.js)

@@ -30,6 +30,7 @@ import { createFrameInfo, parseFrame } from "./swarm/frame.js";
 import { explainHtml } from "./swarm/explain.js";
 
 const LAB = "swarm";
+const POP_STEP = 10;     // "Add 10" / "Remove 10": animals a press adds or removes (a page choice)
 /** "every animal", "every third animal": which animals leave a trail (trails.js TRAILS). */
 const EVERY = { 1: "every", 2: "every second", 3: "every third", 4: "every fourth", 5: "every fifth" };
 const SPEEDS = [
@@ -300,10 +301,13 @@ async function mountLab(section, ctx) {
     }
     controlSets.push(set);
     if (group.id === "world") {
-      const minus = el("button", { type: "button", class: "btn swarm-pop-minus", text: "Remove 10", "aria-label": "Remove 10, the most recently added animals" });
-      const plus = el("button", { type: "button", class: "btn swarm-pop-plus", text: "Add 10", "aria-label": "Add 10 animals" });
-      minus.addEventListener("click", () => stepper.track(changePopulation(-10)));
-      plus.addEventListener("click", () => stepper.track(changePopulation(10)));
+      // data-step: how many a press adds or removes (the access layer's answer reads it)
+      const minus = el("button", { type: "button", class: "btn swarm-pop-minus", text: `Remove ${POP_STEP}`, "data-step": POP_STEP,
+        "aria-label": `Remove ${POP_STEP}, the most recently added animals` });
+      const plus = el("button", { type: "button", class: "btn swarm-pop-plus", text: `Add ${POP_STEP}`, "data-step": POP_STEP,
+        "aria-label": `Add ${POP_STEP} animals` });
+      minus.addEventListener("click", () => stepper.track(changePopulation(-POP_STEP)));
+      plus.addEventListener("click", () => stepper.track(changePopulation(POP_STEP)));
       const popRow = el("div", { class: "btn-row swarm-pop" }, minus, plus);
       mini.hide(popRow);
       const nRow = rowsBy.get("N")?.row;

@@ -305,17 +305,15 @@ export function installAccess({ engine, activeLab, controller }) {
       }
       // and a table view of its samples, from the session's history (ui/charttable.js); the
       // columns are the chart's series as the session publishes them (display.charts, this id)
-      if (cfg.tables) {
-        const keys = engine.layout(lab).then((l) =>
-          ((l.display.charts || []).find((c) => c.id === id)?.series || []).map((s) => s.key));
-        const table = new ChartTable({
-          id: `${lab}-${id}`,
-          keys,
-          fetch: async () => { const r = await engine.tryCall(lab, "history"); return r.ok ? r.value : null; },
-          active: () => activeLab() === lab,
-        });
-        p.after(table.element);
-      }
+      const keys = engine.layout(lab).then((l) =>
+        ((l.display.charts || []).find((c) => c.id === id)?.series || []).map((s) => s.key));
+      const table = new ChartTable({
+        id: `${lab}-${id}`,
+        keys,
+        fetch: async () => { const r = await engine.tryCall(lab, "history"); return r.ok ? r.value : null; },
+        active: () => activeLab() === lab,
+      });
+      p.after(table.element);
     }
 
     // actions answer with what they did and the new state

@@ -64,9 +64,6 @@ export const LAB_ACCESS = {
     }],
     // each chart's canvases by the session's chart id (display.charts and describe's charts)
     charts: { agree: [".swarm-chart-agree", ".swarm-live-agree"], space: [".swarm-chart-space", ".swarm-live-space"] },
-    // a table of each chart's samples (ui/charttable.js): its columns are the chart's series in
-    // the session's display.charts; labels and units come from its history
-    tables: true,
     roving: [[".swarm-markers", ".swarm-marker"]],
     // one column (ui/reflow.js): stage, live strip, Play row, access bar, status, caption, the
     // settings, the measurements and sense panel, the trials; the same order as swarm.css's
@@ -96,7 +93,6 @@ export const LAB_ACCESS = {
     ],
     actions: [[".vk-restart", (b) => `Restarted from seed ${b.dataset.seed}, with the same random nudges.`]],
     charts: { P: [".vk-pplot"] },
-    tables: true,
   },
   boids: {
     stage: ".bd-canvas",
@@ -113,7 +109,6 @@ export const LAB_ACCESS = {
       [".bd-preset", (b) => `Preset applied: ${(b.firstChild?.textContent || b.textContent).trim()}.`],
     ],
     charts: { chart: [".bd-chart"] },
-    tables: true,
     // one column: Play/Restart right under the stage (on a phone the sliders and presets would
     // put them two screens down); the chart, then "Ten or ten thousand", go last
     narrow: [
@@ -139,12 +134,14 @@ export function keyHints(lab) {
   return `Keys: ${[...global, ...own].join(" · ")} · <kbd>?</kbd> all keys`;
 }
 
-/** What Lab 1's "Add 10" (sign 1) and "Remove 10" (-1) do, read from the population slider as
- *  it stands before the click (its range is the engine's spec): at a bound they do nothing. */
+/** What Lab 1's "Add 10" (sign 1) and "Remove 10" (-1) do: the button's step (data-step), cut
+ *  to the population slider's range as it stands before the click (the engine's spec); at a
+ *  bound they do nothing. */
 function popWords(button, sign) {
+  const step = Number(button.dataset.step);
   const input = button.closest(".lab")?.querySelector(".ctl[data-param=N] input");
   const n = Number(input?.value), lo = Number(input?.min), hi = Number(input?.max);
-  const k = !input ? 10 : sign > 0 ? Math.min(10, hi - n) : Math.min(10, n - lo);
+  const k = !input ? step : Math.min(step, sign > 0 ? hi - n : n - lo);
   if (!(k > 0)) return sign > 0 ? `Already at the most animals, ${hi}.` : `Already at the fewest animals, ${lo}.`;
   const some = k === 1 ? "1 animal" : `${k} animals`;
   return sign > 0 ? `Added ${some}.` : `Removed the ${k === 1 ? "most recently added animal" : `${k} most recently added animals`}.`;
