@@ -389,6 +389,7 @@ def test_lab2_numbers_and_words_changed_in_python_are_what_the_page_shows(browse
     edits = {
         "app/swarmlab/vicsek.py": [
             ('ParamSpec("n", 64, "Agents"', 'ParamSpec("n", 50, "Agents"'),
+            ('ParamSpec("box", 1.0, "Box side"', 'ParamSpec("box", 2.0, "Box side"'),
             ("CHECK_SEEDS: tuple[int, ...] = (3, 17, 41, 73, 101, 211, 307, 499)",
              "CHECK_SEEDS: tuple[int, ...] = (3, 17, 41, 73, 101, 211)"),
             ("CHECK_WARMUP = 1000\n", "CHECK_WARMUP = 200\n"),
@@ -404,6 +405,23 @@ def test_lab2_numbers_and_words_changed_in_python_are_what_the_page_shows(browse
         assert "50 arrows moving" in canvas.get_attribute("aria-label")
         assert canvas.get_attribute("data-access-label").startswith("Few turns stage: 50 arrows moving")
         assert vk.locator(".vk-restart").get_attribute("title").startswith("Replay seed 17 ")
+        # a box of side 2: each arrow is drawn where the model has it, at x / 2 of the stage's
+        # width (not at x mod 1), and the rule's words give the step as a share of the side
+        seen = page.evaluate("""async () => {
+            const lab = window.swarmlab.labs.get('vicsek');
+            lab.pause();
+            await lab.settle();
+            const f = await window.swarmlab.engine.frame('vicsek');
+            return { f: Array.from(f.slice(2, 2 + 3 * 50)), p: Array.from({ length: 50 }, (_, i) => lab.clientPoint(i)) };
+        }""")
+        box = canvas.bounding_box()
+        placed = [(box["x"] + seen["f"][3 * i] / 2 * box["width"], box["y"] + (1 - seen["f"][3 * i + 1] / 2) * box["height"])
+                  for i in range(50)]
+        misplaced = [i for i, (x, y) in enumerate(placed)
+                     if abs(seen["p"][i]["x"] - x) > 0.5 or abs(seen["p"][i]["y"] - y) > 0.5]
+        assert misplaced == []
+        assert max(seen["f"][0::3]) > 1.2  # the run does use the whole box
+        assert "each moves 0.005 of the box side" in vk.locator(".vk-rule").inner_text()
         # "Follow previous" from no arrow followed goes to the last of the 50 (not of 64)
         vk.locator(".access-follow-stop").click()
         vk.locator(".access-follow-prev").click()

@@ -138,7 +138,7 @@ export async function mount(section, ctx) {
   if (miniToggle) $(".vk-rate").after(miniToggle);
 
   const canvas = $(".vk-canvas");
-  const stage = new Stage(canvas, N, { radius: consts.radius, kick: consts.kick });
+  const stage = new Stage(canvas, N, { box: consts.box, radius: consts.radius, speed: consts.speed, kick: consts.kick });
   const hist = new HistoryMirror(); // the session's P history (op_history), drawn by the plot
   const plot = new PPlot($(".vk-pplot"), { baseline: consts.baseline, updates: display.charts[0].window });
   plot.setData(hist);

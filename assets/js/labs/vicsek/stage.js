@@ -1,21 +1,22 @@
-// The Vicsek stage: 64 arrows in a periodic unit square, drawn on a canvas.
+// The Vicsek stage: N arrows in a periodic square of side L (the session's constants: the
+// teaching box has N = 64 and L = 1), drawn on a canvas.
 //
 // Model frame (app/swarmlab/sessions/vicsek.py, frame()), read through the session's layout
 // (ui/frame.js frameIndex: fields x, y, theta; two blocks of n records):
-//   block A  the current update; x, y in [0, 1), theta radians CCW from +x
+//   block A  the current update; x, y in [0, L), theta radians CCW from +x
 //   block B  the previous update, positions UNWRAPPED next to block A
 // so the straight step an arrow took is (x - px, y - py) even across the periodic edge.
 // ingest() copies them into the stage's own arrays cur (A) and prev (B), [x, y, theta] * n.
 //
 // Screen mapping, the stage's one model-to-view transform (viewX/viewY, viewToModel):
-// the canvas shows the box [0,1]^2 with y UP (model convention):
-//   screenX = x * S,  screenY = (1 - y) * S   (S = canvas CSS size in px)
+// the canvas shows the box [0,L]^2 with y UP (model convention):
+//   screenX = x * S / L,  screenY = (1 - y / L) * S   (S = canvas CSS size in px)
 //
 // Interpolation: between updates an arrow is drawn at p + s * (x - p), s in [0, 1],
 // wrapped into the box, i.e. along its step vector, never across the box.
 // Trail: the page keeps the last TRAIL update positions per arrow (ring buffer) and
-// draws them as one polyline unwrapped with minimum-image steps (each step is 0.01 L,
-// far below half the box, so the minimum image is the true step).
+// draws them as one polyline unwrapped with minimum-image steps (each step is the model's
+// speed, at most half the box by its validation, so the minimum image is the true step).
 // Everything that crosses an edge is drawn again at its periodic copies; the box is clipped.
 //
 // The renderer allocates nothing per frame: all buffers are preallocated typed arrays,
@@ -43,22 +44,27 @@ const DASH = [5, 4];
 const NO_DASH = [];
 const TAU = 2 * Math.PI;
 
-function wrap01(v) {
-  return v - Math.floor(v);
+/** v wrapped into [0, L). */
+function wrap(v, L) {
+  return v - L * Math.floor(v / L);
 }
 
 export class Stage {
   /**
    * @param {HTMLCanvasElement} canvas
    * @param {number} n   number of arrows
-   * @param {object} opts  { radius, kick }  (model units, radians: the session's constants)
+   * @param {object} opts  { box, radius, speed, kick }  (lengths L, R and the step in model
+   *                        units, the kick in radians: the session's constants)
    */
   constructor(canvas, n, opts) {
     this.canvas = canvas;
     this.g = canvas.getContext("2d");
     this.n = n;
+    this.box = opts.box;
     this.radius = opts.radius;
     this.kick = opts.kick;
+    // how far a trail reaches back from its arrow: TRAIL steps and the one being drawn, plus one
+    this.trailReach = (RING + 1) * opts.speed;
     this.cur = new Float32Array(3 * n);   // block A
     this.prev = new Float32Array(3 * n);  // block B (unwrapped next to A)
     this.ring = new Float32Array(RING * n * 2); // wrapped positions, slot (head - k) = k updates ago
@@ -93,10 +99,10 @@ export class Stage {
   }
 
   // ---- the transform (model units, y up  <->  CSS px inside the canvas, y down) ----
-  viewX(x) { return x * this.size; }
-  viewY(y) { return (1 - y) * this.size; }
+  viewX(x) { return (x / this.box) * this.size; }
+  viewY(y) { return (1 - y / this.box) * this.size; }
   /** CSS px inside the canvas -> model point (not wrapped). */
-  viewToModel(px, py) { return { x: px / this.size, y: 1 - py / this.size }; }
+  viewToModel(px, py) { return { x: (px / this.size) * this.box, y: (1 - py / this.size) * this.box }; }
 
   /**
    * Take a new model frame. `continues` = true when it is exactly one update after
@@ -122,20 +128,20 @@ export class Stage {
   }
 
   _push(src, wrapIt) {
-    const n = this.n;
+    const n = this.n, L = this.box;
     this.ringHead = (this.ringHead + 1) % RING;
     const base = this.ringHead * n * 2;
     for (let i = 0; i < n; i++) {
       const x = src[3 * i], y = src[3 * i + 1];
-      this.ring[base + 2 * i] = wrapIt ? wrap01(x) : x;
-      this.ring[base + 2 * i + 1] = wrapIt ? wrap01(y) : y;
+      this.ring[base + 2 * i] = wrapIt ? wrap(x, L) : x;
+      this.ring[base + 2 * i + 1] = wrapIt ? wrap(y, L) : y;
     }
     this.ringCount = Math.min(RING, this.ringCount + 1);
   }
 
   /** trailU[k] = position k updates ago, unwrapped step by step next to block A. */
   _unwrapTrail() {
-    const n = this.n, R = this.ring, U = this.trailU;
+    const n = this.n, R = this.ring, U = this.trailU, L = this.box;
     for (let i = 0; i < n; i++) {
       let ux = this.cur[3 * i], uy = this.cur[3 * i + 1];
       let wx = ux, wy = uy;
@@ -144,8 +150,8 @@ export class Stage {
       for (let k = 1; k < this.ringCount; k++) {
         const slot = ((this.ringHead - k) % RING + RING) % RING;
         const px = R[slot * n * 2 + 2 * i], py = R[slot * n * 2 + 2 * i + 1];
-        ux += minImage(px - wx);
-        uy += minImage(py - wy);
+        ux += minImage(px - wx, L);
+        uy += minImage(py - wy, L);
         wx = px;
         wy = py;
         U[(k * n + i) * 2] = ux;
@@ -170,11 +176,11 @@ export class Stage {
     const { x, y } = this.viewToModel((cx - rect.left) * k, (cy - rect.top) * k);
     let best = -1, bestD = Infinity;
     for (let i = 0; i < this.n; i++) {
-      const dx = minImage(this.hx[i] - x), dy = minImage(this.hy[i] - y);
+      const dx = minImage(this.hx[i] - x, this.box), dy = minImage(this.hy[i] - y, this.box);
       const d = dx * dx + dy * dy;
       if (d < bestD) { bestD = d; best = i; }
     }
-    const tol = (tolPx * k) / this.size;
+    const tol = ((tolPx * k) / this.size) * this.box;
     return Math.sqrt(bestD) <= tol ? best : -1;
   }
 
@@ -187,7 +193,7 @@ export class Stage {
 
   /** Draw with interpolation fraction s in [0, 1]. */
   draw(s) {
-    const g = this.g, S = this.size, n = this.n;
+    const g = this.g, S = this.size, n = this.n, L = this.box;
     this.s = s;
     g.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
     g.fillStyle = BG;
@@ -212,8 +218,8 @@ export class Stage {
     const A = this.cur, B = this.prev;
     for (let i = 0; i < n; i++) {
       const px = B[3 * i], py = B[3 * i + 1];
-      this.hx[i] = wrap01(px + s * (A[3 * i] - px));
-      this.hy[i] = wrap01(py + s * (A[3 * i + 1] - py));
+      this.hx[i] = wrap(px + s * (A[3 * i] - px), L);
+      this.hy[i] = wrap(py + s * (A[3 * i + 1] - py), L);
     }
 
     g.save();
@@ -266,9 +272,10 @@ export class Stage {
   }
 
   _segmentCopies(ax, ay, bx, by, cx, cy) {
-    // cx, cy: the wrapped current position; the trail lies within ~0.09 of it
-    const ox = cx < 0.1 ? 1 : cx > 0.9 ? -1 : 0;
-    const oy = cy < 0.1 ? 1 : cy > 0.9 ? -1 : 0;
+    // cx, cy: the wrapped current position; the trail lies within trailReach of it
+    const L = this.box, reach = this.trailReach;
+    const ox = cx < reach ? L : cx > L - reach ? -L : 0;
+    const oy = cy < reach ? L : cy > L - reach ? -L : 0;
     this._segment(ax, ay, bx, by); // copy (0, 0)
     if (ox !== 0) this._segment(ax + ox, ay, bx + ox, by);
     if (oy !== 0) this._segment(ax, ay + oy, bx, by + oy);
@@ -281,9 +288,9 @@ export class Stage {
   }
 
   _arrowCopies(x, y, th, len, fill, stroke) {
-    const m = (len / this.size) * 1.2;
-    const ox = x < m ? 1 : x > 1 - m ? -1 : 0;
-    const oy = y < m ? 1 : y > 1 - m ? -1 : 0;
+    const L = this.box, m = (len / this.size) * 1.2 * L;  // the glyph's reach in model units
+    const ox = x < m ? L : x > L - m ? -L : 0;
+    const oy = y < m ? L : y > L - m ? -L : 0;
     this._arrow(x, y, th, len, fill, stroke);
     if (ox !== 0) this._arrow(x + ox, y, th, len, fill, stroke);
     if (oy !== 0) this._arrow(x, y + oy, th, len, fill, stroke);
@@ -315,19 +322,19 @@ export class Stage {
   }
 
   _drawNeighbourhood(i) {
-    const g = this.g, S = this.size, R = this.radius;
+    const g = this.g, L = this.box, R = this.radius, k = this.size / L; // CSS px per length
     const x = this.hx[i], y = this.hy[i];
-    const wedgeR = Math.min(R * 0.8, 0.09);
+    const wedgeR = Math.min(R * 0.8, 0.09 * L);
     const aim = this.turnTo;
-    for (let ox = -1; ox <= 1; ox++) {
+    for (let ox = -L; ox <= L; ox += L) {
       const cx = x + ox;
-      if (cx < -R || cx > 1 + R) continue;
-      for (let oy = -1; oy <= 1; oy++) {
+      if (cx < -R || cx > L + R) continue;
+      for (let oy = -L; oy <= L; oy += L) {
         const cy = y + oy;
-        if (cy < -R || cy > 1 + R) continue;
+        if (cy < -R || cy > L + R) continue;
         const X = this.viewX(cx), Y = this.viewY(cy);
         g.beginPath();
-        g.arc(X, Y, R * S, 0, TAU);
+        g.arc(X, Y, R * k, 0, TAU);
         g.fillStyle = CIRCLE_FILL;
         g.fill();
         g.lineWidth = 2;
@@ -337,7 +344,7 @@ export class Stage {
           // the kick wedge: headings aim +- kick (canvas angles run clockwise: negate)
           g.beginPath();
           g.moveTo(X, Y);
-          g.arc(X, Y, wedgeR * S, -(aim + this.kick), -(aim - this.kick), false);
+          g.arc(X, Y, wedgeR * k, -(aim + this.kick), -(aim - this.kick), false);
           g.closePath();
           g.fillStyle = WEDGE_FILL;
           g.fill();
@@ -346,7 +353,7 @@ export class Stage {
           g.stroke();
           g.beginPath();
           g.moveTo(X, Y);
-          g.lineTo(X + Math.cos(aim) * wedgeR * S, Y - Math.sin(aim) * wedgeR * S);
+          g.lineTo(X + Math.cos(aim) * wedgeR * k, Y - Math.sin(aim) * wedgeR * k);
           g.setLineDash(DASH);
           g.strokeStyle = AIM_STROKE;
           g.stroke();

@@ -2,7 +2,7 @@
 // The numbers in it (R, the kick, the step, the random level, the check's seeds and lengths)
 // are the session's constants (`c`, from op_layout), never copies.
 
-import { say } from "../../ui/dom.js";
+import { num, say } from "../../ui/dom.js";
 
 const count = (v) => Number(v).toLocaleString("en");
 const degrees = (rad) => Math.round((rad * 180) / Math.PI);
@@ -79,7 +79,7 @@ export const ruleHtml = (c) => `
     <li><var>ξ</var><sub>i</sub> is a fresh random number, equally likely anywhere between −1 and 1, for each
       arrow at each update, so the nudge is at most ${c.kick} rad (about ${degrees(c.kick)}°) either way.</li>
     <li>All arrows turn at once, using everyone's positions and headings from before the update; then
-      each moves ${c.speed} of the box side along its new heading.</li>
+      each moves ${num(c.speed / c.box)} of the box side along its new heading.</li>
     <li><var>a</var> = 1 is the rule of Vicsek and colleagues (1995) with noise amplitude η = ${2 * c.kick}; <var>a</var> = 0 leaves
       only the nudges. Values in between are our own teaching blend.</li>
     <li>The live stage always uses seed ${c.seed}: the same start and the same nudges on every restart.</li>
