@@ -458,6 +458,8 @@ def test_lab3_words_and_numbers_changed_in_python_are_what_the_page_shows(browse
              'metrics.Series("spacing", "mean gap to the nearest boid", "lengths")'),
             ('Readout("t", "model time", unit="s"', 'Readout("t", "time in the model", unit="s"'),
             ("SAMPLE_INTERVAL_STEPS = 10\n", "SAMPLE_INTERVAL_STEPS = 20\n"),
+            # the chart's series in the other order: the caption finds each by its key and axis
+            ('(("P", "left"), ("spacing", "right"))', '(("spacing", "right"), ("P", "left"))'),
         ],
         "app/swarmlab/boids.py": [
             ('"World width", min=10.0, max=2000.0', '"World width", min=10.0, max=1500.0'),
@@ -471,12 +473,12 @@ def test_lab3_words_and_numbers_changed_in_python_are_what_the_page_shows(browse
         labels = _readout_labels(bd)
         assert labels["P"] == "common heading P" and labels["t"] == "time in the model"
         assert labels["spacing"] == "mean gap to the nearest boid"
-        assert "common heading P, mean gap to the nearest boid" in bd.locator(".bd-chart").get_attribute("aria-label")
-        series = page.evaluate("() => window.swarmlab.labs.get('boids').test.chart.opts.series.map((s) => s.label)")
-        assert series == ["common heading P", "mean gap to the nearest boid"]
+        assert "mean gap to the nearest boid, common heading P" in bd.locator(".bd-chart").get_attribute("aria-label")
+        series = page.evaluate("() => window.swarmlab.labs.get('boids').test.chart.opts.series.map((s) => [s.label, s.axis])")
+        assert series == [["mean gap to the nearest boid", "right"], ["common heading P", "left"]]
         caption = bd.locator(".bd-chart-fig figcaption")
         text = caption.inner_text()
-        assert text.startswith("Common heading P (left axis)") and "Mean gap to the nearest boid, in lengths" in text
+        assert text.startswith("Common heading P (left axis)") and "Mean gap to the nearest boid, in lengths (right axis)" in text
         assert "Sampled every 0.5 s of model time" in text
         # "Why the flock keeps flowing" quotes the engine's goal table (six samples, four minutes)
         assert "In all six sample numbers we tested, groups were still splitting and swinging round after four minutes" \

@@ -159,6 +159,7 @@ def test_display_carries_the_readouts_and_chart_series_of_the_history(s):
     assert [x["key"] for x in chart["series"]] == ["P", "spacing"]
     assert [x["label"] for x in chart["series"]] == [history["labels"]["P"], history["labels"]["spacing"]]
     assert chart["axes"]["right"] == history["units"]["spacing"]
+    assert {x["key"]: x["axis"] for x in chart["series"]} == {"P": "left", "spacing": "right"}
 
 
 def test_state_reports_the_random_headings_level_for_the_current_population(s):

@@ -237,3 +237,15 @@ def test_op_describe_through_the_host():
         value = json.loads(reply)["results"][0]["value"]
         assert isinstance(value["text"], str) and value["text"].endswith(".")
         assert isinstance(value["key"], str) and value["charts"]
+
+
+def test_each_charted_series_names_an_axis_its_chart_labels():
+    """Which axis a series is read on is the engine's word, next to the axis labels (the page
+    only picks colours): every series of a chart with axes names one of them."""
+    for lab in sessions.LABS:
+        for chart in sessions.create(lab).display()["charts"]:
+            for series in chart["series"]:
+                if "axes" in chart:
+                    assert series["axis"] in chart["axes"], (lab, chart["id"], series["key"])
+                else:
+                    assert "axis" not in series, (lab, chart["id"], series["key"])

@@ -81,12 +81,13 @@ READOUTS = (
     Readout("spacing", _SERIES["spacing"].label, unit=_SERIES["spacing"].unit, decimals=1),
     Readout("flocks", _SERIES["flocks"].label, decimals=0),
 )
-# The chart (P and spacing over time): title, axis labels, series labels.  Colours are drawing,
+# The chart (P and spacing over time): title, axis labels, each series' label and axis.  Colours are drawing,
 # chosen by the page.
 CHARTS = (
     {"id": "chart", "title": "Flock measures", "x_label": "model time",
      "axes": {"left": "P", "right": _SERIES["spacing"].unit},
-     "series": [{"key": k, "label": _SERIES[k].label, "unit": _SERIES[k].unit} for k in ("P", "spacing")]},
+     "series": [{"key": k, "label": _SERIES[k].label, "unit": _SERIES[k].unit, "axis": side}
+                for k, side in (("P", "left"), ("spacing", "right"))]},
 )
 
 

@@ -84,18 +84,19 @@ READOUTS = (
     Readout("milling", "rotation (milling)"),
     Readout("N", "population", decimals=0),
 )
-# The two charts (agreement, spacing): titles, axis labels and series labels ("short" in the
-# compact live strip beside the stage).  Colours and dashes are drawing, chosen by the page.
+# The two charts (agreement, spacing): titles, axis labels, and each series' label ("short" in
+# the compact live strip beside the stage) and the axis it is read on.  Colours and dashes are
+# drawing, chosen by the page.
 CHARTS = (
     {"id": "agree", "title": "Agreement", "x_label": "model time",
      "axes": {"left": "agreement (0–1)"},
-     "series": [{"key": "P", "label": "whole group (solid)", "short": "P"},
-                {"key": "local", "label": "local (dashed)", "short": "local"}]},
+     "series": [{"key": "P", "label": "whole group (solid)", "short": "P", "axis": "left"},
+                {"key": "local", "label": "local (dashed)", "short": "local", "axis": "left"}]},
     {"id": "space", "title": "Spacing", "x_label": "model time",
      "axes": {"left": "lengths", "right": "share of animals"},
-     "series": [{"key": "spacing", "label": "mean nearest spacing (lengths)", "short": "spacing"},
+     "series": [{"key": "spacing", "label": "mean nearest spacing (lengths)", "short": "spacing", "axis": "left"},
                 {"key": "very_close", "label": f"share under {swarm.VERY_CLOSE:g} lengths",
-                 "short": f"< {swarm.VERY_CLOSE:g}"}]},
+                 "short": f"< {swarm.VERY_CLOSE:g}", "axis": "right"}]},
 )
 
 

@@ -41,8 +41,8 @@ const LAB = "boids";
 const CURSOR_STEP = 3;              // lengths per arrow key press (Shift: x4)
 // How the chart draws each series (the words are the session's: display.charts).
 const SERIES_STYLE = {
-  P: { color: "#0f6fb3", axis: "left" },
-  spacing: { color: "#c9582b", axis: "right" },
+  P: { color: "#0f6fb3" },
+  spacing: { color: "#c9582b" },
 };
 
 export async function mount(section, ctx) {
@@ -143,7 +143,7 @@ export async function mount(section, ctx) {
       left: { label: words.axes.left, min: 0, max: 1 },
       right: { label: words.axes.right, min: 0, auto: true, pad: 0.1 },
     },
-    series: words.series.map((x) => ({ ...SERIES_STYLE[x.key], key: x.key, label: x.label })),
+    series: words.series.map((x) => ({ ...SERIES_STYLE[x.key], key: x.key, label: x.label, axis: x.axis })),
   });
 
   // ---- controls built from the specs ----

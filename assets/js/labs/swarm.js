@@ -40,8 +40,8 @@ const SPEEDS = [
 const SERIES_STYLE = {
   P: { color: "#0f6fb3" },
   local: { color: "#0f6fb3", dash: [6, 4] },
-  spacing: { color: "#c2570c", axis: "left" },
-  very_close: { color: "#7b3fb8", dash: [6, 4], axis: "right" },
+  spacing: { color: "#c2570c" },
+  very_close: { color: "#7b3fb8", dash: [6, 4] },
 };
 
 /** A playback rate for the clock, e.g. "0.35×". */
@@ -229,7 +229,7 @@ async function mountLab(section, ctx) {
   const panel = new SensePanel(senseBox, { world: consts.world, onPrev: () => selectRelative(-1), onNext: () => selectRelative(1) });
   // The two charts share one time axis: the same gutters, so their marker lines line up.
   const chartWords = Object.fromEntries(display.charts.map((c) => [c.id, c]));
-  const seriesOf = (c) => c.series.map((x) => ({ ...SERIES_STYLE[x.key], key: x.key, label: x.label, short: x.short }));
+  const seriesOf = (c) => c.series.map((x) => ({ ...SERIES_STYLE[x.key], key: x.key, label: x.label, short: x.short, axis: x.axis }));
   const AGREE = {
     title: chartWords.agree.title,
     xLabel: chartWords.agree.x_label,

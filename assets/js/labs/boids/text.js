@@ -9,9 +9,10 @@ import { capital, num, say } from "../../ui/dom.js";
  *  name is written by ui/chart.js from the same words).  Its random-headings level (span
  *  .bd-baseline) follows the population: see ``randomLevel``. */
 const chartCaption = (c, C) => {
-  const [p, spacing] = c.series;
-  return `${capital(p.label)} (left axis): 1 when every boid heads the same way, ` +
-    `<span class="bd-baseline"></span>. ${capital(spacing.label)}, in ${spacing.unit} (right axis). ` +
+  const series = Object.fromEntries(c.series.map((s) => [s.key, s]));
+  const { P: p, spacing } = series;
+  return `${capital(p.label)} (${p.axis} axis): 1 when every boid heads the same way, ` +
+    `<span class="bd-baseline"></span>. ${capital(spacing.label)}, in ${spacing.unit} (${spacing.axis} axis). ` +
     `Sampled every ${C.sample_seconds} s of model time; vertical lines mark setting changes.`;
 };
 
