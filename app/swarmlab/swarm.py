@@ -59,9 +59,9 @@ difference grew to a different world within about 40 model seconds.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
@@ -466,7 +466,7 @@ class Steering:
     obstacle: np.ndarray
     threat: np.ndarray
 
-    NAMES = ("separation", "alignment", "cohesion", "obstacle", "threat")
+    NAMES: ClassVar[tuple[str, ...]]  # the fields' names in order, set below the class
 
     @property
     def total(self) -> np.ndarray:
@@ -478,6 +478,9 @@ class Steering:
         out = {name: getattr(self, name)[index].tolist() for name in self.NAMES}
         out["total"] = self.total[index].tolist()
         return out
+
+
+Steering.NAMES = tuple(f.name for f in fields(Steering))
 
 
 def steering(state: SwarmState, p: SwarmParams, nb: Neighbourhood) -> Steering:

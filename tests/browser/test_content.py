@@ -351,6 +351,7 @@ def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, s
         "app/swarmlab/sessions/swarm.py": [
             ('Group("rules", "Social rules")', 'Group("rules", "The three social rules")'),  # a group title
             ('Readout("milling", "rotation (milling)")', 'Readout("milling", "milling (rotation)")'),
+            ('URGE_LABELS = {"separation": "space"', 'URGE_LABELS = {"separation": "personal space"'),
         ],
         "app/swarmlab/vicsek.py": [('ParamSpec("radius", 0.12,', 'ParamSpec("radius", 0.15,')],
         "app/swarmlab/sessions/vicsek.py": [('Readout("t", "update", decimals=0)', 'Readout("t", "Updates so far", decimals=0)')],
@@ -369,6 +370,8 @@ def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, s
         assert "3.5" in lab.locator(".swarm-explain .formula[aria-label=Separation]").inner_text()
         series = page.evaluate("() => window.swarmlab.labs.get('swarm').test.charts[1].opts.series.map((s) => s.label)")
         assert "share under 1.5 lengths" in series
+        assert lab.locator(".sense-arrows .arrow-name").all_inner_texts() == [
+            "personal space", "alignment", "cohesion", "obstacle", "threat"]  # the urges' names
         # a live change writes its chart marker with the new words
         lab.locator(".ctl[data-param=obstacle] select").select_option("passage")
         page.wait_for_function("() => [...document.querySelectorAll('#lab-swarm .swarm-marker')].some((b) => b.textContent.includes('a gap between two rocks'))")

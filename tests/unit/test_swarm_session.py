@@ -170,6 +170,10 @@ def test_selected_panel_matches_neighbourhood():
     np.testing.assert_allclose(total, v["vectors"]["total"], atol=1e-12)
     assert v["id"] == 40 and isinstance(v["text"], str) and v["text"]
     json.loads(s.call("selected"))  # JSON-able
+    # the panel's rows are the session's urges: one per steering vector, in the engine's order
+    urges = s.display()["urges"]
+    assert [u["key"] for u in urges] == [k for k in v["vectors"] if k != "total"] == list(swarm.Steering.NAMES)
+    assert all(isinstance(u["label"], str) and u["label"] for u in urges)
 
 
 def _mi(a, b):

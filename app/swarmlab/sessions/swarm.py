@@ -99,6 +99,11 @@ CHARTS = (
                  "short": f"< {swarm.VERY_CLOSE:g}", "axis": "right"}]},
 )
 
+# The steering urges as the "What can I sense?" panel names them, one row each, in the engine's
+# order (swarm.Steering.NAMES, the keys of op_selected's "vectors").  Arrow styles are drawing.
+URGE_LABELS = {"separation": "space", "alignment": "alignment", "cohesion": "cohesion",
+               "obstacle": "obstacle", "threat": "threat"}
+
 
 def _trial_holds(trial: swarm.Trial, values: dict) -> bool:
     """True if ``values`` include every one of the trial's own settings."""
@@ -423,7 +428,8 @@ class SwarmSession(Session):
     def display(self) -> dict:
         return {"groups": [g.to_json() for g in GROUPS],
                 "readouts": [r.to_json() for r in READOUTS],
-                "charts": [dict(c) for c in CHARTS]}
+                "charts": [dict(c) for c in CHARTS],
+                "urges": [{"key": k, "label": URGE_LABELS[k]} for k in swarm.Steering.NAMES]}
 
     # --- frame --------------------------------------------------------------------------------
     def frame(self) -> np.ndarray:

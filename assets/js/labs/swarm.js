@@ -95,7 +95,7 @@ async function mountLab(section, ctx) {
   let state = await engine.call(LAB, "state");
   const layout = await engine.layout(LAB);
   const consts = layout.constants;
-  const display = layout.display; // groups, readouts and chart words, from the session
+  const display = layout.display; // groups, readouts, chart words and urges, from the session
   const DT = consts.dt;
   const obstacleShapes = consts.obstacles;
   const obstacleNames = [];
@@ -226,7 +226,7 @@ async function mountLab(section, ctx) {
 
   // ---------------------------------------------------------------- engine objects on the page
   const renderer = new StageRenderer(stageCanvas, { world: consts.world, maxAgents: specBy.get("N")?.max || 2000 });
-  const panel = new SensePanel(senseBox, { world: consts.world, onPrev: () => selectRelative(-1), onNext: () => selectRelative(1) });
+  const panel = new SensePanel(senseBox, { world: consts.world, urges: display.urges, onPrev: () => selectRelative(-1), onNext: () => selectRelative(1) });
   // The two charts share one time axis: the same gutters, so their marker lines line up.
   const chartWords = Object.fromEntries(display.charts.map((c) => [c.id, c]));
   const seriesOf = (c) => c.series.map((x) => ({ ...SERIES_STYLE[x.key], key: x.key, label: x.label, short: x.short, axis: x.axis }));

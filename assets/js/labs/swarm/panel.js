@@ -13,14 +13,14 @@ import { drawArrow, drawMark } from "../../ui/marks.js";
 import { pixelRatio } from "../../ui/dom.js";
 import { minImage } from "../../ui/periodic.js";
 
-// each urge's arrow: its own colour, and its own dash or head (palette.js ARROW_STYLES)
-export const RULES = [
-  { key: "separation", label: "space", color: ARROWS.separation, style: ARROW_STYLES.separation },
-  { key: "alignment", label: "alignment", color: ARROWS.alignment, style: ARROW_STYLES.alignment },
-  { key: "cohesion", label: "cohesion", color: ARROWS.cohesion, style: ARROW_STYLES.cohesion },
-  { key: "obstacle", label: "obstacle", color: ARROWS.obstacle, style: ARROW_STYLES.obstacle },
-  { key: "threat", label: "threat", color: ARROWS.threat, style: ARROW_STYLES.threat },
-];
+/** The session's urges ({key, label}, display().urges), each with its arrow's own colour and
+ *  its own dash or head (palette.js ARROW_STYLES). */
+function urgeArrows(urges) {
+  return urges.map(({ key, label }) => {
+    if (!ARROW_STYLES[key]) throw new Error(`palette.js has no arrow style for the urge "${key}"`);
+    return { key, label, color: ARROWS[key], style: ARROW_STYLES[key] };
+  });
+}
 const KEY_W = 30; // CSS px of a legend key (an arrow drawn as on the panel, on its dark ground)
 const KEY_H = 14;
 const SOCIAL = NEIGHBOURS.social;
@@ -34,11 +34,13 @@ const THREAT_DASH = [6, 5], RANGE_DASH = [4, 4], NO_DASH = [];
 export class SensePanel {
   /**
    * @param {HTMLElement} root  the panel element (its content is built here)
-   * @param {object} opts {world: [W, H] in lengths (the session's constants), onPrev(), onNext()}
+   * @param {object} opts {world: [W, H] in lengths (the session's constants), urges (the
+   *   session's display().urges), onPrev(), onNext()}
    */
   constructor(root, opts = {}) {
     this.root = root;
     [this.W, this.H] = opts.world;
+    this.urges = urgeArrows(opts.urges);
     root.innerHTML = `
       <div class="sense-head">
         <h3 id="swarm-sense-title">What can I sense?</h3>
@@ -78,7 +80,7 @@ export class SensePanel {
       if (el.classList.contains("mark-ring")) el.style.borderColor = c;
       else el.style.background = c;
     }
-    for (const r of RULES) {
+    for (const r of this.urges) {
       const tr = document.createElement("tr");
       tr.innerHTML = `<th scope="row"><canvas class="arrow-key" aria-hidden="true"></canvas><span class="arrow-name">${r.label}</span>` +
         ` <span class="arrow-style">${r.style.words}</span></th><td class="num">0.00</td>`;
@@ -144,7 +146,7 @@ export class SensePanel {
     root.dataset.social = info.social.join(",");
     root.dataset.personal = info.personal.join(",");
     root.dataset.excluded = info.excluded.join(",");
-    for (const r of RULES) {
+    for (const r of this.urges) {
       const v = info.vectors[r.key] || [0, 0];
       this.rows.get(r.key).textContent = Math.hypot(v[0], v[1]).toFixed(2);
     }
@@ -259,14 +261,14 @@ export class SensePanel {
     // arrows on one shared scale
     const vectors = info.vectors || {};
     let maxMag = 0;
-    for (const r of RULES) {
+    for (const r of this.urges) {
       const v = vectors[r.key];
       if (v) maxMag = Math.max(maxMag, Math.hypot(v[0], v[1]));
     }
     const limit = 0.92 * Math.min(w, h) / 2;
     let unit = 0.45 * limit; // px for one unit of steering
     if (maxMag * unit > limit) unit = limit / maxMag;
-    for (const r of RULES) {
+    for (const r of this.urges) {
       const v = vectors[r.key];
       if (!v) continue;
       const m = Math.hypot(v[0], v[1]);
