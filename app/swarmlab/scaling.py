@@ -41,6 +41,12 @@ COST_SPECS: tuple[ParamSpec, ...] = (
     ParamSpec("steps", 2, "Steps to time", kind="int", min=1, max=40, step=1),
 )
 TIMED_BOID_STEPS = 20_000  # a cost measurement times about this many boid-steps (coarse browser clocks)
+# The panel's words: its title, the chart's axes and its two series (keyed as the boids session's
+# op_cost answers), published by that session's display() with SCALE_SPECS' label for the slider.
+CHART = {"id": "scaling", "title": "Ten or ten thousand", "x_label": "boids (log scale)",
+         "y_label": "time per boid per step (µs)",
+         "series": [{"key": "step_us", "label": "this model's step (cell list + rules)"},
+                    {"key": "naive_us", "label": "everyone checks everyone (search only)"}]}
 
 
 def timed_steps(n: int) -> int:

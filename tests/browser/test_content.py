@@ -470,6 +470,11 @@ def test_lab3_words_and_numbers_changed_in_python_are_what_the_page_shows(browse
             ("GOAL_SAMPLES = tuple(range(1, 9))", "GOAL_SAMPLES = tuple(range(1, 7))"),
             ("GOAL_SECONDS = 300.0", "GOAL_SECONDS = 240.0"),
         ],
+        "app/swarmlab/scaling.py": [
+            ('"title": "Ten or ten thousand"', '"title": "Ten boids or ten thousand"'),
+            ('"label": "everyone checks everyone (search only)"', '"label": "all pairs (search only)"'),
+            ('"Boids at the default density", kind="int"', '"Flock size, same density", kind="int"'),
+        ],
     }
     with _edited_app_page(browser, serve_root, tmp_path, edits, "boids", "&world=5x5") as (page, _):
         bd = page.locator("#lab-boids")
@@ -483,6 +488,14 @@ def test_lab3_words_and_numbers_changed_in_python_are_what_the_page_shows(browse
         text = caption.inner_text()
         assert text.startswith("Common heading P (left axis)") and "Mean gap to the nearest boid, in lengths (right axis)" in text
         assert "Sampled every 0.5 s of model time" in text
+        # the scaling panel's title, slider, legend and table are the session's words
+        scale = bd.locator(".bd-scale")
+        assert scale.locator("h3").inner_text() == "Ten boids or ten thousand"
+        assert scale.locator("label").inner_text() == "Flock size, same density"
+        assert "all pairs (search only)" in scale.locator(".bd-scale-legend").inner_text()
+        assert scale.locator(".bd-scale-table thead th").all_text_contents() == [
+            "boids", "this model's step (cell list + rules)", "all pairs (search only)"]
+        assert "time per boid per step (µs)" in scale.locator("svg").inner_html()
         # "Why the flock keeps flowing" quotes the engine's goal table (six samples, four minutes)
         assert "In all six sample numbers we tested, groups were still splitting and swinging round after four minutes" \
             in " ".join(bd.inner_text().split())

@@ -85,6 +85,10 @@ def test_cost_times_real_steps_and_the_naive_search():
     s.op_cost()
     assert s.state.steps == 3 + scaling.timed_steps(100) == 3 + 40
     assert [scaling.timed_steps(n) for n in (10, 500, 1000, 3000, 10000, 100000)] == [40, 40, 20, 7, 2, 1]
+    # the panel's chart plots what cost answers, under the session's words
+    words = s.display()["scaling"]
+    assert [x["key"] for x in words["series"]] == [k for k in out if k != "n"]
+    assert words["slider"] == scaling.SCALE_SPECS[0].label and words["title"] and words["y_label"]
 
 
 def test_a_scaled_run_snapshots_and_restores_exactly():

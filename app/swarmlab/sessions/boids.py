@@ -325,11 +325,13 @@ class BoidsSession(Session):
 
     def display(self) -> dict:
         """The presets as the page shows them (name, title, what to look for, the values set),
-        the readouts (``params.Readout``) and the chart's words (``CHARTS``)."""
+        the readouts (``params.Readout``), the chart's words (``CHARTS``) and the scaling
+        panel's (``scaling.CHART``, with its slider's label)."""
         return {"presets": [{"name": name, **boids.PRESET_WORDS[name], "values": values}
                             for name, values in boids.PRESETS.items()],
                 "readouts": [r.to_json() for r in READOUTS],
-                "charts": [dict(c) for c in CHARTS]}
+                "charts": [dict(c) for c in CHARTS],
+                "scaling": {**scaling.CHART, "slider": scaling.SCALE_SPECS[0].label}}
 
     def frame(self) -> np.ndarray:
         s = self.state

@@ -247,7 +247,7 @@ export async function mount(section, ctx) {
 
   // ---- ten or ten thousand: the population at the default density, timed here ----
   const scaling = new ScalingPanel({
-    engine, lab: LAB, sizes: C.scale_sizes, track: (p) => stepper.track(p), notify: ctx.notify,
+    engine, lab: LAB, sizes: C.scale_sizes, words: display.scaling, track: (p) => stepper.track(p), notify: ctx.notify,
     onScaled: (state) => { releaseTreat(); afterRestart(state); },
   });
   scaling.showSize(st.N);

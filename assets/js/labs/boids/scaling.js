@@ -6,14 +6,15 @@
 // The chart is a small log-log SVG drawn from the measurements (redrawn per measurement, not
 // per frame); a table under it holds the same numbers for screen readers and for copying.
 
-import { el } from "../../ui/dom.js";
+import { capital, el } from "../../ui/dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const W = 340, H = 200, PAD = { l: 46, r: 24, t: 12, b: 34 };
-const SERIES = [
-  { key: "step_us", label: "this model's step (cell list + rules)", cls: "bd-scale-local", mark: "circle" },
-  { key: "naive_us", label: "everyone checks everyone (search only)", cls: "bd-scale-naive", mark: "square" },
-];
+// How each series is drawn (its words are the session's: display.scaling)
+const SERIES_STYLE = {
+  step_us: { cls: "bd-scale-local", mark: "circle" },
+  naive_us: { cls: "bd-scale-naive", mark: "square" },
+};
 // Timing 10,000 boids the naive way takes seconds (tens on a slow laptop): the watchdog that
 // guards a student's rule (engine.watch) waits this long for these two requests.
 const PATIENCE_MS = 120_000;
@@ -25,13 +26,15 @@ export class ScalingPanel {
    * @param {object} o
    *   engine, lab      the engine and the lab's name
    *   sizes            the experiment's populations (scaling.SIZES, from the session's constants)
+   *   words            the panel's title, axes, series and slider label (display.scaling)
    *   track(promise)   the lab's stepper.track (tests settle on it)
    *   onScaled(state)  the session's state after a scale (the lab redraws world and controls)
    *   notify(msg, kind)
    */
   constructor(o) {
     Object.assign(this, o);
-    this.points = new Map(); // n -> {n, step_us, naive_us}
+    this.series = o.words.series.map((s) => ({ ...SERIES_STYLE[s.key], ...s }));
+    this.points = new Map(); // n -> {n, and a time per series key}
     this.busy = false;
     this.root = el("section", { class: "panel bd-scale", "aria-labelledby": "bd-scale-h" });
     const id = "bd-scale-n";
@@ -45,18 +48,18 @@ export class ScalingPanel {
     this.svg.setAttribute("role", "img");
     this.table = el("table", { class: "bd-scale-table" });
     this.root.append(
-      el("h3", { id: "bd-scale-h", text: "Ten or ten thousand" }),
+      el("h3", { id: "bd-scale-h", text: o.words.title }),
       el("p", { class: "bd-scale-intro", text: "Grow the flock and the sky grows with it, so every boid keeps " +
         "the same few neighbours (each size starts the flock again). Each size is timed here, in your browser. The time per boid per step of this " +
         "model does not grow with the flock: it even falls at first, while a step's fixed cost is shared by more " +
         "boids, then levels off. Making every boid check every other boid costs more per boid the bigger the flock: " +
         "for a handful of boids it is the cheaper way, but from about a hundred on the local search wins, and by more " +
         "the bigger the flock." }),
-      el("div", { class: "ctl bd-scale-ctl" }, el("label", { for: id, text: "Boids at the default density" }), this.out, this.slider),
+      el("div", { class: "ctl bd-scale-ctl" }, el("label", { for: id, text: o.words.slider }), this.out, this.slider),
       el("div", { class: "bd-scale-actions" }, this.measureBtn),
       this.status,
       el("figure", { class: "bd-scale-fig" }, this.svg,
-        el("figcaption", { class: "bd-scale-legend" }, ...SERIES.map((s) =>
+        el("figcaption", { class: "bd-scale-legend" }, ...this.series.map((s) =>
           el("span", { class: `bd-scale-key ${s.cls}` }, el("span", { class: `bd-scale-swatch ${s.mark}`, "aria-hidden": "true" }), s.label)))),
       el("details", { class: "bd-scale-details" }, el("summary", { text: "The measurements as a table" }), this.table),
     );
@@ -129,8 +132,9 @@ export class ScalingPanel {
   add(p) {
     const old = this.points.get(p.n);
     // a size measured again: keep the faster time (the least disturbed by other work)
-    this.points.set(p.n, old ? { n: p.n, step_us: Math.min(old.step_us, p.step_us),
-      naive_us: Math.min(old.naive_us, p.naive_us) } : { ...p });
+    const best = { n: p.n };
+    for (const { key } of this.series) best[key] = old ? Math.min(old[key], p[key]) : p[key];
+    this.points.set(p.n, best);
     this.render();
   }
 
@@ -150,7 +154,7 @@ export class ScalingPanel {
     const pts = [...this.points.values()].sort((a, b) => a.n - b.n);
     const lx = (n) => Math.log10(n);
     const x0 = lx(this.sizes[0]), x1 = lx(this.sizes[this.sizes.length - 1]);
-    const ys = pts.flatMap((p) => [p.step_us, p.naive_us]).filter((v) => v > 0);
+    const ys = pts.flatMap((p) => this.series.map((s) => p[s.key])).filter((v) => v > 0);
     const y0 = Math.floor(Math.log10(ys.length ? Math.min(...ys) : 1));
     const y1 = Math.max(y0 + 1, Math.ceil(Math.log10(ys.length ? Math.max(...ys) : 100)));
     const px = (n) => PAD.l + ((lx(n) - x0) / (x1 - x0)) * (W - PAD.l - PAD.r);
@@ -165,9 +169,10 @@ export class ScalingPanel {
       parts.push(`<line class="grid" x1="${PAD.l}" x2="${W - PAD.r}" y1="${py(v)}" y2="${py(v)}"/>`,
         `<text class="tick" x="${PAD.l - 4}" y="${py(v) + 4}" text-anchor="end">${v >= 1 ? fmtN(v) : v}</text>`);
     }
-    parts.push(`<text class="axis" x="${(PAD.l + W - PAD.r) / 2}" y="${H - 4}" text-anchor="middle">boids (log scale)</text>`,
-      `<text class="axis" transform="translate(11 ${(PAD.t + H - PAD.b) / 2}) rotate(-90)" text-anchor="middle">µs per boid per step</text>`);
-    for (const s of SERIES) {
+    const { x_label: xLabel, y_label: yLabel } = this.words;
+    parts.push(`<text class="axis" x="${(PAD.l + W - PAD.r) / 2}" y="${H - 4}" text-anchor="middle">${xLabel}</text>`,
+      `<text class="axis" transform="translate(11 ${(PAD.t + H - PAD.b) / 2}) rotate(-90)" text-anchor="middle">${yLabel}</text>`);
+    for (const s of this.series) {
       const xy = pts.filter((p) => p[s.key] > 0).map((p) => [px(p.n), py(p[s.key])]);
       if (xy.length > 1) parts.push(`<polyline class="${s.cls}" points="${xy.map((q) => q.join(",")).join(" ")}"/>`);
       for (const [x, y] of xy) {
@@ -177,11 +182,11 @@ export class ScalingPanel {
     }
     this.svg.innerHTML = parts.join("");
     this.svg.setAttribute("aria-label", pts.length
-      ? `Time per boid per step against the number of boids, log-log. ${this.trend() || `${fmtN(pts[0].n)} boids measured.`}`
-      : "Time per boid per step against the number of boids: nothing measured yet. Move the slider or press Measure every size.");
-    this.table.innerHTML = `<caption>Time per boid per step, measured in this browser (µs)</caption>
-      <thead><tr><th scope="col">boids</th>${SERIES.map((s) => `<th scope="col">${s.label}</th>`).join("")}</tr></thead>
-      <tbody>${pts.map((p) => `<tr><th scope="row">${fmtN(p.n)}</th><td>${fmtUs(p.step_us)}</td><td>${fmtUs(p.naive_us)}</td></tr>`).join("")}</tbody>`;
+      ? `${capital(yLabel)} against ${xLabel}. ${this.trend() || `${fmtN(pts[0].n)} boids measured.`}`
+      : `${capital(yLabel)} against ${xLabel}: nothing measured yet. Move the slider or press Measure every size.`);
+    this.table.innerHTML = `<caption>${capital(yLabel)}, measured in this browser</caption>
+      <thead><tr><th scope="col">boids</th>${this.series.map((s) => `<th scope="col">${s.label}</th>`).join("")}</tr></thead>
+      <tbody>${pts.map((p) => `<tr><th scope="row">${fmtN(p.n)}</th>${this.series.map((s) => `<td>${fmtUs(p[s.key])}</td>`).join("")}</tr>`).join("")}</tbody>`;
     this.root.dataset.points = String(pts.length);
   }
 }
