@@ -116,7 +116,7 @@ def test_interpolation_follows_the_step_across_the_wrap(vpage):
             const canvas = document.createElement('canvas');
             canvas.style.width = '200px';
             document.body.append(canvas);
-            const st = new Stage(canvas, 1, { radius: 0.12, kick: 0.35 });
+            const st = new Stage(canvas, 1, { box: 1, radius: 0.12, speed: 0.01, kick: 0.35 });
             // block A: now at x = 0.996 heading -x; block B: before, unwrapped next to A (1.006);
             // read through a layout (fields in another order than the session's, after a header)
             const fx = frameIndex({header: ['n', 't'], fields: ['theta', 'y', 'x'], blocks: 2, stride: 3, offset: 2});
@@ -436,6 +436,17 @@ def test_phone_layout_reduced_motion_and_share_link(phone_page, server):
     ctrl = page.locator(f"{SECTION} .vk-controls").bounding_box()
     assert box["y"] < ctrl["y"]
     assert box["width"] >= 300 and box["x"] >= 0 and box["x"] + box["width"] <= 390
+    # the knob, Play and P come right under the stage (moved in the DOM, so Tab follows the
+    # eye): with the stage at the top of the screen, all three are in view with it
+    assert ctrl["y"] - (box["y"] + box["height"]) < 30
+    assert page.evaluate(f"""() => {{
+        const [canvas, knob, legend] = ['.vk-canvas', '.vk-knob input', '.vk-legend'].map((q) => document.querySelector('{SECTION} ' + q));
+        return !!(canvas.compareDocumentPosition(knob) & Node.DOCUMENT_POSITION_FOLLOWING)
+            && !!(knob.compareDocumentPosition(legend) & Node.DOCUMENT_POSITION_FOLLOWING); }}""")
+    page.evaluate(f"() => window.scrollTo(0, document.querySelector('{SECTION} .vk-stage').getBoundingClientRect().top + scrollY)")
+    for part in (".vk-canvas", ".vk-knob input", ".vk-play", ".vk-P"):
+        r = page.locator(f"{SECTION} {part}").bounding_box()
+        assert r["y"] >= -1 and r["y"] + r["height"] <= 844 + 1, (part, r)
     assert abs(box["width"] - box["height"]) < 2
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     # controls are reachable and work by touch: Step advances one update

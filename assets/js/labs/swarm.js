@@ -20,6 +20,7 @@ import { Stepper, crashReason } from "../ui/stepper.js";
 import { frameIndex } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
 import { ensureStylesheet, el, capital, say } from "../ui/dom.js";
+import { NARROW } from "../ui/reflow.js";
 import { MinimalControls } from "../ui/minimal.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { LineChart, formatClock } from "../ui/chart.js";
@@ -89,7 +90,7 @@ async function mountLab(section, ctx) {
   const specs = await engine.spec(LAB);
   const specBy = new Map(specs.map((s) => [s.name, s]));
   const minimal = ctx.params.get("controls") === "minimal";
-  const phone = window.matchMedia && window.matchMedia("(max-width: 900px)").matches;
+  const phone = window.matchMedia && window.matchMedia(NARROW).matches;
 
   // ---------------------------------------------------------------- constants from the engine
   let state = await engine.call(LAB, "state");
@@ -257,7 +258,7 @@ async function mountLab(section, ctx) {
   const compact = (c) => ({ ...c, compact: true, series: c.series.map((x) => ({ ...x, label: x.short })) });
   const miniAgree = new LineChart(liveAgree, compact(AGREE));
   const miniSpace = new LineChart(liveSpace, compact(SPACE));
-  const narrow = window.matchMedia ? window.matchMedia("(max-width: 900px)") : { matches: false, addEventListener() {} };
+  const narrow = window.matchMedia ? window.matchMedia(NARROW) : { matches: false, addEventListener() {} };
   const placeStrip = () => {
     if (narrow.matches) stage.after(liveStrip); else side.prepend(liveStrip);
     miniAgree.resize();

@@ -75,7 +75,7 @@ export const LAB_ACCESS = {
   },
   vicsek: {
     stage: ".vk-canvas",
-    barAfter: ".vk-legend", // the legend explains the stage, so it stays right under it
+    barAfter: ".vk-legend", // the legend explains the stage, so it stays with it
     heading: [".vk-layout", "Simulation and controls"],
     roledescription: "simulation stage",
     stageKeys: [["← → ↑ ↓", "follow the next / previous arrow (stage focused)"], ["Esc", "stop following"]],
@@ -93,6 +93,9 @@ export const LAB_ACCESS = {
     ],
     actions: [[".vk-restart", (b) => `Restarted from seed ${b.dataset.seed}, with the same random nudges.`]],
     charts: { P: [".vk-pplot"] },
+    // one column (ui/reflow.js): the knob, Play, P and its plot come right under the stage, so
+    // a phone shows the arrows and their shared heading together; then the legend and this bar
+    narrow: [{ move: ".vk-controls", after: ".vk-stage" }],
   },
   boids: {
     stage: ".bd-canvas",

@@ -60,6 +60,7 @@ export class Stage {
     this.canvas = canvas;
     this.g = canvas.getContext("2d");
     this.n = n;
+    if (!(opts.box > 0 && opts.speed >= 0)) throw new Error(`Lab 2's stage needs the box side and the step (got ${opts.box}, ${opts.speed})`);
     this.box = opts.box;
     this.radius = opts.radius;
     this.kick = opts.kick;
