@@ -201,6 +201,29 @@ def test_after_the_watchdog_restarts_the_engine_another_lab_is_built_afresh(lab,
     assert page.evaluate("window.swarmlab.engine.listeners.size") == listeners  # the old lab's stepper is gone
 
 
+def test_a_rule_that_fails_during_a_step_names_the_moment_as_the_readout_does(lab, page):
+    """A rule that passes its trial and fails inside a later step: the message names the
+    model time in the lab's own unit, also on a whole second (it said "update 5" there)."""
+    page.evaluate("window.swarmlab.labs.get('boids').pause()")
+    steps = engine_call(page, LAB, "state")["steps"]
+    engine_call(page, LAB, "step", {"n": 199 - steps % 200})  # the next step ends on a multiple of 5 s
+    set_code(page, "calls = [0]\n"
+                   "def steering(i, j, d, r, v, p):\n"
+                   "    calls[0] += 1\n"
+                   "    if calls[0] > 1:\n"
+                   "        raise ValueError('no more')\n"
+                   "    return np.zeros_like(v)\n")
+    panel(page).locator(".rules-run").click()
+    status(page).locator("text=Your rules run from now on").wait_for(timeout=10_000)
+    assert "The run kept its time and boids" in status(page).inner_text()
+    st = engine_call(page, LAB, "step", {"n": 1})
+    assert st["t"] % 5 == 0, st["t"]
+    status(page).locator("text=Your rules stopped").wait_for(timeout=10_000)
+    text = status(page).inner_text()
+    assert f"Your rules stopped at model time {st['t']:.1f} s: " in text, text
+    assert "no more" in text and engine_call(page, LAB, "rules_source")["user"] is False
+
+
 def test_a_nan_result_is_rejected(lab, page):
     set_code(page, original(page).replace("    return allocate(", "    return np.nan * allocate(", 1))
     panel(page).locator(".rules-run").click()
@@ -255,6 +278,7 @@ def test_lab2_shows_its_turn_and_runs_an_edit(page, server):
     set_code(page, original(page, "vicsek").replace(" + kick", ""), "vicsek")
     p.locator(".rules-run").click()
     status(page, "vicsek").locator("text=Your rules run from now on").wait_for(timeout=10_000)
+    assert "The run kept its time and arrows" in status(page, "vicsek").inner_text()
     # no kicks: everyone ends up one way (300 updates from a fresh start; the stage has been
     # playing with kicks meanwhile, so allow up to 3,000 from wherever it is).  In requests of
     # 50: a student's rule runs in Python, and on a loaded machine one request of 300 updates

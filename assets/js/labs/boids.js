@@ -454,6 +454,8 @@ export async function mount(section, ctx) {
     },
     intro: RULES_INTRO,
     help: RULES_HELP,
+    clock: display.readouts.find((r) => r.key === "t"),  // the model time, as the readout shows it
+    agents: "boids",
   }).catch((err) => { ctx.notify(`Rules in Python could not start: ${err.message || err}`, "error"); return null; });
 
   showPlay();

@@ -494,6 +494,8 @@ export async function mount(section, ctx) {
     engine, lab: LAB, stepper, notify: ctx.notify, embed: ctx.embed,
     shareLink: () => shareUrl(LAB, { a: knob.get("a") }, specs),
     title: "The turn in Python",
+    clock: display.readouts.find((r) => r.key === "t"),  // the update count, as the readout shows it
+    agents: "arrows",
     intro: "This is the function the model runs at every update to turn every arrow. Its last line is the whole " +
       "Vicsek rule. Change it and press “Run my rules”: the arrows carry on from where they are, with your rule " +
       `(the ${checkName(consts)} below always uses the original).`,

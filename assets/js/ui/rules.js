@@ -1,7 +1,10 @@
 // "Rules in Python": the model's own rule function, shown, editable and run live.
 //
 // One panel per lab (Lab 3 steering, Lab 2 turn), mounted by the lab with
-//   mountRules(host, {engine, lab, stepper, notify, embed, shareLink, title, intro})
+//   mountRules(host, {engine, lab, stepper, notify, embed, shareLink, title, intro, help,
+//                     clock, agents})
+// where `clock` is the lab's model-time readout (the session's Readout "t": label, unit,
+// decimals), so a message names a moment as the lab's readouts do, and `agents` what moves.
 // The session holds the rule (sessions/base.py: rules_source / rules / rules_original and
 // rules.py in the engine): the page only edits text and shows what comes back.
 //
@@ -29,10 +32,12 @@ const MAX_LINK_CODE = 6000;  // characters of fragment: longer code is not put i
 
 import { ensureStylesheet } from "./dom.js";
 import { copyLink } from "./share.js";
+import { formatReadout } from "./controls.js";
 
 /** Mount the panel into `host` (prepended). Resolves to its controller. */
 export async function mountRules(host, opts) {
-  const { engine, lab, stepper, notify = () => {}, embed = false, shareLink = null } = opts;
+  const { engine, lab, stepper, notify = () => {}, embed = false, shareLink = null, clock, agents } = opts;
+  const moment = (t) => `${clock.label} ${formatReadout(clock, t)}`;  // "update 40", "model time 3.0 s"
   ensureStylesheet("assets/css/rules.css");
   const src = await engine.call(lab, "rules_source");
   const watchMs = 1000 * (src.time_limit_s + WATCH_MARGIN_S); // a request longer than this stops the worker
@@ -137,7 +142,7 @@ export async function mountRules(host, opts) {
     if (snapshot) await eng.batch(lab, [["restore", { snapshot }]], { urgent: true });
     showUser(false);
     show(`Your rules ran for more than ${watchMs / 1000} s in one go, so the engine was stopped and started again. ` +
-      (t !== null ? `The run carries on from model time ${fmtT(t)} with the original rules; ` : "The original rules run again; ") +
+      (t !== null ? `The run carries on from ${moment(t)} with the original rules; ` : "The original rules run again; ") +
       "your code is still in the editor.", "error");
     notify("The engine was restarted: a rule took too long.", "warn");
     stepper.invalidate();
@@ -167,7 +172,7 @@ export async function mountRules(host, opts) {
       }
       showUser(true);
       msAvg = 0;
-      show(`Your rules run from now on (the first try took ${r.ms.toFixed(1)} ms). The run kept its time and boids; ` +
+      show(`Your rules run from now on (the first try took ${r.ms.toFixed(1)} ms). The run kept its time and ${agents}; ` +
         "a line on the chart marks the change.", "ok");
       stepper.invalidate();
     } finally {
@@ -218,7 +223,7 @@ export async function mountRules(host, opts) {
       if (v.rules && v.rules.error) {
         const e = v.rules.error;
         showUser(false);
-        show(`Your rules stopped at model time ${fmtT(v.t)}: ${e.message}. ` +
+        show(`Your rules stopped at ${moment(v.t)}: ${e.message}. ` +
           "The original rules took over from that step.", "error", e.line);
       }
     });
@@ -277,10 +282,6 @@ export async function mountRules(host, opts) {
     get user() { return user; },
     dispose() { stopGuard(); engine.listeners.delete(listener); },
   };
-}
-
-function fmtT(t) {
-  return Number.isInteger(t) ? `update ${t}` : `${Number(t).toFixed(1)} s`;
 }
 
 // ------------------------------------------------------------------------------ the editor
