@@ -347,6 +347,7 @@ def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, s
             ('"Range R", min=1.0', '"Sensing range R", min=1.0'),                  # a control's label
             ('"a circle", "a narrow passage"', '"a circle", "a gap between two rocks"'),  # a choice label
             ('ParamSpec("N", 150, "Population"', 'ParamSpec("N", 100, "Population"'),  # a default, quoted
+            ("BOX = Box(160.0, 100.0)", "BOX = Box(160.0, 120.0)"),                # the world's shape
         ],
         "app/swarmlab/sessions/swarm.py": [
             ('Group("rules", "Social rules")', 'Group("rules", "The three social rules")'),  # a group title
@@ -368,6 +369,10 @@ def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, s
         assert "time scale of 0.45 s" in prose and "closer than 1.5 lengths" in prose
         assert "about 0.89/√N, roughly 0.09 for 100 animals" in prose  # sqrt(pi) / (2 sqrt(100))
         assert "3.5" in lab.locator(".swarm-explain .formula[aria-label=Separation]").inner_text()
+        # the stage has the world's shape, 160 by 120: nothing cut off, no empty band
+        for part in (".swarm-stage", ".swarm-canvas"):
+            box = lab.locator(part).bounding_box()
+            assert abs(box["width"] / box["height"] - 160 / 120) < 0.01, (part, box)
         series = page.evaluate("() => window.swarmlab.labs.get('swarm').test.charts[1].opts.series.map((s) => s.label)")
         assert "share under 1.5 lengths" in series
         assert lab.locator(".sense-arrows .arrow-name").all_inner_texts() == [

@@ -126,6 +126,7 @@ async function mountLab(section, ctx) {
   const continueBtn = el("button", { type: "button", class: "btn primary swarm-continue", text: "Continue" });
   limitBox.append(limitText, continueBtn);
   const stage = el("div", { class: "stage swarm-stage" }, stageCanvas, clockEl, limitBox);
+  stage.style.aspectRatio = `${consts.world[0]} / ${consts.world[1]}`;  // the world's own shape
   const caption = el("p", {
     class: "stage-caption",
     text: `In the model each animal is a point; it is drawn at least ${GLYPH_LENGTH} lengths long, enlarged so that you can see it. ` +
