@@ -136,6 +136,24 @@ class RuleKind:
         """The built-in rule function's source text (what the page shows and edits)."""
         return source_of(self.builtin)
 
+    def helpers(self) -> list[str]:
+        """The names a student's code may use besides the rule itself, as the page lists them:
+        a function with its parameters ("sum_by(i, values, n)"), a constant with its value
+        ("EPS = 1.0"), numpy as "np (numpy)".  In the module's ``__all__`` order."""
+        out = []
+        for name in self.module.__all__:
+            if name == self.name:
+                continue
+            obj = getattr(self.module, name)
+            if inspect.ismodule(obj):
+                out.append(f"{name} ({obj.__name__})")
+            elif callable(obj):
+                params = inspect.signature(obj).parameters.values()
+                out.append(f"{name}({', '.join(str(q.replace(annotation=q.empty)) for q in params)})")
+            else:
+                out.append(f"{name} = {obj!r}")
+        return out
+
     def namespace(self) -> dict:
         """A fresh namespace for a student's code: the names the built-in rule sees."""
         ns = {k: getattr(self.module, k) for k in self.module.__all__ if k != self.name}

@@ -59,6 +59,10 @@ def test_panel_shows_the_models_own_rule_in_a_python_editor(lab, page):
     assert p.locator(".cm-content").inner_text().startswith("def steering(i, j, d, r, v, p):")
     assert p.locator(".cm-line span").count() > 10  # highlighted tokens (Python keywords, names, numbers)
     assert p.locator(".rules-idea-list li").count() >= 4
+    # "What the function gets" lists every helper the session provides, from the session
+    helpers = engine_call(page, LAB, "rules_source")["helpers"]
+    assert "count_by(i, n)" in helpers and "EPS = 1.0" in helpers
+    assert f"Ready to use without importing: {', '.join(helpers)}." in p.locator(".rules-help-text").text_content()
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (390, 844)], ids=["desktop", "phone"])

@@ -146,6 +146,28 @@ def test_the_students_namespace_is_the_rule_modules_and_fresh():
     assert BOIDS.namespace()["np"] is np  # one student's code cannot spoil the next one's
 
 
+@pytest.mark.parametrize("lab", ["boids", "vicsek"])
+def test_the_helpers_the_page_lists_are_the_names_a_rule_can_use(lab):
+    """The panel's "Ready to use" list is the session's: one entry per name of the rule's
+    namespace, each a call with its parameters, a constant with its value, or numpy."""
+    from swarmlab import sessions
+    src = sessions.create(lab).op_rules_source()
+    kind = sessions.create(lab).RULES
+    names = [k for k in kind.namespace() if not k.startswith("__")]
+    listed = [h.split("(")[0].split(" ")[0] for h in src["helpers"]]
+    assert listed == names
+    for h, name in zip(src["helpers"], names):
+        obj = kind.namespace()[name]
+        if obj is np:
+            assert h == "np (numpy)"
+        elif callable(obj):
+            assert h.startswith(f"{name}(") and h.endswith(")") and ":" not in h  # no annotations
+        else:
+            assert h == f"{name} = {obj!r}"
+    if lab == "boids":
+        assert "sum_by(i, values, n)" in src["helpers"] and "EPS = 1.0" in src["helpers"]
+
+
 # ------------------------------------------------------------------- the sessions
 def test_boids_session_swaps_rules_live_marks_the_chart_and_keeps_time_and_state():
     s = BoidsSession()

@@ -502,7 +502,7 @@ export async function mount(section, ctx) {
     help: "i, j: every pair of arrows within the radius, each arrow paired with itself too (j is in i's " +
       "neighbourhood); d, r: the vector from i to j and its length, in box units; theta: every heading in radians; " +
       "a: the alignment knob, one value per arrow; kick: this update's random nudges. Return one new heading per " +
-      "arrow (the engine wraps it into −π…π). Helpers: sum_by, mean_by, count_by, sincos, atan2, wrap_angle.",
+      "arrow (the engine wraps it into −π…π).",
   }).catch((err) => { ctx.notify(`The turn in Python could not start: ${err.message || err}`, "error"); return null; });
 
   // first picture

@@ -81,8 +81,9 @@ export async function mountRules(host, opts) {
   host.prepend(root);
   const $ = (sel) => root.querySelector(sel);
   $(".rules-intro").textContent = opts.intro || "";
-  $(".rules-help-text").textContent = opts.help ||
-    `Return ${src.result}. Besides numpy (np), the helpers of the built-in rule are there without importing them.`;
+  $(".rules-help-text").textContent = opts.help || `Return ${src.result}.`;
+  // every other name the code can use, as the session lists them (RuleKind.helpers)
+  $(".rules-help-text").append(` Ready to use without importing: ${src.helpers.join(", ")}.`);
   $(".rules-help-text").append(" In the editor, Enter keeps the indentation; indent with spaces. Tab moves on to the " +
     "next control, so the keyboard never gets stuck in the code.");
 

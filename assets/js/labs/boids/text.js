@@ -227,5 +227,5 @@ export const RULES_INTRO = "This is the function the model runs at every step to
 export const RULES_HELP = "i, j: the pairs of boids near each other (j is near i); d: the vector from i to j and r its length, " +
   "in body lengths; v: every boid's velocity; p: the settings (p.k_sep, p.k_ali, p.k_coh, p.sep_radius, " +
   "p.radius, p.coh_radius, p.view, p.max_force, p.v_max). Return one acceleration (ax, ay) per boid. " +
-  "Helpers: sum_by(i, values, n) and mean_by(i, values, n) add up or average per boid; steer(rule, v, p) " +
+  "The main helpers: sum_by and mean_by add up or average per-pair values per boid; steer(rule, v, p) " +
   "turns a direction into a capped steering request; allocate([...], budget) serves requests in order.";
