@@ -354,7 +354,8 @@ def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, s
             ('Readout("milling", "rotation (milling)")', 'Readout("milling", "milling (rotation)")'),
             ('URGE_LABELS = {"separation": "space"', 'URGE_LABELS = {"separation": "personal space"'),
         ],
-        "app/swarmlab/vicsek.py": [('ParamSpec("radius", 0.12,', 'ParamSpec("radius", 0.15,')],
+        "app/swarmlab/vicsek.py": [('ParamSpec("radius", 0.12,', 'ParamSpec("radius", 0.15,'),
+                                   ('ParamSpec("eta", 0.7,', 'ParamSpec("eta", 0.9,')],
         "app/swarmlab/sessions/vicsek.py": [('Readout("t", "update", decimals=0)', 'Readout("t", "Updates so far", decimals=0)')],
     }
     with _edited_app_page(browser, serve_root, tmp_path, edits, "swarm") as (page, url):
@@ -387,6 +388,8 @@ def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, s
         assert _readout_labels(vk)["t"] == "Updates so far"
         assert page.evaluate("() => window.swarmlab.labs.get('vicsek').stage.radius") == 0.15
         assert "R = 0.15 of arrow" in vk.locator(".vk-rule").inner_text()  # the rule's words too
+        assert "noise amplitude η = 0.9;" in vk.locator(".vk-rule").inner_text()
+        assert "at most 0.45 rad" in vk.locator(".vk-rule").inner_text()
 
 
 def test_lab2_numbers_and_words_changed_in_python_are_what_the_page_shows(browser, serve_root, tmp_path):
@@ -496,6 +499,7 @@ def test_lab3_words_and_numbers_changed_in_python_are_what_the_page_shows(browse
         # the scaling panel's title, slider, legend and table are the session's words
         scale = bd.locator(".bd-scale")
         assert scale.locator("h3").inner_text() == "Ten boids or ten thousand"
+        assert "See it for yourself in “Ten boids or ten thousand” under the chart" in bd.locator(".bd-explain").inner_text()
         assert scale.locator("label").inner_text() == "Flock size, same density"
         assert "all pairs (search only)" in scale.locator(".bd-scale-legend").inner_text()
         assert scale.locator(".bd-scale-table thead th").all_text_contents() == [

@@ -230,7 +230,7 @@ class VicsekSession(Session):
     def constants(self) -> dict:
         p = self.params
         return {"dt": 1, "n": p.n, "box": p.box, "radius": p.radius, "speed": p.speed,
-                "kick": 0.5 * p.eta, "seed": LIVE_SEED, "seeds": list(vicsek.CHECK_SEEDS),
+                "eta": p.eta, "kick": 0.5 * p.eta, "seed": LIVE_SEED, "seeds": list(vicsek.CHECK_SEEDS),
                 "baseline": metrics.random_polarization(p.n),  # P of random headings
                 "warmup": vicsek.CHECK_WARMUP, "measure": vicsek.CHECK_MEASURE}
 

@@ -116,7 +116,7 @@ export async function mount(section, ctx) {
   let world = { ...st.world };
   stage.setWorld(world);
   const C = st.constants;
-  $(".bd-explain").innerHTML = explainHtml({ ...C, radius: st.params.radius }, { minimal });
+  $(".bd-explain").innerHTML = explainHtml({ ...C, radius: st.params.radius }, { minimal, scalingTitle: display.scaling.title });
   $(".bd-explain").insertAdjacentHTML("afterend", STORY_HTML);
   // "Try this" first in the side column: its presets sit next to the stage they change.
   $(".bd-side").prepend($(".bd-try"));

@@ -86,7 +86,7 @@ export const layoutHtml = (C, D) => `
 
 /** The page text below the lab.  ``minimal``: the page hides "More settings" at first
  *  (?controls=minimal), so the text says how to reach it. */
-export function explainHtml(c, { minimal = false } = {}) {
+export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
   const more = minimal ? "“Show all settings”, then “More settings”" : "“More settings”";
   // MathML Core has no bold mathvariant: use the mathematical bold letters themselves.
   const BOLD = { a: "\u{1D41A}", p: "\u{1D429}", v: "\u{1D42F}", s: "\u{1D42C}", r: "\u{1D42B}" };
@@ -179,7 +179,7 @@ export function explainHtml(c, { minimal = false } = {}) {
   work, where “everyone looks at everyone” would cost 625 times as much. This needs a quick way to find neighbours; here
   a grid of cells files boids by place, and each boid checks only the cells next to its own. (Squeezing more boids into
   the <em>same</em> sky does add neighbours, which is why ${num(c.max_population)} boids run slower here.) Nobody keeps a list of the whole
-  flock and no message has to reach everyone. See it for yourself in “Ten or ten thousand” under the chart: it starts the flock again at
+  flock and no message has to reach everyone. See it for yourself in “${scalingTitle}” under the chart: it starts the flock again at
   sizes from ${say(c.scale_sizes[0])} boids to ${num(c.scale_sizes[c.scale_sizes.length - 1])}, with the sky growing too so that each boid keeps the same few neighbours,
   and times both ways in your own browser. The time per boid of this model stays about flat; the time per boid of
   everyone checking everyone grows in step with the flock.</p>

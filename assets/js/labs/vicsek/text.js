@@ -80,7 +80,7 @@ export const ruleHtml = (c) => `
       arrow at each update, so the nudge is at most ${c.kick} rad (about ${degrees(c.kick)}°) either way.</li>
     <li>All arrows turn at once, using everyone's positions and headings from before the update; then
       each moves ${num(c.speed / c.box)} of the box side along its new heading.</li>
-    <li><var>a</var> = 1 is the rule of Vicsek and colleagues (1995) with noise amplitude η = ${2 * c.kick}; <var>a</var> = 0 leaves
+    <li><var>a</var> = 1 is the rule of Vicsek and colleagues (1995) with noise amplitude η = ${c.eta}; <var>a</var> = 0 leaves
       only the nudges. Values in between are our own teaching blend.</li>
     <li>The live stage always uses seed ${c.seed}: the same start and the same nudges on every restart.</li>
   </ul>`;
