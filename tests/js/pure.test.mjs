@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { StepClock } from "../../assets/js/ui/loop.js";
 import { FrameBudget, Stepper, crashReason } from "../../assets/js/ui/stepper.js";
 import { frameIndex, frameCount, frameStep } from "../../assets/js/ui/frame.js";
-import { minImage } from "../../assets/js/ui/periodic.js";
+import { minImage, wrap } from "../../assets/js/ui/periodic.js";
 import { HistoryMirror } from "../../assets/js/ui/history.js";
 import { fmt3 } from "../../assets/js/labs/vicsek/check.js";
 import { choiceLabel, groupSpecs, formatReadout, formatValue } from "../../assets/js/ui/controls.js";
@@ -76,6 +76,15 @@ test("Stepper: one request in flight, backlog dropped, slowed pace reported", as
   const steps = applied.reduce((a, b) => a + b, 0);
   assert.ok(steps < 200, `over budget it must not owe steps (${steps} of 480 asked)`);
   assert.ok(s.pace.ratio < 0.9, `pace ${s.pace.ratio}`);
+  assert.equal(s.slowed, true);    // every lab says so from this one getter
+  s.setPlaying(false);
+  assert.equal(s.slowed, false);   // paused is not slowed
+  // the readouts ride on a refresh, else on one request in fifteen
+  assert.equal(s.readsDue(0), true);
+  s.requests = 30;
+  assert.equal(s.readsDue(3), true);
+  s.requests = 31;
+  assert.equal(s.readsDue(3), false);
 });
 
 test("Stepper: paused asks only when stale; a crash stops it once", async () => {
@@ -119,6 +128,18 @@ test("the drawing's minimum image follows the engine's rule, d - L floor(d/L + 1
   assert.equal(minImage(0.5), -0.5);   // exactly half the box: -L/2, as space.displacement gives
   assert.equal(minImage(-0.5), -0.5);
   assert.equal(minImage(0.7), 0.7 - 1);
+});
+
+test("the drawing's wrap maps into [0, L) as the engine's space.wrap, never to L itself", () => {
+  const L = 160;
+  for (const v of [0, 1.5, 159.99, 160, 161, -0.5, -160, -161, 480.25]) {
+    const w = wrap(v, L);
+    assert.ok(w >= 0 && w < L, `v = ${v}: ${w}`);
+    assert.ok(Math.abs(minImage(w - v, L)) < 1e-9, `v = ${v}: ${w} is not a periodic copy`);
+  }
+  assert.equal(wrap(-1e-17, 1), 0);   // (-1e-17) mod 1 rounds to 1: the engine, and this, give 0
+  assert.equal(wrap(0.25), 0.25);
+  assert.equal(wrap(-0.25), 0.75);
 });
 
 test("HistoryMirror: full, then incremental, then full again after thinning", () => {

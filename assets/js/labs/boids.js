@@ -28,7 +28,8 @@ import { frameIndex, frameCount } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { LineChart } from "../ui/chart.js";
-import { ensureStylesheet, plural } from "../ui/dom.js";
+import { ensureStylesheet, pixelRatio, plural } from "../ui/dom.js";
+import { wrap } from "../ui/periodic.js";
 import { STORY_HTML } from "./boids/story.js";
 import { MinimalControls } from "../ui/minimal.js";
 import { viewHeight } from "../embed.js";
@@ -77,7 +78,7 @@ export async function mount(section, ctx) {
     measuredVH = viewHeight(); // the window's height bounds the stage's (embed.js: in a growing frame, the screen's)
     const maxH = Math.max(260, measuredVH - 190);
     cssH = Math.round(Math.min(cssW * ratio, maxH));
-    dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
+    dpr = pixelRatio();
     stage.resize(cssW, cssH, dpr);
   }
   async function parseWorld(text) {
@@ -320,8 +321,8 @@ export async function mount(section, ctx) {
     const moves = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] };
     if (moves[ev.key]) {
       ev.preventDefault();
-      cursor.x = mod(cursor.x + moves[ev.key][0], world.width);
-      cursor.y = mod(cursor.y + moves[ev.key][1], world.height);
+      cursor.x = wrap(cursor.x + moves[ev.key][0], world.width);
+      cursor.y = wrap(cursor.y + moves[ev.key][1], world.height);
       cursor.visible = true;
       if (treat.on && treat.source === "keyboard") setTreat(cursor.x, cursor.y, "keyboard");
       dirty = true;
@@ -359,7 +360,7 @@ export async function mount(section, ctx) {
     }
     section.dataset.P = String(m.P);
     section.dataset.flocks = String(m.flocks);
-    const slow = playing && stepper.pace.ratio < 0.8;
+    const slow = stepper.slowed;
     slowEl.hidden = !slow;
     if (slow) slowEl.textContent = `Slow motion: about ${stepper.pace.ratio.toFixed(1)}× real time with ${m.N} boids on this device.`;
   }
@@ -382,7 +383,7 @@ export async function mount(section, ctx) {
     if (n > 0) ops.push(["step", { n }]);
     ops.push(hist.op());
     // the readouts: at once after a change (a refresh), else about four times a second
-    if (n === 0 || stepper.requests % 15 === 0) ops.push(["metrics", {}]);
+    if (stepper.readsDue(n)) ops.push(["metrics", {}]);
     return ops;
   }
   function applyReply(reply) {
@@ -477,5 +478,4 @@ export async function mount(section, ctx) {
   };
 }
 
-function mod(a, m) { return ((a % m) + m) % m; }
 function round3(v) { return Math.round(v * 1000) / 1000; }

@@ -19,7 +19,7 @@ import { createLoop } from "../ui/loop.js";
 import { Stepper, crashReason } from "../ui/stepper.js";
 import { frameIndex } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
-import { ensureStylesheet, el, capital, say } from "../ui/dom.js";
+import { ensureStylesheet, el, capital, say, setText } from "../ui/dom.js";
 import { NARROW } from "../ui/reflow.js";
 import { MinimalControls } from "../ui/minimal.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
@@ -48,10 +48,6 @@ const SERIES_STYLE = {
 /** A playback rate for the clock, e.g. "0.35×". */
 function fmtSpeed(v) {
   return `${v >= 1 ? v.toFixed(1) : v.toFixed(2)}×`;
-}
-
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
 }
 
 function download(blob, name) {
@@ -639,7 +635,7 @@ async function mountLab(section, ctx) {
   // ---------------------------------------------------------------- drawing
   function updateClock() {
     let text = `${formatClock(frame.t)} model time · sample ${runSample}`;
-    if (playing && stepper.pace.ratio < 0.9) text += ` · slowed to ${fmtSpeed(speed * stepper.pace.ratio)}`;
+    if (stepper.slowed) text += ` · slowed to ${fmtSpeed(speed * stepper.pace.ratio)}`;
     if (text !== lastClockText) {
       clockEl.textContent = text;
       lastClockText = text;
@@ -652,7 +648,7 @@ async function mountLab(section, ctx) {
   function statusText() {
     if (atLimit) return `Paused at ${say(consts.time_limit_s / 60)} model minutes: Continue keeps everything.`;
     if (!playing) return ctx.reducedMotion && frame.step === 0 ? "Paused, because your system asks for reduced motion." : "Paused.";
-    if (stepper.pace.ratio < 0.9) {
+    if (stepper.slowed) {
       return `Running, slowed to ${fmtSpeed(speed * stepper.pace.ratio)}: the device cannot keep up with ${fmtSpeed(speed)}; results are the same.`;
     }
     return `Running at ${fmtSpeed(speed)}.`;
@@ -705,7 +701,7 @@ async function mountLab(section, ctx) {
     if (n > 0) ops.push(["step", { n }]);
     ops.push(["selected", {}], hist.op());
     // the readouts: at once after a change (n = 0: a refresh), else about four times a second
-    if (n === 0 || stepper.requests % 15 === 0) ops.push(["metrics", {}]);
+    if (stepper.readsDue(n)) ops.push(["metrics", {}]);
     return ops;
   }
 

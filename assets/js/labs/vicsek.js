@@ -16,7 +16,7 @@
 
 import { createLoop } from "../ui/loop.js";
 import { Stepper, crashReason } from "../ui/stepper.js";
-import { frameIndex } from "../ui/frame.js";
+import { frameIndex, frameStep } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
 import { buildControls, formatReadout } from "../ui/controls.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
@@ -24,7 +24,7 @@ import { Stage } from "./vicsek/stage.js";
 import { PPlot } from "./vicsek/pplot.js";
 import { CheckRunner, renderTable, renderDotPlot, fmt3 } from "./vicsek/check.js";
 import { steps, ruleHtml, checkIntroHtml, NOTES_HTML, headerHtml, checkName } from "./vicsek/text.js";
-import { ensureStylesheet, plural, capital, say } from "../ui/dom.js";
+import { ensureStylesheet, plural, capital, say, setText } from "../ui/dom.js";
 import { mountRules } from "../ui/rules.js";
 import { MinimalControls } from "../ui/minimal.js";
 
@@ -152,16 +152,13 @@ export async function mount(section, ctx) {
 
   /** Put a frame on the stage. `fresh` = a new run (restart): the trail starts over. */
   function ingestFrame(data, fresh = false) {
-    t = Math.round(data[fx.clock]);
+    t = frameStep(fx, data, consts.dt);
     if (!fresh && t === lastIngestT) return; // the same update again (a reply with no step)
     stage.ingest(data, fx, !fresh && t === lastIngestT + 1);
     lastIngestT = t;
   }
 
   const elFollowWho = $(".vk-follow-who"), elFollowCount = $(".vk-follow-count");
-  function setText(el, text) {
-    if (el.textContent !== text) el.textContent = text;
-  }
 
   /** Show the followed arrow's neighbourhood (`nb`, the reply of op_neighbours, or null). */
   function showSelection(nb) {
@@ -256,7 +253,7 @@ export async function mount(section, ctx) {
   }
   /** n updates now, one request each (so the trail gets every update); resolves to the P after each. */
   async function updates(n) {
-    await idle();
+    await stepper.idle();
     const ps = [];
     for (let j = 0; j < n; j++) {
       const reply = await stepper.send(0, [["step", { n: 1 }]]);
@@ -265,12 +262,8 @@ export async function mount(section, ctx) {
     }
     return ps;
   }
-  /** Resolves when no request is in flight. */
-  async function idle() {
-    while (stepper.inflight) await new Promise((r) => setTimeout(r, 2));
-  }
   async function restart() {
-    await idle();
+    await stepper.idle();
     st = await engine.call(LAB, "reset", { a: knob.get("a") });
     P = st.P;
     hist.clear();

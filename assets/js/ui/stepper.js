@@ -18,6 +18,9 @@
 
 import { StepClock } from "./loop.js";
 
+const SLOWED_BELOW = 0.9; // the pace (steps done / asked) under which a lab says it runs slowed
+const READ_EVERY = 15;    // slow-changing reads (readouts) ride on every 15th request: ~4 a second
+
 /** Running estimate of the frame interval and of the engine's cost per step. */
 export class FrameBudget {
   constructor({ share = 0.5, minMs = 8, maxMs = 250 } = {}) {
@@ -99,6 +102,13 @@ export class Stepper {
 
   /** Ask for a fresh reply at the next frame (after a setting change, a selection, ...). */
   invalidate() { this.stale = true; }
+
+  /** Playing, but the device does fewer steps than the speed asks (the pace under SLOWED_BELOW). */
+  get slowed() { return this.playing && this.pace.ratio < SLOWED_BELOW; }
+
+  /** Whether a request of `n` steps should carry the lab's slow-changing reads (readouts): at
+   *  once after a change (n = 0, a refresh), else on every READ_EVERY-th request. */
+  readsDue(n) { return n === 0 || this.requests % READ_EVERY === 0; }
 
   /** Ask for a fresh reply now (or right after the request in flight), even if the loop is
    *  stopped (a hidden tab still shows the result of a click when it comes back). */

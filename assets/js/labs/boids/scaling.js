@@ -6,7 +6,7 @@
 // The chart is a small log-log SVG drawn from the measurements (redrawn per measurement, not
 // per frame); a table under it holds the same numbers for screen readers and for copying.
 
-import { capital, el } from "../../ui/dom.js";
+import { capital, el, num as fmtN } from "../../ui/dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const W = 340, H = 200, PAD = { l: 46, r: 24, t: 12, b: 34 };
@@ -18,7 +18,6 @@ const SERIES_STYLE = {
 // Timing 10,000 boids the naive way takes seconds (tens on a slow laptop): the watchdog that
 // guards a student's rule (engine.watch) waits this long for these two requests.
 const PATIENCE_MS = 120_000;
-const fmtN = (n) => n.toLocaleString("en-GB");
 const fmtUs = (us) => (us >= 100 ? us.toFixed(0) : us >= 10 ? us.toFixed(1) : us.toFixed(2));
 
 export class ScalingPanel {

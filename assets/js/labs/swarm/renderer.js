@@ -14,6 +14,7 @@
 
 import { TrailBuffer } from "./trails.js";
 import { fitCanvas } from "../../ui/dom.js";
+import { wrap } from "../../ui/periodic.js";
 import { SELECTED, THREAT } from "./palette.js";
 
 /** Glyph length in model lengths (enlarged for visibility; the caption says so). */
@@ -75,7 +76,7 @@ export class StageRenderer {
   viewToModel(px, py) {
     const x = px / this.scale;
     const y = this.H - py / this.scale;
-    return { x: ((x % this.W) + this.W) % this.W, y: ((y % this.H) + this.H) % this.H };
+    return { x: wrap(x, this.W), y: wrap(y, this.H) };
   }
   /** Model point -> CSS pixel {x, y} relative to the canvas box. */
   modelToView(x, y) { return { x: this.viewX(x), y: this.viewY(y) }; }

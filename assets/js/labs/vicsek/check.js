@@ -6,7 +6,7 @@
 // of all 16 replicas in "batched" mode) and sizes each chunk to a time budget, so the
 // stage keeps its frame rate while the check runs.
 
-import { say } from "../../ui/dom.js";
+import { num, say } from "../../ui/dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -111,8 +111,7 @@ export class CheckRunner {
 export function renderTable(table, result, c) {
   table.replaceChildren();
   const cap = document.createElement("caption");
-  const count = (v) => v.toLocaleString("en");
-  cap.textContent = `Average P over updates ${count(c.warmup + 1)}–${count(c.warmup + c.measure)}, for each seed`;
+  cap.textContent = `Average P over updates ${num(c.warmup + 1)}–${num(c.warmup + c.measure)}, for each seed`;
   const thead = document.createElement("thead");
   thead.innerHTML = `<tr><th scope="col">Seed</th><th scope="col">P with a = 0</th><th scope="col">P with a = 1</th></tr>`;
   const tbody = document.createElement("tbody");

@@ -22,7 +22,8 @@
 // The renderer allocates nothing per frame: all buffers are preallocated typed arrays,
 // all colours and dash patterns are constants.
 
-import { minImage } from "../../ui/periodic.js";
+import { pixelRatio } from "../../ui/dom.js";
+import { minImage, wrap } from "../../ui/periodic.js";
 
 export const TRAIL = 8;            // updates of trail
 const RING = TRAIL + 1;            // positions kept: now and 8 before
@@ -44,10 +45,6 @@ const DASH = [5, 4];
 const NO_DASH = [];
 const TAU = 2 * Math.PI;
 
-/** v wrapped into [0, L). */
-function wrap(v, L) {
-  return v - L * Math.floor(v / L);
-}
 
 export class Stage {
   /**
@@ -88,7 +85,7 @@ export class Stage {
   resize() {
     const rect = this.canvas.getBoundingClientRect();
     const css = Math.max(1, Math.round(rect.width));
-    const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
+    const dpr = pixelRatio();
     const px = Math.round(css * dpr);
     if (this.canvas.width !== px || this.canvas.height !== px) {
       this.canvas.width = px;

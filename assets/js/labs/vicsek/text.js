@@ -4,7 +4,6 @@
 
 import { num, say } from "../../ui/dom.js";
 
-const count = (v) => Number(v).toLocaleString("en");
 const degrees = (rad) => Math.round((rad * 180) / Math.PI);
 
 /** The check's name, from the number of its seeds ("eight-seed check"). */
@@ -87,11 +86,11 @@ export const ruleHtml = (c) => `
 
 export const checkIntroHtml = (c) => `
   <p>We fixed this test before looking at any run. For each of ${say(c.seeds.length)} seeds (${c.seeds.join(", ")}) the model runs twice from the same start with the same random nudges: once with
-  <var>a</var> = 0 and once with <var>a</var> = 1. Each run gets ${count(c.warmup)} updates to settle; then P is
-  averaged over the next ${count(c.measure)}. Your browser does all ${2 * c.seeds.length} runs in the background, beside the stage, so the
+  <var>a</var> = 0 and once with <var>a</var> = 1. Each run gets ${num(c.warmup)} updates to settle; then P is
+  averaged over the next ${num(c.measure)}. Your browser does all ${2 * c.seeds.length} runs in the background, beside the stage, so the
   stage keeps moving. The numbers are exactly those printed by <code>python -m swarmlab vicsek-check</code>.</p>
   <p><strong>Why averages?</strong> P wobbles from one update to the next, and one run can be lucky or
-  unlucky. Averaging over ${count(c.measure)} updates and then over ${say(c.seeds.length)} seeds compares what alignment does, not what one
+  unlucky. Averaging over ${num(c.measure)} updates and then over ${say(c.seeds.length)} seeds compares what alignment does, not what one
   moment of one run happened to show.</p>`;
 
 export const NOTES_HTML = `
