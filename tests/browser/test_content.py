@@ -477,6 +477,7 @@ def test_lab3_words_and_numbers_changed_in_python_are_what_the_page_shows(browse
             ('"World height", min=10.0, max=2000.0', '"World height", min=10.0, max=1500.0'),
             ("GOAL_SAMPLES = tuple(range(1, 9))", "GOAL_SAMPLES = tuple(range(1, 7))"),
             ("GOAL_SECONDS = 300.0", "GOAL_SECONDS = 240.0"),
+            ("WORLD_HEIGHT = 100.0  #", "WORLD_HEIGHT = 105.0  #"),  # the default sky's shape
         ],
         "app/swarmlab/scaling.py": [
             ('"title": "Ten or ten thousand"', '"title": "Ten boids or ten thousand"'),
@@ -496,6 +497,9 @@ def test_lab3_words_and_numbers_changed_in_python_are_what_the_page_shows(browse
         text = caption.inner_text()
         assert text.startswith("Common heading P (left axis)") and "Mean gap to the nearest boid, in lengths (right axis)" in text
         assert "Sampled every 0.5 s of model time" in text
+        # on a wide screen the stage has the default sky's shape, 160 by 105
+        box = bd.locator(".bd-canvas").bounding_box()
+        assert abs(box["height"] / box["width"] - 105 / 160) < 0.01, box
         # the scaling panel's title, slider, legend and table are the session's words
         scale = bd.locator(".bd-scale")
         assert scale.locator("h3").inner_text() == "Ten boids or ten thousand"
@@ -519,7 +523,7 @@ def test_lab3_words_and_numbers_changed_in_python_are_what_the_page_shows(browse
                                "?.startsWith('Chart: common heading P')", timeout=30_000)
         # the share link's world was refused with the engine's range
         notice = page.locator("#notices").inner_text()
-        assert "ignored world=5x5" in notice and "e.g. 160x100, each 10 to 1500" in notice
+        assert "ignored world=5x5" in notice and "e.g. 160x105, each 10 to 1500" in notice
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1366, 768)])

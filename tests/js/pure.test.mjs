@@ -6,6 +6,7 @@ import { StepClock } from "../../assets/js/ui/loop.js";
 import { FrameBudget, Stepper, crashReason } from "../../assets/js/ui/stepper.js";
 import { frameIndex, frameCount, frameStep } from "../../assets/js/ui/frame.js";
 import { minImage, wrap } from "../../assets/js/ui/periodic.js";
+import { drawArrow } from "../../assets/js/ui/marks.js";
 import { HistoryMirror } from "../../assets/js/ui/history.js";
 import { fmt3 } from "../../assets/js/labs/vicsek/check.js";
 import { choiceLabel, groupSpecs, formatReadout, formatValue } from "../../assets/js/ui/controls.js";
@@ -150,6 +151,10 @@ test("HistoryMirror: full, then incremental, then full again after thinning", ()
   assert.equal(h.apply({ t: [0.5], series: { P: [0.3] }, markers: [{ t: 0.4, label: "x" }], version: 0, full: false }), true);
   assert.deepEqual(h.series.P, [0.1, 0.2, 0.3]);
   assert.equal(h.apply({ t: [], series: { P: [] }, markers: [{ t: 0.4, label: "x" }], version: 0, full: false }), false);
+  // a second answer to the same `since` (two requests in flight) adds only what is new
+  assert.equal(h.apply({ t: [0.5], series: { P: [0.3] }, markers: [{ t: 0.4, label: "x" }], version: 0, full: false }), false);
+  assert.deepEqual(h.t, [0, 0.25, 0.5]);
+  assert.deepEqual(h.series.P, [0.1, 0.2, 0.3]);
   // paused: no new sample, but the session merged a slider change into its last marker
   assert.equal(h.apply({ t: [], series: { P: [] }, markers: [{ t: 0.4, label: "x = 2" }], version: 0, full: false }), true);
   assert.equal(h.markers[0].label, "x = 2");
@@ -203,4 +208,21 @@ test("a chart's time axis names the unit its ticks are in: seconds, then a clock
   assert.equal(defaultXTitle("model time", 60), "model time (s)");
   assert.equal(defaultXTitle("model time", 120), "model time (s)");
   assert.equal(defaultXTitle("model time", 180), "model time (min:s)"); // ticks 0:00, 1:00, ...
+});
+
+test("drawArrow scales a style's dash by the line width once, not at every call", () => {
+  const dashes = [];
+  const g = new Proxy({}, {
+    get: (t, k) => (k in t ? t[k] : k === "setLineDash" ? (d) => dashes.push(d) : () => {}),
+    set: (t, k, v) => { t[k] = v; return true; },
+  });
+  const style = { color: "#5b9bff", dash: [3, 1.6], head: "triangle" };
+  drawArrow(g, 0, 0, 40, 0, style, 2);
+  drawArrow(g, 0, 0, 30, 10, style, 2);
+  assert.deepEqual(dashes[0], [6, 3.2]);      // the line's dash, in px
+  assert.deepEqual(dashes[1], []);            // then solid for the head
+  assert.equal(dashes[2], dashes[0]);         // the same array on the next call
+  assert.equal(dashes[3], dashes[1]);
+  drawArrow(g, 0, 0, 40, 0, style, 3);        // another width: scaled again
+  assert.deepEqual(dashes[4], [3 * 3, 1.6 * 3]);
 });

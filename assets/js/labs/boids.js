@@ -74,7 +74,9 @@ export async function mount(section, ctx) {
   let cssW = 0, cssH = 0, dpr = 1, measuredVH = 0;
   function measure() {
     cssW = Math.max(200, Math.round(stageEl.clientWidth || 640));
-    const ratio = cssW >= 560 ? 0.625 : 1.1;
+    // a wide screen shows the engine's default sky (its height / width); a phone a taller one
+    const [w0, h0] = layout.constants.world_default;
+    const ratio = cssW >= 560 ? h0 / w0 : 1.1;
     measuredVH = viewHeight(); // the window's height bounds the stage's (embed.js: in a growing frame, the screen's)
     const maxH = Math.max(260, measuredVH - 190);
     cssH = Math.round(Math.min(cssW * ratio, maxH));

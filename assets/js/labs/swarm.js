@@ -223,7 +223,7 @@ async function mountLab(section, ctx) {
   section.append(explain);
 
   // ---------------------------------------------------------------- engine objects on the page
-  const renderer = new StageRenderer(stageCanvas, { world: consts.world, maxAgents: specBy.get("N")?.max || 2000 });
+  const renderer = new StageRenderer(stageCanvas, { world: consts.world, maxAgents: specBy.get("N").max });
   const panel = new SensePanel(senseBox, { world: consts.world, urges: display.urges, onPrev: () => selectRelative(-1), onNext: () => selectRelative(1) });
   // The two charts share one time axis: the same gutters, so their marker lines line up.
   const chartWords = Object.fromEntries(display.charts.map((c) => [c.id, c]));
@@ -317,12 +317,12 @@ async function mountLab(section, ctx) {
   const sampleSpec = specBy.get("sample");
   const sampleInput = el("input", {
     type: "number", id: "swarm-sample", class: "swarm-sample-input", inputmode: "numeric",
-    min: String(sampleSpec?.min ?? 0), max: String(sampleSpec?.max ?? 999999999), step: "1",
+    min: String(sampleSpec.min), max: String(sampleSpec.max), step: "1",
     "aria-describedby": "swarm-sample-help",
   });
   const sampleRow = el("div", { class: "ctl ctl-sample", "data-param": "sample" },
-    el("label", { for: "swarm-sample", text: sampleSpec?.label || "Sample" }), sampleInput,
-    el("p", { class: "help", id: "swarm-sample-help", text: `${sampleSpec?.help || ""} Press Restart to use it.` }));
+    el("label", { for: "swarm-sample", text: sampleSpec.label }), sampleInput,
+    el("p", { class: "help", id: "swarm-sample-help", text: `${sampleSpec.help} Press Restart to use it.` }));
   const runGroup = controlsBox.querySelector(".swarm-group-run .swarm-group-body");
   const shareRow = el("div", { class: "btn-row swarm-share", role: "group", "aria-label": "Share and save" });
   const copyBtn = el("button", { type: "button", class: "btn swarm-copy", text: "Copy link" });

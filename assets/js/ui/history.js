@@ -33,10 +33,15 @@ export class HistoryMirror {
       this.series = {};
       for (const [k, v] of Object.entries(h.series)) this.series[k] = v.slice();
     } else {
-      for (const v of h.t) this.t.push(v);
-      for (const [k, v] of Object.entries(h.series)) {
-        const arr = this.series[k] || (this.series[k] = []);
-        for (const x of v) arr.push(x);
+      // samples after the last one held: two requests that asked with the same `since`
+      // (one from the lab's loop, one from an action) must not add the same samples twice
+      const last = this.t.length ? this.t[this.t.length - 1] : -Infinity;
+      let k0 = 0;
+      while (k0 < h.t.length && h.t[k0] <= last) k0++;
+      for (let k = k0; k < h.t.length; k++) this.t.push(h.t[k]);
+      for (const [key, v] of Object.entries(h.series)) {
+        const arr = this.series[key] || (this.series[key] = []);
+        for (let k = k0; k < v.length; k++) arr.push(v[k]);
       }
     }
     this.version = h.version;

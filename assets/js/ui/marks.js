@@ -45,6 +45,30 @@ export const ARROW_HEADS = ["triangle", "open", "double"];
  *   weight  the line width is `width` times this (default 1)
  * The head is at most 8 px x sqrt(weight) (half the arrow for a short one); the line stops under it.
  */
+const NO_DASH = [];
+const SCALED_DASH = new WeakMap(); // style -> {width, dash}: its dash in px, kept between frames
+
+/** `style`'s dash pattern scaled to a line `width` px wide (recomputed only when the width changes). */
+function scaledDash(style, width) {
+  if (!style.dash || !style.dash.length) return NO_DASH;
+  let c = SCALED_DASH.get(style);
+  if (!c || c.width !== width) {
+    c = { width, dash: style.dash.map((d) => d * width) };
+    SCALED_DASH.set(style, c);
+  }
+  return c.dash;
+}
+
+/** A filled arrowhead with its tip at (tx, ty), pointing along `ang`, `head` px long. */
+function headTriangle(g, tx, ty, ang, head) {
+  g.beginPath();
+  g.moveTo(tx, ty);
+  g.lineTo(tx - head * Math.cos(ang - 0.45), ty - head * Math.sin(ang - 0.45));
+  g.lineTo(tx - head * Math.cos(ang + 0.45), ty - head * Math.sin(ang + 0.45));
+  g.closePath();
+  g.fill();
+}
+
 export function drawArrow(g, x0, y0, x1, y1, style, width = 2.5) {
   const weight = style.weight || 1;
   width *= weight;
@@ -56,23 +80,15 @@ export function drawArrow(g, x0, y0, x1, y1, style, width = 2.5) {
   g.strokeStyle = style.color;
   g.fillStyle = style.color;
   g.lineWidth = width;
-  const dash = style.dash || [];
-  g.setLineDash(dash.map((d) => d * width));
-  g.lineCap = dash.length && dash[0] < 1 ? "round" : "butt";
+  const dash = scaledDash(style, width);
+  g.setLineDash(dash);
+  g.lineCap = dash.length && style.dash[0] < 1 ? "round" : "butt";
   g.beginPath();
   g.moveTo(x0, y0);
   g.lineTo(x1 - back * c, y1 - back * s);
   g.stroke();
-  g.setLineDash([]);
+  g.setLineDash(NO_DASH);
   g.lineCap = "butt";
-  const tri = (tx, ty) => {
-    g.beginPath();
-    g.moveTo(tx, ty);
-    g.lineTo(tx - head * Math.cos(ang - 0.45), ty - head * Math.sin(ang - 0.45));
-    g.lineTo(tx - head * Math.cos(ang + 0.45), ty - head * Math.sin(ang + 0.45));
-    g.closePath();
-    g.fill();
-  };
   if (style.head === "open") {
     g.beginPath();
     g.moveTo(x1 - head * Math.cos(ang - 0.6), y1 - head * Math.sin(ang - 0.6));
@@ -81,7 +97,7 @@ export function drawArrow(g, x0, y0, x1, y1, style, width = 2.5) {
     g.lineJoin = "miter";
     g.stroke();
   } else {
-    tri(x1, y1);
-    if (style.head === "double") tri(x1 - head * c, y1 - head * s); // a second head right behind the first
+    headTriangle(g, x1, y1, ang, head);
+    if (style.head === "double") headTriangle(g, x1 - head * c, y1 - head * s, ang, head); // a second head right behind the first
   }
 }

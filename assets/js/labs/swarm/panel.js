@@ -7,10 +7,9 @@
 // edges.  Steering arrows share one scale (the scale bar says how long one unit is);
 // they are steering urges, not physical forces.
 
-import { fitCanvas, plural } from "../../ui/dom.js";
+import { fitCanvas, pixelRatio, plural, setText } from "../../ui/dom.js";
 import { ARROWS, ARROW_STYLES, NEIGHBOURS, SELECTED, THREAT } from "./palette.js";
 import { drawArrow, drawMark } from "../../ui/marks.js";
-import { pixelRatio } from "../../ui/dom.js";
 import { minImage } from "../../ui/periodic.js";
 
 /** The session's urges ({key, label}, display().urges), each with its arrow's own colour and
@@ -30,6 +29,13 @@ const EXCLUDED = NEIGHBOURS.excluded;
 export const NEIGHBOUR_SHAPES = { social: "disc", personal: "square", excluded: "ring" };
 
 const THREAT_DASH = [6, 5], RANGE_DASH = [4, 4], NO_DASH = [];
+
+/** Whether two lists of indices are the same, element for element. */
+function sameList(a, b) {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+}
 
 export class SensePanel {
   /**
@@ -72,6 +78,10 @@ export class SensePanel {
     this.countsEl = root.querySelector(".sense-counts");
     this.tbody = root.querySelector(".sense-arrows tbody");
     this.rows = new Map();
+    this.socialSet = new Set();
+    this.personalSet = new Set();
+    this.shown = null;  // the info whose lists the data-* attributes hold
+    this.ring = {};     // the view's label (range and field of view) and its measured width
     // the legend's swatches are painted from the same palette as the drawing
     const swatch = { selected: SELECTED, social: SOCIAL, personal: PERSONAL, excluded: EXCLUDED };
     for (const [k, c] of Object.entries(swatch)) {
@@ -119,14 +129,20 @@ export class SensePanel {
   /** New panel data from the session (or null when nothing is selected). */
   setInfo(info) {
     this.info = info;
-    this.socialSet = new Set(info ? info.social : []);
-    this.personalSet = new Set(info ? info.personal : []);
+    // the neighbour classes, refilled in place (the panel is redrawn with every engine answer)
+    this.socialSet.clear();
+    this.personalSet.clear();
+    if (info) {
+      for (const j of info.social) this.socialSet.add(j);
+      for (const j of info.personal) this.personalSet.add(j);
+    }
     const root = this.root;
     if (!info) {
       this._setWho("No individual selected. Click or tap one on the stage.");
       this.textEl.textContent = "";
       this.countsEl.textContent = "";
       root.dataset.index = "";
+      this.shown = null;
       return;
     }
     this._setWho(`Individual #${info.id + 1}`);
@@ -141,17 +157,23 @@ export class SensePanel {
     this.countsEl.textContent =
       `${plural(ns, "social neighbour", "social neighbours")}, ${plural(np, "animal", "animals")} inside personal space, ` +
       `${plural(ne, "animal", "animals")} nearby but not counted.`;
-    // machine-readable copies for tests and assistive tools
-    root.dataset.index = String(info.index);
-    root.dataset.social = info.social.join(",");
-    root.dataset.personal = info.personal.join(",");
-    root.dataset.excluded = info.excluded.join(",");
-    for (const r of this.urges) {
-      const v = info.vectors[r.key] || [0, 0];
-      this.rows.get(r.key).textContent = Math.hypot(v[0], v[1]).toFixed(2);
+    // machine-readable copies for tests and assistive tools, and the canvas's name: written
+    // when the neighbourhood changes, not at every engine answer
+    const last = this.shown;
+    if (!last || last.index !== info.index || !sameList(last.social, info.social) ||
+        !sameList(last.personal, info.personal) || !sameList(last.excluded, info.excluded)) {
+      root.dataset.index = String(info.index);
+      root.dataset.social = info.social.join(",");
+      root.dataset.personal = info.personal.join(",");
+      root.dataset.excluded = info.excluded.join(",");
+      this.canvas.setAttribute("aria-label",
+        `Zoomed view around individual #${info.id + 1}: ${ns} social neighbours as cyan discs, ${np} in personal space as coral squares, ${ne} nearby but not counted as grey rings, with steering arrows.`);
     }
-    this.canvas.setAttribute("aria-label",
-      `Zoomed view around individual #${info.id + 1}: ${ns} social neighbours as cyan discs, ${np} in personal space as coral squares, ${ne} nearby but not counted as grey rings, with steering arrows.`);
+    this.shown = info;
+    for (const r of this.urges) {
+      const v = info.vectors[r.key];
+      setText(this.rows.get(r.key), v ? Math.hypot(v[0], v[1]).toFixed(2) : "0.00");
+    }
   }
 
   /** The "who" line is a polite live region: write it only when it changes, or a screen
@@ -278,11 +300,14 @@ export class SensePanel {
     // label for the view (drawn last, on a backdrop, so dots and rings never cover it)
     g.font = "11px system-ui, sans-serif";
     g.textAlign = "left";
-    const ringLabel = `range R = ${R} lengths, ${info.fov_deg}° view`;
+    if (this.ring.R !== R || this.ring.fov !== info.fov_deg) {  // its text and width, when they change
+      const text = `range R = ${R} lengths, ${info.fov_deg}° view`;
+      this.ring = { R, fov: info.fov_deg, text, width: g.measureText(text).width };
+    }
     g.fillStyle = "rgba(11, 29, 42, 0.8)";
-    g.fillRect(2, 3, g.measureText(ringLabel).width + 8, 15);
+    g.fillRect(2, 3, this.ring.width + 8, 15);
     g.fillStyle = "rgba(53, 208, 224, 0.9)";
-    g.fillText(ringLabel, 6, 14);
+    g.fillText(this.ring.text, 6, 14);
     // scale bar for one unit
     const by = h - 10;
     g.strokeStyle = "#e8f3fb";

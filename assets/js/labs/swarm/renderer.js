@@ -61,7 +61,7 @@ export class StageRenderer {
     this.appearance = "birds";
     this.obstacles = []; // [{x, y, r}] in model lengths
     this.trails = new TrailBuffer({
-      maxAgents: opts.maxAgents || 2000,
+      maxAgents: opts.maxAgents,  // the population's largest value (the session's spec)
       every: opts.trailEvery,
       seconds: opts.trailSeconds,
       minInterval: opts.trailInterval || 1 / 30,

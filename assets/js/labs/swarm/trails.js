@@ -17,7 +17,8 @@ const JUMP = 12; // model lengths; larger than any real move between two samples
 export const TRAILS = { seconds: 2.4, every: 3 };
 
 export class TrailBuffer {
-  constructor({ maxAgents = 2000, every = TRAILS.every, seconds = TRAILS.seconds, minInterval = 1 / 30 } = {}) {
+  constructor({ maxAgents, every = TRAILS.every, seconds = TRAILS.seconds, minInterval = 1 / 30 } = {}) {
+    if (!(maxAgents > 0)) throw new Error(`TrailBuffer needs the largest population (got ${maxAgents})`);
     this.every = every;
     this.seconds = seconds;
     this.minInterval = minInterval;
