@@ -120,8 +120,13 @@ def test_playing_speaks_summaries_at_most_every_10_s_and_answers_actions(page, s
     page.locator("#lab-swarm .swarm-threat").click()
     said = wait_said(page, "Threat sent.")
     assert "a threat is passing" in said["text"]
+    shown = page.locator("#lab-swarm .access-said")
+    assert "a threat is passing" in shown.inner_text()  # the answer, shown under the stage too
     while time.monotonic() - t0 < 30:
         time.sleep(1)
+    # ... and those words follow the run: the threat (12 s) is gone from them, as from the sky
+    text = shown.inner_text()
+    assert text.startswith("150 animals") and "a threat is passing" not in text, text
     summaries = log(page, "summary")
     assert len(summaries) >= 1, log(page)
     times = [e["t"] for e in summaries]

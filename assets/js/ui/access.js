@@ -179,6 +179,10 @@ export function installAccess({ engine, activeLab, controller }) {
       const d = await describe(lab);
       if (!d) return;
       sound.update(playing(lab), d.values ? d.values.P : NaN);
+      // the words shown under the stage (after Describe or an action) follow the run, so they
+      // never contradict the picture; only the spoken summaries keep their 10 s spacing
+      const shown = document.querySelector(`#lab-${lab} .access-said`);
+      if (shown && shown.textContent && shown.textContent !== d.text) shown.textContent = d.text;
       if (st.lastKey === null) st.lastKey = d.key;
       const now = performance.now();
       if (d.key !== st.lastKey && now - st.lastSummaryAt >= SUMMARY_EVERY_MS) {
