@@ -41,6 +41,7 @@ COST_SPECS: tuple[ParamSpec, ...] = (
     ParamSpec("steps", 2, "Steps to time", kind="int", min=1, max=40, step=1),
 )
 TIMED_BOID_STEPS = 20_000  # a cost measurement times about this many boid-steps (coarse browser clocks)
+TIMED_ROUNDS = 3  # ...in up to this many rounds, of which the fastest is the answer
 # The panel's words: its title, the chart's axes and its two series (keyed as the boids session's
 # op_cost answers), published by that session's display() with SCALE_SPECS' label for the slider.
 CHART = {"id": "scaling", "title": "Ten or ten thousand", "x_label": "boids (log scale)",
@@ -54,6 +55,12 @@ def timed_steps(n: int) -> int:
     engine: about TIMED_BOID_STEPS boid-steps, one step at least, never more than COST_SPECS allows."""
     most = int(COST_SPECS[0].max)
     return max(1, min(most, round(TIMED_BOID_STEPS / max(1, int(n)))))
+
+
+def rounds(steps: int) -> list[int]:
+    """``steps`` split into up to TIMED_ROUNDS rounds as equal as whole steps allow (none empty)."""
+    k = max(1, min(TIMED_ROUNDS, int(steps)))
+    return [steps // k + (1 if r < steps % k else 0) for r in range(k)]
 
 
 def world_for(n: int, aspect: float) -> tuple[float, float]:

@@ -645,3 +645,21 @@ def test_ten_or_ten_thousand_runs_to_ten_thousand_and_back(lab):
     assert panel.locator("svg circle").count() == 2 and panel.locator("svg rect").count() == 2
     assert page.evaluate("() => window.swarmlab.engine.restarts") == 0  # the watchdog waited
     assert engine_call(page, LAB, "rules_source")["user"] is True
+
+
+def test_quick_presses_on_the_scaling_slider_end_at_the_last_size(page, server):
+    """Two quick presses on "Ten or ten thousand": the second comes while the first size is
+    being timed, and the flock still ends at the size the slider shows (it was dropped)."""
+    page.goto(f"{server}/?lab={LAB}")
+    wait_ready(page)
+    panel = page.locator("#lab-boids .bd-scale")
+    slider = panel.locator("input[type=range]")
+    slider.focus()
+    start = int(slider.input_value())
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    want = engine_call(page, LAB, "layout")["constants"]["scale_sizes"][start + 2]
+    page.wait_for_function("() => document.querySelector('#lab-boids .bd-scale').dataset.points === '2'", timeout=120_000)
+    page.wait_for_function("() => !document.querySelector('#lab-boids .bd-scale-all').disabled", timeout=60_000)
+    assert state(page)["N"] == want
+    assert panel.locator(".bd-scale-out").inner_text() == f"{want:,} boids"

@@ -102,3 +102,17 @@ def test_a_scaled_run_snapshots_and_restores_exactly():
     s.op_step(5)
     s.op_restore(snap)
     assert s.state.n == 3000 and np.array_equal(s.state.x, x) and s.params.population == 3000
+
+
+def test_a_cost_is_the_fastest_of_its_rounds(monkeypatch):
+    """The timed steps are shared by up to TIMED_ROUNDS rounds (all of them run: the model
+    advances by exactly the steps asked), and the answer is the fastest round's time per step."""
+    assert scaling.rounds(40) == [14, 13, 13] and scaling.rounds(2) == [1, 1] and scaling.rounds(1) == [1]
+    assert all(sum(scaling.rounds(k)) == k for k in range(1, 41))
+    s = create("boids")
+    s.op_scale(100)
+    seconds = iter([0.9, 0.1, 0.5])  # per round: a busy first round, then a quiet one
+    monkeypatch.setattr(type(s), "_advance", lambda self, k: (self._run(k), next(seconds) * k)[1])
+    out = s.op_cost(3)
+    assert out["step_us"] == pytest.approx(0.1 / 100 * 1e6)
+    assert s.state.steps == 3

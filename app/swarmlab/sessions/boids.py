@@ -169,18 +169,18 @@ class BoidsSession(Session):
         naive search of the same positions repeated until it has run long enough to time:
         browsers coarsen the clock to 0.1-1 ms, so short runs are timed in batches.  In
         microseconds per boid per step.  Without ``steps``, about 20,000 boid-steps
-        (``scaling.timed_steps``)."""
+        (``scaling.timed_steps``).  Each cost is the fastest of up to ``scaling.TIMED_ROUNDS``
+        rounds that share that work, so a busy moment of the machine (or the first, cold
+        steps of a new size) slows one round, not the answer."""
         n = self.state.n
         steps = scaling.timed_steps(n) if steps is None else validate(scaling.COST_SPECS, "steps", steps)
-        step = self._advance(steps) / steps
-        runs, t0 = 0, time.perf_counter()
-        while True:
-            scaling.everyone_checks_everyone(self.state.x, self.params.box, self.params.reach)
-            runs += 1
-            took = time.perf_counter() - t0
-            if took >= scaling.MIN_TIMED_SECONDS or runs >= scaling.MAX_TIMED_RUNS:
-                break
-        return {"n": n, "step_us": step / n * 1e6, "naive_us": took / runs / n * 1e6}
+        step = min(self._advance(k) / k for k in scaling.rounds(steps))
+        box, reach = self.params.box, self.params.reach
+        naive = min(_seconds_per_run(lambda: scaling.everyone_checks_everyone(self.state.x, box, reach),
+                                     scaling.MIN_TIMED_SECONDS / scaling.TIMED_ROUNDS,
+                                     scaling.MAX_TIMED_RUNS // scaling.TIMED_ROUNDS)
+                    for _ in range(scaling.TIMED_ROUNDS))
+        return {"n": n, "step_us": step / n * 1e6, "naive_us": naive / n * 1e6}
 
     def op_population(self, n: Any) -> dict:
         n = validate(self.SPECS, "population", n)
@@ -341,6 +341,17 @@ class BoidsSession(Session):
         body[:, 0:2] = s.x
         body[:, 2:4] = s.v
         return out
+
+
+def _seconds_per_run(run, seconds: float, most: int) -> float:
+    """Seconds per call of ``run``, repeated until it has run ``seconds`` or ``most`` times."""
+    runs, t0 = 0, time.perf_counter()
+    while True:
+        run()
+        runs += 1
+        took = time.perf_counter() - t0
+        if took >= seconds or runs >= most:
+            return took / runs
 
 
 def _population(value: Any) -> int:

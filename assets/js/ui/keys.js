@@ -99,7 +99,7 @@ export const LAB_ACCESS = {
   },
   boids: {
     stage: ".bd-canvas",
-    barAfter: ".bd-stage",
+    barAfter: ".bd-transport", // Play/Restart stay right under the stage, this bar after them
     heading: [".bd-layout", "Simulation and controls"],
     stageKeys: [["← → ↑ ↓", "move the treat cursor (stage focused)"], ["Enter / Space (hold)", "hold the treat"], ["Esc", "let go"]],
     shortcuts: {
@@ -112,12 +112,9 @@ export const LAB_ACCESS = {
       [".bd-preset", (b) => `Preset applied: ${(b.firstChild?.textContent || b.textContent).trim()}.`],
     ],
     charts: { chart: [".bd-chart"] },
-    // one column: Play/Restart right under the stage (on a phone the sliders and presets would
-    // put them two screens down); the chart, then "Ten or ten thousand", go last
-    narrow: [
-      { move: ".bd-transport", after: ".bd-stage" },
-      { move: ".bd-chart-fig", append: ".bd-side" }, { move: ".bd-scale", after: ".bd-chart-fig" },
-    ],
+    // one column: the chart, then "Ten or ten thousand", go last (Play/Restart are right under
+    // the stage at every width)
+    narrow: [{ move: ".bd-chart-fig", append: ".bd-side" }, { move: ".bd-scale", after: ".bd-chart-fig" }],
   },
 };
 

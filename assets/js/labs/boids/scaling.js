@@ -9,7 +9,7 @@
 import { capital, el, num as fmtN } from "../../ui/dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
-const W = 340, H = 200, PAD = { l: 46, r: 24, t: 12, b: 34 };
+const W = 340, H = 200, PAD = { l: 56, r: 24, t: 12, b: 34 }; // left: the "10,000" ticks and the axis title
 // How each series is drawn (its words are the session's: display.scaling)
 const SERIES_STYLE = {
   step_us: { cls: "bd-scale-local", mark: "circle" },
@@ -83,13 +83,20 @@ export class ScalingPanel {
     this.slider.setAttribute("aria-valuetext", `${fmtN(n)} boids`);
   }
 
-  /** Restart with n boids at the default density, then time it. */
+  /** Restart with n boids at the default density, then time it.  A size asked for while
+   *  another is being timed (quick key presses on the slider) is kept and done next: the
+   *  last one asked for is where the flock ends up, as the slider says. */
   async scaleTo(n) {
-    if (this.busy) return;
+    if (this.busy) { this.pending = n; return; }
     this.busy = true;
     this.measureBtn.disabled = true;
     try {
       await this.scaleAndMeasure(n);
+      while (this.pending !== undefined) {
+        const next = this.pending;
+        this.pending = undefined;
+        if (next !== this.current) await this.scaleAndMeasure(next);
+      }
     } finally {
       this.busy = false;
       this.measureBtn.disabled = false;
@@ -123,6 +130,7 @@ export class ScalingPanel {
       await this.scaleAndMeasure(back);
       this.status.textContent = `Done: ${this.points.size} sizes measured, back to ${fmtN(back)} boids. ` + this.trend();
     } finally {
+      this.pending = undefined; // a slider move during the sweep: the sweep's end wins
       this.busy = false;
       this.measureBtn.disabled = false;
     }

@@ -41,6 +41,11 @@ export const layoutHtml = (C, D) => `
         <p class="bd-slow" hidden></p>
         <p class="bd-sr" role="status" aria-live="polite"></p>
       </div>
+      <div class="btn-row bd-transport">
+        <button type="button" class="btn primary bd-play"></button>
+        <button type="button" class="btn bd-restart" title="Start again from the same scattered start, keeping the settings">Restart</button>
+        <button type="button" class="btn bd-copy">Copy link</button>
+      </div>
       <div class="bd-stage-captions">
       <p class="stage-caption" id="bd-stage-help">
         <strong>The treat:</strong> press and hold on the sky (mouse or finger) and the flock steers towards that
@@ -64,11 +69,6 @@ export const layoutHtml = (C, D) => `
           <summary>More settings</summary>
           <div class="bd-adv-rows"></div>
         </details>
-        <div class="btn-row bd-transport">
-          <button type="button" class="btn primary bd-play"></button>
-          <button type="button" class="btn bd-restart" title="Start again from the same scattered start, keeping the settings">Restart</button>
-          <button type="button" class="btn bd-copy">Copy link</button>
-        </div>
         <div class="readouts bd-readouts">
           ${D.readouts.map((r) => readoutHtml(r, C)).join("\n          ")}
         </div>
