@@ -637,18 +637,20 @@ def measure(state: BoidsState, params: Params) -> dict:
             with at least ``FLOCK_MIN`` boids that fly one way (the group's own P is at
             least ``FLOCK_AGREEMENT``).  Separation-only chains and cohesion-only knots
             do not count; neither does one dense swirl filling the sky.
+    in_flocks  boids in those flocks
     loners  boids with no other boid within the alignment range
     N, t    boids, model time (s)
     """
     pairs = cells.neighbour_pairs(state.x, params.box, params.radius, sort=False)
     spacing, _ = metrics.nearest_spacing(state.x, params.box, pairs=pairs)
     u = unit_headings(state.v)
-    flocks = metrics.count_flocks(metrics.group_labels(pairs), u, FLOCK_MIN, FLOCK_AGREEMENT)
+    sizes = metrics.flock_sizes(metrics.group_labels(pairs), u, FLOCK_MIN, FLOCK_AGREEMENT)
     loners = state.n - int(np.count_nonzero(np.bincount(_index(pairs.i), minlength=state.n)))
     return {
         "P": metrics.polarization(u),
         "spacing": spacing,
-        "flocks": flocks,
+        "flocks": len(sizes),
+        "in_flocks": int(sizes.sum()),
         "loners": loners,
         "N": state.n,
         "t": state.t,

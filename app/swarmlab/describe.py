@@ -289,7 +289,8 @@ def boids(v: np.ndarray, m: Mapping[str, float], *, treat: bool = False,
 
     v       : (N, 2) velocities, screen frame (y down), lengths/s
     m       : the lab's own measures (``boids.measure`` or the history's latest sample):
-              P, spacing, flocks (groups of 5+ flying one way, the "flocks" readout)
+              P, spacing, flocks (groups of 5+ flying one way, the "flocks" readout), and
+              when known in_flocks and loners (boids in those flocks, boids alone)
     treat   : the treat is held; weights: (separation, alignment, cohesion)
 
     No neighbour search here: the shape is told by the flocks count the page shows, so the
@@ -311,7 +312,12 @@ def boids(v: np.ndarray, m: Mapping[str, float], *, treat: bool = False,
     if not n:
         shape = "no boids"
     elif flocks == 0:
-        shape = f"{head}, no flock yet{heading}"
+        # linked but not flying one way (a clump, a swirl) is not "no flock yet"
+        grouped = n - int(m["in_flocks"]) - int(m["loners"]) if "in_flocks" in m and "loners" in m else 0
+        if grouped > 0:
+            shape = f"{head}, no flock flying one way ({grouped} in groups that are not){heading}"
+        else:
+            shape = f"{head}, no flock yet{heading}"
     elif flocks == 1:
         shape = f"{head}, one flock flying one way{heading}"
     else:

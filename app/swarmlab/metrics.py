@@ -186,20 +186,25 @@ def group_labels(pairs: "cells.Pairs") -> np.ndarray:
     return lab
 
 
-def count_flocks(labels: np.ndarray, u: np.ndarray, min_size: int, min_agreement: float) -> int:
-    """Groups (from :func:`group_labels`) of at least ``min_size`` agents whose own
-    agreement ``P_g = |mean of u over the group|`` is at least ``min_agreement``:
-    linked groups that also fly one way.  ``u`` (N, 2) unit headings.
+def flock_sizes(labels: np.ndarray, u: np.ndarray, min_size: int, min_agreement: float) -> np.ndarray:
+    """The sizes of the groups (from :func:`group_labels`) of at least ``min_size`` agents
+    whose own agreement ``P_g = |mean of u over the group|`` is at least ``min_agreement``:
+    linked groups that also fly one way.  ``u`` (N, 2) unit headings.  Returns (F,) ints.
     """
     n = labels.shape[0]
     if n == 0:
-        return 0
+        return np.zeros(0, dtype=np.intp)
     size = np.bincount(labels, minlength=n)
     sx = np.bincount(labels, weights=u[:, 0], minlength=n)
     sy = np.bincount(labels, weights=u[:, 1], minlength=n)
     big = size >= min_size
     agree = norm(sx[big], sy[big]) / size[big]
-    return int(np.count_nonzero(agree >= min_agreement))
+    return size[big][agree >= min_agreement]
+
+
+def count_flocks(labels: np.ndarray, u: np.ndarray, min_size: int, min_agreement: float) -> int:
+    """How many groups are flocks (:func:`flock_sizes`)."""
+    return len(flock_sizes(labels, u, min_size, min_agreement))
 
 
 def periodic_centre(x: np.ndarray, box: Box) -> np.ndarray:

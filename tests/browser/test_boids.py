@@ -338,8 +338,9 @@ def test_the_page_flies_the_same_flock_as_cpython(lab):
 
 
 def test_flocks_readout_shows_groups_splitting_and_merging(lab):
-    """The "flocks" readout (with the boids alone) shows the engine's count, and it keeps
-    changing long after the start: between 60 and 120 model s flocks split and merge."""
+    """The "flocks" readout (with the boids in groups that do not fly one way, and those alone)
+    shows the engine's counts, and it keeps changing long after the start: between 60 and 120
+    model s flocks split and merge."""
     page = lab
     page.click("#lab-boids .bd-preset[data-preset=balanced]")
     settle(page, LAB)
@@ -354,7 +355,10 @@ def test_flocks_readout_shows_groups_splitting_and_merging(lab):
             engine_call(page, LAB, "step", {"n": min(steps, 4000)})
             steps -= 4000
         m = engine_call(page, LAB, "metrics")
-        text = f"{m['flocks']} ({m['loners']} {'boid' if m['loners'] == 1 else 'boids'} alone)"
+        others = m["N"] - m["in_flocks"] - m["loners"]
+        parts = ([f"{others} in groups not flying one way"] if others else []) + \
+                ([f"{m['loners']} {'boid' if m['loners'] == 1 else 'boids'} alone"] if m["loners"] else [])
+        text = f"{m['flocks']} ({', '.join(parts) or 'all in flocks'})"
         page.wait_for_function("t => document.querySelector('#lab-boids .bd-flocks').textContent === t", arg=text)
         return m
 

@@ -131,9 +131,10 @@ def test_treat_through_the_session_gathers_then_releases(s):
 
 def test_metrics_shape_and_values(s):
     m = call(s, "metrics")
-    assert set(m) == {"P", "spacing", "flocks", "loners", "N", "t"}
+    assert set(m) == {"P", "spacing", "flocks", "in_flocks", "loners", "N", "t"}
     assert 0 <= m["P"] <= 1 and m["spacing"] > 0 and m["N"] == 80
     assert isinstance(m["flocks"], int) and isinstance(m["loners"], int) and 0 <= m["loners"] <= 80
+    assert isinstance(m["in_flocks"], int) and 5 * m["flocks"] <= m["in_flocks"] <= 80 - m["loners"]
     call(s, "population", n=2)
     call(s, "step", n=3)
     m = call(s, "metrics")

@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pytest
 
-from swarmlab import cells, describe, metrics, sessions, swarm
+from swarmlab import boids, cells, describe, metrics, sessions, swarm
 from swarmlab.space import Box
 
 
@@ -197,7 +197,9 @@ def test_boids_summary():
     m = s.op_metrics()
     assert d["text"].startswith(f"{m['N']} boids")
     assert f"shared heading P {m['P']:.2f}" in d["text"]
-    flocks = {0: "no flock yet", 1: "one flock flying one way"}.get(m["flocks"], f"in {m['flocks']} flocks")
+    grouped = m["N"] - m["in_flocks"] - m["loners"]
+    none = f"no flock flying one way ({grouped} in groups that are not)" if grouped else "no flock yet"
+    flocks = {0: none, 1: "one flock flying one way"}.get(m["flocks"], f"in {m['flocks']} flocks")
     assert flocks in d["text"]
     assert "Weights: separation 1.5, alignment 1, cohesion 1." in d["text"]
     assert "treat" not in d["text"]
@@ -211,6 +213,11 @@ def test_boids_summary():
 
 def test_boids_words_follow_flocks_and_heading():
     v = np.tile([[0.0, -3.0]], (80, 1))  # everyone flying up the screen: north in Lab 3
+    # a clump going nowhere together is a group, not "no flock yet"
+    clump = describe.boids(v, {"P": 0.2, "spacing": 0.5, "flocks": 0, "in_flocks": 0, "loners": 0})
+    assert clump["text"].startswith("80 boids, no flock flying one way (80 in groups that are not);")
+    scattered = describe.boids(v, {"P": 0.2, "spacing": 9.0, "flocks": 0, "in_flocks": 0, "loners": 80})
+    assert scattered["text"].startswith("80 boids, no flock yet;")
     d = describe.boids(v, {"P": 1.0, "spacing": 2.0, "flocks": 1})
     assert d["text"].startswith("80 boids, one flock flying one way, heading north;")
     d = describe.boids(v, {"P": 0.3, "spacing": 2.0, "flocks": 3})
@@ -249,3 +256,15 @@ def test_each_charted_series_names_an_axis_its_chart_labels():
                     assert series["axis"] in chart["axes"], (lab, chart["id"], series["key"])
                 else:
                     assert "axis" not in series, (lab, chart["id"], series["key"])
+
+
+def test_boids_summary_of_a_clump_says_it_is_a_group():
+    """Cohesion only: after a minute the sky is one clump going nowhere together.  The summary
+    says so from the sample's full measures, not "no flock yet" (which reads as scattered)."""
+    s = sessions.create("boids")
+    s.op_reset(**boids.PRESETS["cohesion"])
+    s.op_step(n=2400)
+    m = s.op_metrics()
+    assert m["flocks"] == 0 and m["in_flocks"] + m["loners"] < m["N"]
+    grouped = m["N"] - m["in_flocks"] - m["loners"]
+    assert f"no flock flying one way ({grouped} in groups that are not)" in s.op_describe()["text"]

@@ -303,6 +303,12 @@ def test_group_labels_long_chain_and_edge_cases():
     assert metrics.count_flocks(np.zeros(300, np.intp), u, 5, 0.8) == 1  # one chain flying one way
     u[::2] = [-1.0, 0.0]
     assert metrics.count_flocks(np.zeros(300, np.intp), u, 5, 0.8) == 0  # half each way: no flock
+    # two flocks of 6 and 7 flying one way, a knot of 8 that does not, a pair, and a loner
+    labels = np.repeat([0, 1, 2, 3, 4], [6, 7, 8, 2, 1])
+    u = np.tile([0.0, 1.0], (24, 1))
+    u[13:21:2] = [0.0, -1.0]  # the knot: half each way
+    assert list(metrics.flock_sizes(labels, u, 5, 0.8)) == [6, 7]
+    assert metrics.count_flocks(labels, u, 5, 0.8) == 2
 
 
 # ----------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ first, so a bad value returns ``{"error": ...}`` and changes nothing):
 ``treat(x, y, on)``     hold (on=true) or release the treat at (x, y) lengths.
 ``population(n)``       live population change (removes the most recent first).
 ``resize(width, height)`` live world resize: positions are stretched with it.
-``metrics()``           {"P", "spacing", "flocks", "loners", "N", "t"}.
+``metrics()``           {"P", "spacing", "flocks", "in_flocks", "loners", "N", "t"}.
 ``scale(n)``            "ten or ten thousand" (:mod:`swarmlab.scaling`): restart with ``n``
                         boids (10..10,000) in a world grown to keep the default density,
                         same aspect; the other settings kept.
@@ -108,11 +108,14 @@ class BoidsSession(Session):
         self.state = boids.initial_state(self.params)
         self.history = new_history()
         self._measured: tuple | None = None  # (state, params, measures): see _measure
+        self.sampled: tuple[int, dict] | None = None  # (steps, all the measures) of the latest sample
         self._record()
 
     def _record(self) -> None:
         if self.history.due(self.state.steps):
-            self.history.record(self.state.steps, self._measure())
+            m = self._measure()
+            if self.history.record(self.state.steps, m):
+                self.sampled = (self.state.steps, m)
 
     def _measure(self) -> dict:
         """``boids.measure`` of the current state and settings, searched once per state (the

@@ -358,7 +358,7 @@ export async function mount(section, ctx) {
   function showMetrics(m) {
     for (const [r, node] of readoutEls) {
       const text = formatReadout(r, m[r.key]);
-      node.textContent = r.key === "flocks" ? `${text} (${plural(m.loners, "boid", "boids")} alone)` : text;
+      node.textContent = r.key === "flocks" ? `${text} (${flockParts(m)})` : text;
     }
     section.dataset.P = String(m.P);
     section.dataset.flocks = String(m.flocks);
@@ -478,6 +478,16 @@ export async function mount(section, ctx) {
     world: () => ({ ...world }),
     get playing() { return playing; },
   };
+}
+
+/** Where the boids are besides the flocks, for the flocks readout: "all in flocks", or e.g.
+ *  "74 in groups not flying one way, 6 alone" (a clump or a swirl is linked but not a flock). */
+function flockParts(m) {
+  const others = m.N - m.in_flocks - m.loners;
+  const parts = [];
+  if (others > 0) parts.push(`${others} in groups not flying one way`);
+  if (m.loners > 0) parts.push(`${plural(m.loners, "boid", "boids")} alone`);
+  return parts.length ? parts.join(", ") : m.N ? "all in flocks" : "no boids";
 }
 
 function round3(v) { return Math.round(v * 1000) / 1000; }
