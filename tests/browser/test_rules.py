@@ -147,17 +147,23 @@ def test_an_endless_loop_is_stopped_within_5_s_and_the_page_stays_responsive(lab
     assert engine_call(page, LAB, "rules_source")["user"] is False
 
 
-def run_a_runaway_rule(page):
-    """Put in place a boids rule that is fine on its first call (the trial), then loops inside
-    one numpy call, where no Python tracer can interrupt it: only the watchdog stops it."""
+def run_a_rule_that_fails_later(page, failure: str):
+    """Put in place a boids rule that is fine on its first call (the trial) and runs the
+    Python line ``failure`` on every later call."""
     set_code(page, "calls = [0]\n"
                    "def steering(i, j, d, r, v, p):\n"
                    "    calls[0] += 1\n"
                    "    if calls[0] > 1:\n"
-                   "        sum(range(10 ** 12))\n"
+                   f"        {failure}\n"
                    "    return np.zeros_like(v)\n")
     panel(page).locator(".rules-run").click()
     status(page).locator("text=Your rules run from now on").wait_for(timeout=10_000)
+
+
+def run_a_runaway_rule(page):
+    """A rule that, after its trial, loops inside one numpy call, where no Python tracer can
+    interrupt it: only the watchdog stops it."""
+    run_a_rule_that_fails_later(page, "sum(range(10 ** 12))")
 
 
 def test_a_loop_inside_one_numpy_call_stops_the_worker_and_the_run_is_restored(lab, page):
@@ -211,14 +217,7 @@ def test_a_rule_that_fails_during_a_step_names_the_moment_as_the_readout_does(la
     page.evaluate("window.swarmlab.labs.get('boids').pause()")
     steps = engine_call(page, LAB, "state")["steps"]
     engine_call(page, LAB, "step", {"n": 199 - steps % 200})  # the next step ends on a multiple of 5 s
-    set_code(page, "calls = [0]\n"
-                   "def steering(i, j, d, r, v, p):\n"
-                   "    calls[0] += 1\n"
-                   "    if calls[0] > 1:\n"
-                   "        raise ValueError('no more')\n"
-                   "    return np.zeros_like(v)\n")
-    panel(page).locator(".rules-run").click()
-    status(page).locator("text=Your rules run from now on").wait_for(timeout=10_000)
+    run_a_rule_that_fails_later(page, "raise ValueError('no more')")
     assert "The run kept its time and boids" in status(page).inner_text()
     st = engine_call(page, LAB, "step", {"n": 1})
     assert st["t"] % 5 == 0, st["t"]
