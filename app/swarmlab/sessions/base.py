@@ -300,8 +300,8 @@ def _describe_boids(session: Any) -> dict:
     # which with 2,000 boids in a small sky would cost seconds
     s, p, h = session.state, session.params, session.history
     m = {k: h.values[k][-1] for k in ("P", "spacing", "flocks")}
-    if session.sampled is not None and session.sampled[0] == h.ticks[-1]:
-        m = session.sampled[1]  # that sample's measures in full: also the boids in flocks and alone
+    if session.sampled is not None and session.sampled[0] is h and session.sampled[1] == h.ticks[-1]:
+        m = session.sampled[2]  # that sample's measures in full: also the boids in flocks and alone
     return describe.boids(s.v, m, treat=bool(session.treat.on),
                           weights=(p.k_sep, p.k_ali, p.k_coh), history=h)
 

@@ -108,14 +108,15 @@ class BoidsSession(Session):
         self.state = boids.initial_state(self.params)
         self.history = new_history()
         self._measured: tuple | None = None  # (state, params, measures): see _measure
-        self.sampled: tuple[int, dict] | None = None  # (steps, all the measures) of the latest sample
+        # (history, steps, all the measures) of that history's latest sample, for Describe
+        self.sampled: tuple[metrics.History, int, dict] | None = None
         self._record()
 
     def _record(self) -> None:
         if self.history.due(self.state.steps):
             m = self._measure()
             if self.history.record(self.state.steps, m):
-                self.sampled = (self.state.steps, m)
+                self.sampled = (self.history, self.state.steps, m)
 
     def _measure(self) -> dict:
         """``boids.measure`` of the current state and settings, searched once per state (the
