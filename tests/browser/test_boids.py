@@ -138,6 +138,7 @@ def test_page_builds_from_specs_with_defaults_and_text(lab):
     blind = page.eval_on_selector_all("#lab-boids .bd-param[data-param=blind]", "els => els.map(e => e.textContent)")
     assert blind and all(float(v) == 360 - st["params"]["view"] for v in blind)
     assert f"{st['params']['view']:g}° field of view" in page.inner_text("#lab-boids .bd-world")
+    assert "shaped like this stage (a copied link keeps it" in page.inner_text("#lab-boids .bd-world")
     assert page.locator("#lab-boids a[href='https://doi.org/10.1145/37401.37406']").count() == 1
     assert page.rec.page_errors == [] and page.rec.console_errors == []
     assert page.rec.outside_requests() == []
@@ -596,6 +597,7 @@ def test_copied_link_replays_the_same_run_on_another_screen_shape(page, phone_pa
     a, b = page.evaluate(REPLAY), phone_page.evaluate(REPLAY)
     assert a["state"]["world"] == b["state"]["world"]
     assert a["frame"] == b["frame"]
+    assert "body lengths (the link's sky) and its edges wrap" in phone_page.inner_text("#lab-boids .bd-world")
     # and a bad world size is reported, the page still runs with its own shape
     phone_page.goto(f"{server}/?lab=boids&world=5x99999")
     wait_ready(phone_page)

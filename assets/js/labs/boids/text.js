@@ -212,8 +212,11 @@ export const HEADER_HTML = `
     </header>`;
 
 /** The stage caption under the sky: the world and the neighbourhood, from the live parameters. */
-export function worldCaption(world, p, flockMin) {
-  return `The sky is ${Math.round(world.width)} × ${Math.round(world.height)} body lengths and its edges wrap around. ` +
+export function worldCaption(world, p, flockMin, linked = false) {
+  // the sky takes the stage's shape (the default sky's area), so a phone flies a taller one than
+  // a wide screen: the same sample gives another run there, unless a copied link brings the sky
+  const shape = linked ? " (the link's sky)" : ", shaped like this stage (a copied link keeps it, to replay this run on any screen),";
+  return `The sky is ${Math.round(world.width)} × ${Math.round(world.height)} body lengths${shape} and its edges wrap around. ` +
     `Each boid sees the others within a ${p.view}° field of view: closer than ${p.sep_radius} lengths it keeps away, ` +
     `within ${p.radius} lengths it matches them, within ${p.coh_radius} lengths it is drawn to them. ` +
     `Boids are drawn a little larger than life; colour shows heading. ` +
