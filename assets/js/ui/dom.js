@@ -52,13 +52,13 @@ export function el(tag, attrs = {}, ...children) {
   return e;
 }
 
-/** "1 boid", "3 boids": a count with the word in the right number. */
 /** Write a node's text only when it changes (live regions are not re-announced, and no
  *  layout is dirtied for nothing). */
 export function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
 }
 
+/** "1 boid", "3 boids": a count with the word in the right number. */
 export const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
 /** The text with its first letter in capitals ("shared heading P" -> "Shared heading P"). */

@@ -38,13 +38,6 @@ export function drawMark(g, x, y, r, shape, color) {
 
 export const ARROW_HEADS = ["triangle", "open", "double"];
 
-/**
- * Draw an arrow from (x0, y0) to (x1, y1) (CSS px) in `style` = {color, dash, head, weight}:
- *   dash  the line's dash pattern in line widths ([] solid; [0.6, 1.4] dotted with round caps)
- *   head  "triangle" (filled), "open" (a chevron of two strokes) or "double" (two triangles)
- *   weight  the line width is `width` times this (default 1)
- * The head is at most 8 px x sqrt(weight) (half the arrow for a short one); the line stops under it.
- */
 const NO_DASH = [];
 const SCALED_DASH = new WeakMap(); // style -> {width, dash}: its dash in px, kept between frames
 
@@ -69,6 +62,13 @@ function headTriangle(g, tx, ty, ang, head) {
   g.fill();
 }
 
+/**
+ * Draw an arrow from (x0, y0) to (x1, y1) (CSS px) in `style` = {color, dash, head, weight}:
+ *   dash  the line's dash pattern in line widths ([] solid; [0.6, 1.4] dotted with round caps)
+ *   head  "triangle" (filled), "open" (a chevron of two strokes) or "double" (two triangles)
+ *   weight  the line width is `width` times this (default 1)
+ * The head is at most 8 px x sqrt(weight) (half the arrow for a short one); the line stops under it.
+ */
 export function drawArrow(g, x0, y0, x1, y1, style, width = 2.5) {
   const weight = style.weight || 1;
   width *= weight;
