@@ -31,7 +31,9 @@ POPULATION = {  # slider -> readout that shows the session's population
 SEEDS = [3, 17, 41, 73, 101, 211, 307, 499]
 
 # selenium's own deprecation notice about its internals, not about this project
-pytestmark = pytest.mark.filterwarnings("ignore:setting remote_server_addr:DeprecationWarning")
+# serial: Firefox and WebKitGTK (software rendering in Xvfb) run alone, after the parallel part:
+# beside two test workers, WebKit once lost its page ("page crash or hang") in CI
+pytestmark = [pytest.mark.filterwarnings("ignore:setting remote_server_addr:DeprecationWarning"), pytest.mark.serial]
 
 
 # --- small DOM helpers ---------------------------------------------------------------------------
