@@ -322,7 +322,9 @@ def wait_live(page, contains, timeout=15_000):
 
 
 def help_and_describe(page, lab, back_to):
-    """? opens the key list (focus inside), Escape closes it and focus returns; D speaks the summary."""
+    """? opens the key list (focus inside), Escape closes it and focus returns; D speaks the summary,
+    and the words under the stage are the same.  The lab must be paused: while it plays, those
+    words follow the run (a newer description replaces them every few seconds)."""
     page.keyboard.press("Shift+Slash")
     dlg = page.locator("#access-help")
     assert dlg.is_visible() and focused(page, "#access-help .access-help-close")
@@ -446,7 +448,9 @@ def test_boids_by_keyboard_only(page, server):
     ctl = "window.swarmlab.labs.get('boids')"
     start_from_top(page)
     tab_to(page, "#lab-boids .bd-canvas")
+    page.evaluate(f"() => {ctl}.pause()")  # (Space on the stage is the treat here)
     help_and_describe(page, "boids", "#lab-boids .bd-canvas")
+    page.evaluate(f"() => {ctl}.play()")
     # the treat: arrow keys move the cursor, Enter held sets the treat there, Escape lets go
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowUp")
