@@ -109,7 +109,6 @@ export class SensePanel {
     root.querySelector(".sense-next").addEventListener("click", () => opts.onNext && opts.onNext());
     this.info = null;
     this.obstacles = [];
-    this.lastText = "";
     this.resize();
     if (typeof ResizeObserver !== "undefined") new ResizeObserver(() => this.resize()).observe(this.canvas);
   }
@@ -138,25 +137,23 @@ export class SensePanel {
     }
     const root = this.root;
     if (!info) {
-      this._setWho("No individual selected. Click or tap one on the stage.");
-      this.textEl.textContent = "";
-      this.countsEl.textContent = "";
+      // the "who" line is a polite live region: written only when it changes (setText), or a
+      // screen reader would announce the same name again at every refresh while the run plays
+      setText(this.who, "No individual selected. Click or tap one on the stage.");
+      setText(this.textEl, "");
+      setText(this.countsEl, "");
       root.dataset.index = "";
       this.shown = null;
       return;
     }
-    this._setWho(`Individual #${info.id + 1}`);
-    const text = info.text || "";
-    if (text !== this.lastText) {
-      this.textEl.textContent = text;
-      this.lastText = text;
-    }
+    setText(this.who, `Individual #${info.id + 1}`);
+    setText(this.textEl, info.text || "");
     const ns = info.social.length;
     const np = info.personal.length;
     const ne = info.excluded.length;
-    this.countsEl.textContent =
+    setText(this.countsEl,
       `${plural(ns, "social neighbour", "social neighbours")}, ${plural(np, "animal", "animals")} inside personal space, ` +
-      `${plural(ne, "animal", "animals")} nearby but not counted.`;
+      `${plural(ne, "animal", "animals")} nearby but not counted.`);
     // machine-readable copies for tests and assistive tools, and the canvas's name: written
     // when the neighbourhood changes, not at every engine answer
     const last = this.shown;
@@ -174,12 +171,6 @@ export class SensePanel {
       const v = info.vectors[r.key];
       setText(this.rows.get(r.key), v ? Math.hypot(v[0], v[1]).toFixed(2) : "0.00");
     }
-  }
-
-  /** The "who" line is a polite live region: write it only when it changes, or a screen
-   *  reader would announce the same name again at every panel refresh while the run plays. */
-  _setWho(text) {
-    if (this.who.textContent !== text) this.who.textContent = text;
   }
 
   /** Draw the zoomed view from the current frame. */
