@@ -53,3 +53,16 @@ def settle(page, lab: str):
     (the engine answers asynchronously, from its worker)."""
     page.evaluate("""(lab) => { const c = window.swarmlab.labs.get(lab);
                                 return (c.test || c).settle(); }""", lab)
+
+
+def show_lab(page, lab: str, timeout=BOOT_TIMEOUT_MS):
+    """Open another lab in the booted page as a student does, by its tab (no reload: the
+    engine and the labs already shown keep running), and wait until it is mounted and
+    decorated.  Saves a page boot (about 4 s, 6-8 s under a loaded test run)."""
+    page.click(f"#tab-{lab}")
+    page.wait_for_function(
+        """(lab) => { const s = window.swarmlab, c = s && s.labs.get(lab);
+                      return s.active === lab && c && typeof c.then !== 'function'
+                             && document.querySelector(`#lab-${lab}[data-access='1']`) !== null; }""",
+        arg=lab, timeout=timeout)
+    return page

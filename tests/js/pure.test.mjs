@@ -10,6 +10,7 @@ import { drawArrow } from "../../assets/js/ui/marks.js";
 import { HistoryMirror } from "../../assets/js/ui/history.js";
 import { fmt3 } from "../../assets/js/labs/vicsek/check.js";
 import { choiceLabel, groupSpecs, formatReadout, formatValue } from "../../assets/js/ui/controls.js";
+import { pitchFor } from "../../assets/js/ui/sound.js";
 
 test("StepClock gives whole steps and carries the rest, whatever the frame rate", () => {
   const dt = 1 / 60;
@@ -225,4 +226,8 @@ test("drawArrow scales a style's dash by the line width once, not at every call"
   assert.equal(dashes[3], dashes[1]);
   drawArrow(g, 0, 0, 40, 0, style, 3);        // another width: scaled again
   assert.deepEqual(dashes[4], [3 * 3, 1.6 * 3]);
+});
+
+test("Sound's pitch rises with agreement: 220 Hz at P = 0 to 660 Hz at P = 1, clamped, NaN low", () => {
+  assert.deepEqual([0, 0.25, 0.5, 1, 2, -1, NaN, Infinity].map(pitchFor), [220, 330, 440, 660, 660, 220, 220, 220]);
 });
