@@ -305,7 +305,8 @@ def test_five_minute_pause_announces_itself_and_keeps_focus(page, server):
     open_lab(page, server, "swarm")
     ctl = "window.swarmlab.labs.get('swarm').test"
     page.evaluate(f"() => {{ {ctl}.stopLoop(); {ctl}.setPlaying(false); }}")
-    engine_call(page, "swarm", "population", {"n": 3})
+    engine_call(page, "swarm", "population", {"n": 3})  # fewer agents and no noise: faster stepping
+    engine_call(page, "swarm", "set", {"name": "sigma", "value": 0})
     done, limit = 0, 5 * 60 * 60
     while done < limit - 10:
         n = min(6000, limit - 10 - done)
