@@ -57,14 +57,20 @@ def lab_playing(page, lab):
 
 
 # ------------------------------------------------------------------------------- describe
-@pytest.mark.parametrize("lab", LABS)
-def test_describe_button_and_d_key_speak_the_engines_summary(page, server, lab):
-    open_lab(page, server, lab)
+def test_describe_button_and_d_key_speak_the_engines_summary(page, server):
+    """Each lab; the first from its link, the others from their tabs."""
+    for k, lab in enumerate(LABS):
+        open_lab(page, server, lab) if k == 0 else show_lab(page, lab)
+        _describe_speaks_the_engines_summary(page, lab)
+
+
+def _describe_speaks_the_engines_summary(page, lab):
     pause(page, lab)
+    page.evaluate("() => { window.__accessLog = []; }")
     want = engine_call(page, lab, "describe")["text"]
     press_on_body(page, "d")
     said = wait_said(page, want)
-    assert said["kind"] == "describe"
+    assert said["kind"] == "describe", lab
     region = page.locator("#access-live")
     assert region.get_attribute("aria-live") == "polite" and region.get_attribute("role") == "status"
     assert region.inner_text() == want
@@ -569,27 +575,31 @@ def test_one_output_changes_per_change(page, server):
     assert page.evaluate("() => window.__outputs.size") == 0  # nothing changed: nothing re-announced
 
 
-@pytest.mark.parametrize("lab", LABS)
-def test_nothing_overflows_at_320_px(browser, server, lab):
+OVERFLOW = """() => {
+    const W = document.documentElement.clientWidth;
+    const out = [];
+    for (const e of document.querySelectorAll('#labs *')) {
+        const r = e.getBoundingClientRect();
+        if (r.width && r.right > W + 1 && getComputedStyle(e).position !== 'absolute')
+            out.push(`${e.tagName}.${e.className} ${Math.round(r.right)}`);
+    }
+    // a formula fits too (pieces wrap) instead of scrolling sideways unseen
+    const scrolls = [...document.querySelectorAll('#labs .formula')]
+        .filter((f) => f.getClientRects().length && f.scrollWidth > f.clientWidth + 1)
+        .map((f) => f.getAttribute('aria-label') || f.textContent.slice(0, 30));
+    return { scroll: document.documentElement.scrollWidth, W, out: out.slice(0, 8), scrolls };
+}"""
+
+
+def test_nothing_overflows_at_320_px(browser, server):
+    """Each lab; the first from its link, the others from their tabs."""
     context = browser.new_context(viewport={"width": 320, "height": 640})
     page = context.new_page()
     try:
-        open_lab(page, server, lab)
-        wide = page.evaluate("""() => {
-            const W = document.documentElement.clientWidth;
-            const out = [];
-            for (const e of document.querySelectorAll('#labs *')) {
-                const r = e.getBoundingClientRect();
-                if (r.width && r.right > W + 1 && getComputedStyle(e).position !== 'absolute')
-                    out.push(`${e.tagName}.${e.className} ${Math.round(r.right)}`);
-            }
-            // a formula fits too (pieces wrap) instead of scrolling sideways unseen
-            const scrolls = [...document.querySelectorAll('#labs .formula')]
-                .filter((f) => f.getClientRects().length && f.scrollWidth > f.clientWidth + 1)
-                .map((f) => f.getAttribute('aria-label') || f.textContent.slice(0, 30));
-            return { scroll: document.documentElement.scrollWidth, W, out: out.slice(0, 8), scrolls };
-        }""")
-        assert wide["scroll"] <= wide["W"] and not wide["out"] and not wide["scrolls"], wide
+        for k, lab in enumerate(LABS):
+            open_lab(page, server, lab) if k == 0 else show_lab(page, lab)
+            wide = page.evaluate(OVERFLOW)
+            assert wide["scroll"] <= wide["W"] and not wide["out"] and not wide["scrolls"], (lab, wide)
     finally:
         context.close()
 
@@ -611,15 +621,16 @@ SMALL_TARGETS = """(lab) => {
 }"""
 
 
-@pytest.mark.parametrize("lab", LABS)
-def test_touch_targets_are_44_px_on_a_touch_phone(browser, server, lab):
+def test_touch_targets_are_44_px_on_a_touch_phone(browser, server):
     """WCAG 2.5.5: on a touch screen every control is at least 44 x 44 CSS px (a desktop keeps
-    its compact controls: the sizes come from the coarse pointer, not the width)."""
+    its compact controls: the sizes come from the coarse pointer, not the width).  Each lab;
+    the first from its link, the others from their tabs."""
     context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
     page = context.new_page()
     try:
-        open_lab(page, server, lab)
-        assert page.evaluate(SMALL_TARGETS, lab) == []
+        for k, lab in enumerate(LABS):
+            open_lab(page, server, lab) if k == 0 else show_lab(page, lab)
+            assert page.evaluate(SMALL_TARGETS, lab) == [], lab
     finally:
         context.close()
 
