@@ -236,12 +236,12 @@ def test_a_nan_result_is_rejected(lab, page):
 
 
 def test_a_share_link_with_code_asks_before_running(page, server):
-    page.goto(f"{server}/?lab={LAB}")
-    wait_ready(page)
+    page.goto(f"{server}/?lab={LAB}")  # (only to import packCode: no need to wait for the engine)
     code = "def steering(i, j, d, r, v, p):\n    return np.zeros_like(v)  # from a link\n"
     packed = page.evaluate("async (c) => (await import('./assets/js/ui/rules.js')).packCode(c)", code)
+    # each link below differs from the page's address before the hash, so going there loads
+    # the page afresh (a change of hash alone would not)
     page.goto(f"{server}/?lab={LAB}&k_coh=0.5#code={packed}")
-    page.reload()
     wait_ready(page)
     ask = panel(page).locator(".rules-ask")
     ask.wait_for()
@@ -253,7 +253,6 @@ def test_a_share_link_with_code_asks_before_running(page, server):
     assert engine_call(page, LAB, "rules_source")["user"] is True
     # embedded: code from links is ignored
     page.goto(f"{server}/?lab={LAB}&embed=1#code={packed}")
-    page.reload()
     wait_ready(page)
     panel(page).wait_for()
     assert panel(page).locator(".rules-ask").is_hidden()
@@ -265,8 +264,8 @@ def test_a_share_link_with_code_asks_before_running(page, server):
     page.wait_for_function("() => window.__copied")
     link = page.evaluate("() => window.__copied")
     assert "embed" not in link.split("#")[0] and "#code=" in link
+    assert link.split("#")[0] != page.url.split("#")[0]
     page.goto(link)
-    page.reload()
     wait_ready(page)
     panel(page).locator(".rules-ask").wait_for()
     assert get_code(page) == code
