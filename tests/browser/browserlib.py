@@ -66,3 +66,22 @@ def show_lab(page, lab: str, timeout=BOOT_TIMEOUT_MS):
                              && document.querySelector(`#lab-${lab}[data-access='1']`) !== null; }""",
         arg=lab, timeout=timeout)
     return page
+
+
+def open_lab(page, server, lab: str, query: str = ""):
+    """Load the page at ?lab=lab(&query) and wait until that lab is mounted and decorated."""
+    page.goto(f"{server}/?lab={lab}" + (f"&{query}" if query else ""))
+    wait_ready(page)
+    page.wait_for_selector(f"#lab-{lab}[data-access='1']")
+    return page
+
+
+def each_lab(page, server, labs):
+    """Yield each of ``labs`` on screen in one page: the first opened from its link, the others
+    from their tabs (:func:`show_lab`), as a student goes from lab to lab.  One boot for all."""
+    for k, lab in enumerate(labs):
+        if k == 0:
+            open_lab(page, server, lab)
+        else:
+            show_lab(page, lab)
+        yield lab

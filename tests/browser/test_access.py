@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from browserlib import ROOT, SHOTS, engine_call, settle, show_lab, wait_ready
+from browserlib import ROOT, SHOTS, each_lab, engine_call, open_lab, settle, show_lab
 
 LABS = ("swarm", "vicsek", "boids")
 STAGE = {"swarm": ".swarm-canvas", "vicsek": ".vk-canvas", "boids": ".bd-canvas"}
@@ -23,13 +23,6 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 
 # ------------------------------------------------------------------------------- helpers
-def open_lab(page, server, lab, query=""):
-    page.goto(f"{server}/?lab={lab}" + (f"&{query}" if query else ""))
-    wait_ready(page)
-    page.wait_for_selector(f"#lab-{lab}[data-access='1']")
-    return page
-
-
 def pause(page, lab):
     page.evaluate("""(lab) => { const c = window.swarmlab.labs.get(lab);
         if (c.test && c.test.setPlaying) c.test.setPlaying(false); else c.pause(); }""", lab)
@@ -59,8 +52,7 @@ def lab_playing(page, lab):
 # ------------------------------------------------------------------------------- describe
 def test_describe_button_and_d_key_speak_the_engines_summary(page, server):
     """Each lab; the first from its link, the others from their tabs."""
-    for k, lab in enumerate(LABS):
-        open_lab(page, server, lab) if k == 0 else show_lab(page, lab)
+    for lab in each_lab(page, server, LABS):
         _describe_speaks_the_engines_summary(page, lab)
 
 
@@ -204,12 +196,11 @@ def test_help_dialog_lists_every_shortcut_and_escape_closes_it(page, server):
 
 
 def test_visible_key_hints_by_each_stage(page, server):
-    open_lab(page, server, "swarm")  # then the other labs by their tabs
-    for lab, must in (("swarm", ["Space", "R", "T", "N", "D", "?"]),
-                      ("vicsek", ["Space", "R", "N", "D", "Esc"]),
-                      ("boids", ["Space", "R", "D", "Enter / Space (hold)"])):
-        if lab != "swarm":
-            show_lab(page, lab)
+    must_show = {"swarm": ["Space", "R", "T", "N", "D", "?"],
+                 "vicsek": ["Space", "R", "N", "D", "Esc"],
+                 "boids": ["Space", "R", "D", "Enter / Space (hold)"]}
+    for lab in each_lab(page, server, LABS):
+        must = must_show[lab]
         hints = page.locator(f"#lab-{lab} .access-hints")
         assert hints.is_visible()
         kbds = hints.locator("kbd").all_inner_texts()
@@ -534,8 +525,7 @@ def test_axe_finds_nothing(browser, server, width):
     page = context.new_page()
     try:
         found = {}
-        for k, lab in enumerate(LABS):
-            open_lab(page, server, lab) if k == 0 else show_lab(page, lab)
+        for lab in each_lab(page, server, LABS):
             for state in _states(page, lab):
                 v = _axe(page)
                 if v:
@@ -596,8 +586,7 @@ def test_nothing_overflows_at_320_px(browser, server):
     context = browser.new_context(viewport={"width": 320, "height": 640})
     page = context.new_page()
     try:
-        for k, lab in enumerate(LABS):
-            open_lab(page, server, lab) if k == 0 else show_lab(page, lab)
+        for lab in each_lab(page, server, LABS):
             wide = page.evaluate(OVERFLOW)
             assert wide["scroll"] <= wide["W"] and not wide["out"] and not wide["scrolls"], (lab, wide)
     finally:
@@ -628,8 +617,7 @@ def test_touch_targets_are_44_px_on_a_touch_phone(browser, server):
     context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
     page = context.new_page()
     try:
-        for k, lab in enumerate(LABS):
-            open_lab(page, server, lab) if k == 0 else show_lab(page, lab)
+        for lab in each_lab(page, server, LABS):
             assert page.evaluate(SMALL_TARGETS, lab) == [], lab
     finally:
         context.close()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from browserlib import SHOTS, engine_call, settle, show_lab, wait_ready
+from browserlib import SHOTS, each_lab, engine_call, open_lab, settle
 
 LABS = ("swarm", "vicsek", "boids")
 
@@ -32,13 +32,6 @@ FOCUSED = """() => {
 
 # Pause a lab through its controller (Lab 1 has test.setPlaying; the others pause()).
 PAUSE = "(lab) => { const c = window.swarmlab.labs.get(lab); if (c.test && c.test.setPlaying) c.test.setPlaying(false); else c.pause(); }"
-
-
-def open_lab(page, server, lab, query=""):
-    page.goto(f"{server}/?lab={lab}" + (f"&{query}" if query else ""))
-    wait_ready(page)
-    page.wait_for_selector(f"#lab-{lab}[data-access='1']")
-    return page
 
 
 # Where each stop of a walk is once the walk is over, all read in one layout: a panel that
@@ -118,8 +111,7 @@ def test_focus_order_follows_visual_order(browser, server, width):
     page = context.new_page()
     found = {}
     try:
-        for k, lab in enumerate(LABS):
-            open_lab(page, server, lab) if k == 0 else show_lab(page, lab)
+        for lab in each_lab(page, server, LABS):
             page.evaluate(PAUSE, lab)
             stops = tab_walk(page)
             assert len(stops) >= 15, (lab, [s["name"] for s in stops])
@@ -219,8 +211,7 @@ def read_table(page, sel):
 
 def test_each_chart_has_a_table_of_its_samples(page, server):
     """Each lab; the first from its link, the others from their tabs."""
-    for k, lab in enumerate(LABS):
-        open_lab(page, server, lab) if k == 0 else show_lab(page, lab)
+    for lab in each_lab(page, server, LABS):
         _chart_tables(page, lab)
 
 

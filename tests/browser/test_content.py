@@ -6,7 +6,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from browserlib import show_lab, wait_ready
+from browserlib import each_lab, wait_ready
 
 # Sentences of the documents the labs were specified from; the page must say these in its own words.
 VERBATIM = [
@@ -28,12 +28,7 @@ TITLES = {
 
 def test_each_lab_has_one_title_a_lead_and_no_copied_sentence(page, server):
     """Each lab, the first from its link, the others from their tabs (one title shown at a time)."""
-    for k, lab in enumerate(LABS):
-        if k == 0:
-            page.goto(f"{server}/?lab={lab}")
-            wait_ready(page)
-        else:
-            show_lab(page, lab)
+    for lab in each_lab(page, server, LABS):
         section = page.locator(f"#lab-{lab}")
         h1 = page.locator("h1:visible")
         assert h1.count() == 1 and h1.inner_text() == TITLES[lab], lab
@@ -160,11 +155,7 @@ def test_each_lab_tells_what_spec_asks(page, server):
     """Every item of SPEC.md's "What the page must tell" for each lab is on the page (Lab 3's
     text about the flock's dynamics is checked by test_boids).  The first lab from its link,
     the others from their tabs."""
-    page.goto(f"{server}/?lab={LABS[0]}")
-    wait_ready(page)
-    for k, lab in enumerate(LABS):
-        if k:
-            show_lab(page, lab)
+    for lab in each_lab(page, server, LABS):
         _tells_what_spec_asks(page, lab)
 
 
