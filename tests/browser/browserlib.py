@@ -8,6 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "tests" / "browser" / "screenshots"
 BOOT_TIMEOUT_MS = 90_000
+LABS = ("swarm", "vicsek", "boids")  # the page's labs, in its tab order
 
 
 class Served:

@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from browserlib import ROOT, SHOTS, each_lab, engine_call, open_lab, settle, show_lab
+from browserlib import LABS, ROOT, SHOTS, each_lab, engine_call, open_lab, settle, show_lab
 
-LABS = ("swarm", "vicsek", "boids")
 STAGE = {"swarm": ".swarm-canvas", "vicsek": ".vk-canvas", "boids": ".bd-canvas"}
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import pytest
 
-from browserlib import SHOTS, each_lab, engine_call, open_lab, settle
+from browserlib import LABS, SHOTS, each_lab, engine_call, open_lab, settle
 
-LABS = ("swarm", "vicsek", "boids")
 
 # What the focused element is and where it is on the page (page coordinates, CSS px).
 FOCUSED = """() => {

@@ -6,7 +6,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from browserlib import each_lab, wait_ready
+from browserlib import LABS, each_lab, wait_ready
 
 # Sentences of the documents the labs were specified from; the page must say these in its own words.
 VERBATIM = [
@@ -18,7 +18,6 @@ VERBATIM = [
     "wrap(…) takes the shorter way round",
 ]
 
-LABS = ("swarm", "vicsek", "boids")
 TITLES = {
     "swarm": "Moving together, with no leader",
     "vicsek": "How can a few local turns become one shared direction?",

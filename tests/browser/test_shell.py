@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from browserlib import ROOT, screenshot, wait_ready
+from browserlib import LABS, ROOT, screenshot, wait_ready
 
 
 def canvas_png(page) -> bytes:
@@ -234,7 +234,7 @@ CRASH = """(lab) => {
 }"""
 
 
-@pytest.mark.parametrize("lab", ["swarm", "vicsek", "boids"])
+@pytest.mark.parametrize("lab", LABS)
 def test_an_engine_error_stops_the_run_with_its_reason_and_what_to_do(page, server, lab):
     """A bug in the engine stops the lab's run once, with a notice that names the error (the
     traceback's last line; its frames stay in the console) and says what to do."""
