@@ -215,6 +215,35 @@ def make_server(root: Path, host: str = "127.0.0.1", port: int = 8000, csp: str 
     return Server((host, port), functools.partial(handler, directory=str(root)))
 
 
+def extend_handler(httpd, mixin: type) -> None:
+    """Put ``mixin``'s methods in front of ``httpd``'s request handler (benchmarks add headers
+    or count bytes this way); ``mixin`` calls ``super()`` for the usual behaviour."""
+    base = httpd.RequestHandlerClass  # functools.partial(handler class, directory=...)
+    handler = type(mixin.__name__, (mixin, base.func), {})
+    httpd.RequestHandlerClass = functools.partial(handler, *base.args, **base.keywords)
+
+
+class Background:
+    """A server from :func:`make_server` answering from a daemon thread, for tests and
+    benchmarks: ``url`` (http://host:port) and ``close()``; also a context manager."""
+
+    def __init__(self, httpd):
+        self.httpd = httpd
+        host, self.port = httpd.server_address[:2]
+        self.url = f"http://{host}:{self.port}"
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Serve Swarm Lab as static files.")
     ap.add_argument("--port", type=int, default=8000)

@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-import threading
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+
+# tools/serve.py's server answering on a loopback port from a daemon thread: Served(httpd).url
+from serve import Background as Served  # noqa: E402,F401
+
 SHOTS = ROOT / "tests" / "browser" / "screenshots"
 BOOT_TIMEOUT_MS = 90_000
 LABS = ("swarm", "vicsek", "boids")  # the page's labs, in its tab order
-
-
-class Served:
-    """An HTTP server (tools/serve.py's) answering on its own loopback port from a daemon thread."""
-
-    def __init__(self, httpd):
-        self.httpd = httpd
-        self.port = httpd.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 def wait_ready(page, timeout=BOOT_TIMEOUT_MS):
@@ -54,6 +45,14 @@ def settle(page, lab: str):
     (the engine answers asynchronously, from its worker)."""
     page.evaluate("""(lab) => { const c = window.swarmlab.labs.get(lab);
                                 return (c.test || c).settle(); }""", lab)
+
+
+def pause(page, lab: str):
+    """Pause a lab through its controller (Lab 1's is test.setPlaying; the others pause())
+    and wait until the paused state is on screen."""
+    page.evaluate("""(lab) => { const c = window.swarmlab.labs.get(lab);
+        if (c.test && c.test.setPlaying) c.test.setPlaying(false); else c.pause(); }""", lab)
+    settle(page, lab)
 
 
 def show_lab(page, lab: str, timeout=BOOT_TIMEOUT_MS):

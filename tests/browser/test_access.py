@@ -15,19 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from browserlib import LABS, ROOT, SHOTS, each_lab, engine_call, open_lab, settle, show_lab
+from browserlib import LABS, ROOT, SHOTS, each_lab, engine_call, open_lab, pause, settle, show_lab
 
 STAGE = {"swarm": ".swarm-canvas", "vicsek": ".vk-canvas", "boids": ".bd-canvas"}
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 
 # ------------------------------------------------------------------------------- helpers
-def pause(page, lab):
-    page.evaluate("""(lab) => { const c = window.swarmlab.labs.get(lab);
-        if (c.test && c.test.setPlaying) c.test.setPlaying(false); else c.pause(); }""", lab)
-    settle(page, lab)
-
-
 def log(page, kind=None):
     entries = page.evaluate("() => window.__accessLog || []")
     return [e for e in entries if kind is None or e["kind"] == kind]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from browserlib import LABS, SHOTS, each_lab, engine_call, open_lab, settle
+from browserlib import LABS, SHOTS, each_lab, engine_call, open_lab, pause, settle
 
 
 # What the focused element is and where it is on the page (page coordinates, CSS px).
@@ -27,10 +27,6 @@ FOCUSED = """() => {
              x: r.left + scrollX, y: r.top + scrollY, w: r.width, h: r.height,
              fixed: getComputedStyle(e).position === 'fixed' };
 }"""
-
-
-# Pause a lab through its controller (Lab 1 has test.setPlaying; the others pause()).
-PAUSE = "(lab) => { const c = window.swarmlab.labs.get(lab); if (c.test && c.test.setPlaying) c.test.setPlaying(false); else c.pause(); }"
 
 
 # Where each stop of a walk is once the walk is over, all read in one layout: a panel that
@@ -111,7 +107,7 @@ def test_focus_order_follows_visual_order(browser, server, width):
     found = {}
     try:
         for lab in each_lab(page, server, LABS):
-            page.evaluate(PAUSE, lab)
+            pause(page, lab)
             stops = tab_walk(page)
             assert len(stops) >= 15, (lab, [s["name"] for s in stops])
             faults = order_faults(stops)
@@ -215,8 +211,7 @@ def test_each_chart_has_a_table_of_its_samples(page, server):
 
 
 def _chart_tables(page, lab):
-    page.evaluate(PAUSE, lab)
-    settle(page, lab)
+    pause(page, lab)
     step = {"swarm": 600, "vicsek": 40, "boids": 400}[lab]
     engine_call(page, lab, "step", {"n": step})
     # one set of chart ids and series: the session's display.charts, its spoken chart texts,

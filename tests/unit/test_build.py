@@ -475,17 +475,14 @@ def test_throttle_is_one_link_shared_by_every_connection(monkeypatch):
 def test_gzip_server_compresses_and_answers_revalidation_with_304(tmp_path):
     """A Web Worker revalidates what the page preloaded (Cache-Control: no-cache): the gzip
     host must answer 304, not send the file again."""
-    import threading
     import urllib.error
     import urllib.request
 
     import serve
 
     write(tmp_path, "big.wasm", b"\0asm" + bytes(50_000))
-    httpd = serve.make_server(tmp_path, "127.0.0.1", 0, quiet=True, gzip=True)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{httpd.server_address[1]}/big.wasm"
-    try:
+    with serve.Background(serve.make_server(tmp_path, "127.0.0.1", 0, quiet=True, gzip=True)) as served:
+        url = f"{served.url}/big.wasm"
         with urllib.request.urlopen(urllib.request.Request(url, headers={"Accept-Encoding": "gzip"})) as r:
             assert r.headers["Content-Encoding"] == "gzip"
             assert gzip.decompress(r.read()) == (tmp_path / "big.wasm").read_bytes()
@@ -495,6 +492,4 @@ def test_gzip_server_compresses_and_answers_revalidation_with_304(tmp_path):
             urllib.request.urlopen(again)
         assert not_modified.value.code == 304
         not_modified.value.close()  # an HTTPError holds the connection open
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+

@@ -225,7 +225,6 @@ def test_serve_gzips_what_static_hosts_compress(tmp_path):
     """tools/serve.py --gzip: text, JS, JSON and wasm compressed for clients that accept it,
     zips and wheels as they are (the benchmarks' "bytes on the wire")."""
     import gzip
-    import threading
     import urllib.request
 
     import serve
@@ -233,12 +232,10 @@ def test_serve_gzips_what_static_hosts_compress(tmp_path):
     (tmp_path / "x.wasm").write_bytes(b"\0asm" + bytes(2000))
     (tmp_path / "z.zip").write_bytes(b"PK" + bytes(2000))
     (tmp_path / "index.html").write_text("<!doctype html><p>hi</p>" * 50)
-    httpd = serve.make_server(tmp_path, "127.0.0.1", 0, quiet=True, gzip=True)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    served = serve.Background(serve.make_server(tmp_path, "127.0.0.1", 0, quiet=True, gzip=True))
 
     def get(path, accept="gzip, deflate"):
-        req = urllib.request.Request(base + path, headers={"Accept-Encoding": accept} if accept else {})
+        req = urllib.request.Request(served.url + path, headers={"Accept-Encoding": accept} if accept else {})
         with urllib.request.urlopen(req) as r:
             return r.headers, r.read()
     try:
@@ -253,5 +250,4 @@ def test_serve_gzips_what_static_hosts_compress(tmp_path):
         assert h["Content-Encoding"] is None and body == (tmp_path / "a.js").read_bytes()
         assert h["Content-Type"].startswith("text/javascript")
     finally:
-        httpd.shutdown()
-        httpd.server_close()
+        served.close()

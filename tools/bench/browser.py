@@ -55,7 +55,6 @@ import platform
 import shutil
 import statistics
 import sys
-import threading
 import time
 import traceback
 from pathlib import Path
@@ -66,6 +65,7 @@ for p in (ROOT / "app", ROOT):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
+from tools import serve  # noqa: E402
 from tools.bench import cpython_frame as harness  # noqa: E402
 
 CHROME_ARGS = [
@@ -151,7 +151,7 @@ def app_files() -> list[str]:
                   if "__pycache__" not in p.parts)
 
 
-class Served:
+class Served(serve.Background):
     """tools/serve.py's server on a loopback port 0, in a thread.
 
     ``isolated=True`` adds Cross-Origin-Opener/Embedder-Policy headers, which make the page
@@ -160,32 +160,16 @@ class Served:
     """
 
     def __init__(self, isolated: bool = False):
-        import functools
-        import importlib.util
-
-        spec = importlib.util.spec_from_file_location("swarmlab_tools_serve", ROOT / "tools" / "serve.py")
-        serve = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(serve)
-        make_server = serve.make_server
-
-        self.httpd = make_server(ROOT, "127.0.0.1", 0, quiet=True)
+        httpd = serve.make_server(ROOT, "127.0.0.1", 0, quiet=True)
         if isolated:
-            base = self.httpd.RequestHandlerClass  # functools.partial(handler class, directory=...)
-
-            class Isolated(base.func):
+            class Isolated:
                 def end_headers(self):
                     self.send_header("Cross-Origin-Opener-Policy", "same-origin")
                     self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
                     super().end_headers()
 
-            self.httpd.RequestHandlerClass = functools.partial(Isolated, *base.args, **base.keywords)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+            serve.extend_handler(httpd, Isolated)
+        super().__init__(httpd)
 
 
 # ----------------------------------------------------------------------------- page scripts

@@ -39,8 +39,6 @@ Results go to ``dist/bench/deploy.json`` (or into browser.json when run as a par
 from __future__ import annotations
 
 import argparse
-import functools
-import importlib.util
 import json
 import sys
 import threading
@@ -51,6 +49,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from tools import serve  # noqa: E402
 from tools.bench import browser as B  # noqa: E402
 
 SITE = ROOT / "dist" / "site"
@@ -58,13 +57,6 @@ OFFLINE = ROOT / "dist" / "swarm-lab.html"
 MBPS, RTT_MS = 10.0, 40.0
 HOT_WAIT_S = 8.0  # after the offline second visit: time for V8 to optimise and cache the wasm
 CACHE_CONTROL = "max-age=600"  # what GitHub Pages sends
-
-
-def _serve_module():
-    spec = importlib.util.spec_from_file_location("swarmlab_tools_serve", ROOT / "tools" / "serve.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 class _Counting:
@@ -103,25 +95,22 @@ class Tally:
             return {"bytes": self.bytes, "requests": self.requests, "by_path": dict(self.by_path)}
 
 
-class GzipServer:
+class GzipServer(serve.Background):
     """tools/serve.py with --gzip on a loopback port, counting the bytes it sends."""
 
     def __init__(self, root: Path, throttle: str | None = None):
-        serve = _serve_module()
-        self.tally = Tally()
+        self.tally = tally = Tally()
         # gzip and Cache-Control: max-age=600, as GitHub Pages serves the site.
-        self.httpd = serve.make_server(root, "127.0.0.1", 0, quiet=True, gzip=True, throttle=throttle,
-                                       cache=CACHE_CONTROL)
+        httpd = serve.make_server(root, "127.0.0.1", 0, quiet=True, gzip=True, throttle=throttle,
+                                  cache=CACHE_CONTROL)
         # Compress the big files now, so that no load pays for the server's first gzip.
         for folder in ("assets/vendor", "app"):
             for f in sorted((root / folder).rglob("*")) if (root / folder).is_dir() else []:
                 if f.is_file() and f.stat().st_size > 100_000 and f.suffix in (".wasm", ".js", ".mjs", ".json"):
                     serve.gzipped(str(f))
-        self.httpd.handle_error = lambda request, client_address: None  # a closed context drops its requests
-        base = self.httpd.RequestHandlerClass
-        tally = self.tally
+        httpd.handle_error = lambda request, client_address: None  # a closed context drops its requests
 
-        class Counted(base.func):
+        class Counted:
             def setup(self):
                 super().setup()
                 self.wfile = _Counting(self.wfile, tally, lambda: getattr(self, "path", "?").split("?")[0])
@@ -132,14 +121,8 @@ class GzipServer:
                     with tally.lock:
                         tally.requests += 1
 
-        self.httpd.RequestHandlerClass = functools.partial(Counted, *base.args, **base.keywords)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        serve.extend_handler(httpd, Counted)
+        super().__init__(httpd)
 
 
 # When each big file was requested and finished (the page's own requests; a worker's are not listed).

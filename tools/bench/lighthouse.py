@@ -30,13 +30,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 from browser_paths import chromium_path  # noqa: E402
-from serve import make_server  # noqa: E402
+from serve import Background, make_server  # noqa: E402
 
 HERE = Path(__file__).resolve().parent / "lighthouse"
 CLI = HERE / "node_modules" / ".bin" / "lighthouse"
@@ -91,9 +90,8 @@ def main(argv=None) -> int:
         return 1
     site = ROOT / "dist" / "site"
     root = Path(args.root) if args.root else (site if (site / "index.html").exists() else ROOT)
-    httpd = make_server(root, "127.0.0.1", 0, quiet=True, gzip=True)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    served = Background(make_server(root, "127.0.0.1", 0, quiet=True, gzip=True))
+    url = served.url
     print(f"Lighthouse on {root.relative_to(ROOT) if root.is_relative_to(ROOT) else root} (gzip server), "
           f"{args.runs} run(s) each; TBT goal < 600 ms desktop, accessibility goal 100")
     print(f"{'lab':<8} {'form':<8} {'TBT ms':>8} {'perf':>5} {'a11y':>5}  failing accessibility audits")
@@ -109,8 +107,7 @@ def main(argv=None) -> int:
                 print(f"{lab:<8} {form:<8} {row['tbt_ms']:>8.0f} {row['performance']:>5.0f} {row['a11y']:>5}  "
                       f"{'; '.join(row['failing']) or '-'}", flush=True)
     finally:
-        httpd.shutdown()
-        httpd.server_close()
+        served.close()
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json).write_text(json.dumps({"root": str(root), "results": results}, indent=1))
     return 0

@@ -26,13 +26,12 @@ import json
 import os
 import statistics
 import sys
-import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 from browser_paths import chromium_path  # noqa: E402
-from serve import make_server  # noqa: E402
+from serve import Background, make_server  # noqa: E402
 
 CHROME_ARGS = ["--no-sandbox", "--disable-dev-shm-usage"]
 
@@ -73,9 +72,8 @@ def main(argv=None) -> int:
     args, _ = ap.parse_known_args(argv)
     from playwright.sync_api import sync_playwright
 
-    httpd = make_server(ROOT, "127.0.0.1", 0, quiet=True)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    served = Background(make_server(ROOT, "127.0.0.1", 0, quiet=True))
+    url = served.url
     rows = []
     try:
         with sync_playwright() as pw:
@@ -111,8 +109,7 @@ def main(argv=None) -> int:
                 ctx.close()
             browser.close()
     finally:
-        httpd.shutdown()
-        httpd.server_close()
+        served.close()
     med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
     print(f"cores: {os.cpu_count()}; {len(rows)} load(s), medians")
     print(f"{'':34} {'one worker':>11} {'two workers':>12} {'two / one':>10}")

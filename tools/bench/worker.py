@@ -22,14 +22,13 @@ import argparse
 import json
 import statistics
 import sys
-import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from serve import make_server  # noqa: E402
+from serve import Background, make_server  # noqa: E402
 
 CHROME_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
@@ -73,9 +72,8 @@ def main(argv=None) -> int:
     args, _ = ap.parse_known_args(argv)
     from playwright.sync_api import sync_playwright
 
-    httpd = make_server(ROOT, "127.0.0.1", 0, quiet=True)
-    url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    served = Background(make_server(ROOT, "127.0.0.1", 0, quiet=True))
+    url = served.url
     out = {"boot": {}, "heavy": {}, "pacing": {}, "request": {}}
     try:
         with sync_playwright() as pw:
@@ -157,7 +155,7 @@ def main(argv=None) -> int:
                   f"{rq['worker']['rt'] - rq['worker']['ms']:.2f} ms")
             browser.close()
     finally:
-        httpd.shutdown()
+        served.close()
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json).write_text(json.dumps(out, indent=1))
     return 0
