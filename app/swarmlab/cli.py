@@ -125,6 +125,12 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except ValueError as exc:  # bad --set values and the like
         parser.exit(2, f"{parser.prog}: error: {exc}\n")
+    except KeyboardInterrupt:  # a command with nothing to keep (swarm and boids keep their samples)
+        print(f"{parser.prog}: interrupted (Ctrl-C)", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader stopped (`| head`): end quietly, without a traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (Python's docs on SIGPIPE)
+        return 1
     return 0
 
 

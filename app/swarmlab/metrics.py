@@ -422,23 +422,41 @@ class History:
     def interval_seconds(self) -> float:
         return self.interval * self.tick_seconds
 
+    def reserve(self, samples: int) -> None:
+        """Room for at least ``samples`` samples before any thinning: a headless run keeps
+        every sample (the page's ``capacity`` bounds its memory over an open-ended run)."""
+        self.capacity = max(self.capacity, int(samples))
+
     def due(self, tick: int) -> bool:
         """True if a sample at ``tick`` would be kept (a multiple of the interval, not yet recorded)."""
         return tick % self.interval == 0 and (not self.ticks or tick > self.ticks[-1])
 
-    def record(self, tick: int, values: Mapping[str, float]) -> bool:
-        """Store one sample if due; thin first when full.  Returns whether it was stored."""
+    def record(self, tick: int, values: Mapping[str, float], last: bool = False) -> bool:
+        """Store one sample if due; thin first when full.  Returns whether it was stored.
+
+        ``last=True`` stores it even between two sampling ticks (not before the latest
+        sample): the end of a headless run of any length, so that its CSV and summary end
+        where the run did.  A later thinning may drop it, like any sample off the new grid.
+        """
+        if last and (not self.ticks or tick > self.ticks[-1]) and not self.due(tick):
+            if len(self.ticks) >= self.capacity:
+                self._thin()
+            self._append(tick, values)
+            return True
         if not self.due(tick):
             return False
         if len(self.ticks) >= self.capacity:
             self._thin()
             if not self.due(tick):
                 return False
+        self._append(tick, values)
+        return True
+
+    def _append(self, tick: int, values: Mapping[str, float]) -> None:
         self.ticks.append(int(tick))
         for s in self.series:
             v = values.get(s.name, math.nan)
             self.values[s.name].append(math.nan if v is None else float(v))
-        return True
 
     def _thin(self) -> None:
         self.interval *= 2

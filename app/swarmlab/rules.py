@@ -66,6 +66,7 @@ class RuleError(ValueError):
         super().__init__(message)
         self.line = line
         self.kind = kind  # "syntax", "exception", "result", "timeout", "missing"
+        self.update = 0  # a run that failed part-way: the step or update that failed (from 1)
 
     def to_json(self) -> dict:
         return {"message": str(self), "line": self.line, "kind": self.kind}
@@ -239,6 +240,14 @@ class Rule:
 
 def builtin(kind: RuleKind) -> Rule:
     return Rule(kind.builtin, kind.source(), kind, user=False)
+
+
+def template(kind: RuleKind, run: str) -> str:
+    """A rules file to start from: the built-in rule's source (what the page's panel shows)
+    under a comment that says how to run it and which names it has without importing them.
+    :func:`load_file` runs it as it is, with the built-in rule's very results."""
+    return (f"# Swarm Lab: the built-in {kind.name}() rule, to edit.  Run it with: {run}\n"
+            f"# Also there without an import: {', '.join(kind.helpers())}\n\n" + kind.source())
 
 
 def source_of(fn: Callable) -> str:

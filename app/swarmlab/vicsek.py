@@ -81,7 +81,7 @@ import numpy as np
 
 from . import cells, detmath
 from .params import ParamSpec, step_count, validate
-from .rules import RuleError
+from .rules import Rule, RuleError
 from .space import Box, shift, wrap_angle
 
 __all__ = [
@@ -364,7 +364,11 @@ def _advance(state: VicsekState, params: VicsekParams, xi: np.ndarray, align,
         new_theta = wrap_angle(builtin_turn(i, j, theta, s, c, a, kick))
     else:
         i, j, d, r = neighbourhoods(pairs, theta.shape[0])
-        new_theta = wrap_angle(turn(i, j, d, r, theta, a, kick))
+        out = turn(i, j, d, r, theta, a, kick)
+        if not isinstance(turn, Rule):  # a plain function from Python: the checks a loaded rule gets
+            from . import rules_vicsek  # noqa: PLC0415 (rules_vicsek imports this module)
+            out = rules_vicsek.KIND.check(out, theta.shape[0])
+        new_theta = wrap_angle(out)
     s2, c2 = detmath.sincos(new_theta)
     new_x = move(x, c2, s2, float(params.speed), box)
     new = VicsekState(new_x.reshape(state.x.shape), new_theta.reshape(state.theta.shape), state.t + 1)
@@ -412,9 +416,10 @@ class Ensemble:
         if not replicas:
             raise ValueError("an ensemble needs at least one replica")
         self.params = params
-        seeds = [int(s) for s, _ in replicas]
+        # whole seeds in the spec's range (1.5, True or -1 would silently run another seed)
+        seeds = [validate(GENERAL_SPECS, "seed", s) for s, _ in replicas]
         self.seeds = tuple(seeds)
-        self.align = np.array([float(a) for _, a in replicas], dtype=np.float64)
+        self.align = np.array([validate(GENERAL_SPECS, "align", a) for _, a in replicas], dtype=np.float64)
         unique = list(dict.fromkeys(seeds))
         self._streams = [KickStream(s, params.n) for s in unique]
         starts = [st.start(params.box) for st in self._streams]
@@ -572,6 +577,12 @@ def run_check(mode: str = "batched", **kwargs) -> dict:
 
 
 # ----------------------------------------------------------------------------- general form (CLI)
+MAX_PAIRS = 2e7  # neighbour pairs an update that general_params allows (expected at uniform density)
+# peak memory per pair of one update (the search and its pair arrays): 120-135 B measured
+# (one update at N = 4,000, R = 0.25 and 0.5 L: peak RSS less that of R = 0.01 L)
+PAIR_BYTES = 130
+
+
 def general_params(**values) -> tuple[VicsekParams, dict]:
     """Validate general-form values (defaults for the rest); return (params, run options).
 
@@ -586,6 +597,15 @@ def general_params(**values) -> tuple[VicsekParams, dict]:
         raise ValueError(f"radius must be at most box/2 = {v['box'] / 2:g}, got {v['radius']:g}")
     if v["speed"] > v["box"] / 2:
         raise ValueError(f"speed must be at most box/2 = {v['box'] / 2:g}, got {v['speed']:g}")
+    # The one search of an update returns every (i, j) pair within R: about N (1 + (N - 1) pi R^2
+    # / L^2) at a uniform density.  A crowd in which everyone neighbours everyone would fill the
+    # memory (200,000 agents in 0.01 L: 40 billion pairs) before the first update ends.
+    pairs = v["n"] * (1 + (v["n"] - 1) * math.pi * v["radius"] ** 2 / v["box"] ** 2)
+    if pairs > MAX_PAIRS:
+        raise ValueError(
+            f"n={v['n']}, box={v['box']:g} and radius={v['radius']:g} give each agent about "
+            f"{pairs / v['n']:,.0f} neighbours, {pairs:.2g} pairs an update (the limit is {MAX_PAIRS:.0e}, "
+            f"about {MAX_PAIRS * PAIR_BYTES / 1e9:.0f} GB of memory); use a larger box, a smaller radius or fewer agents")
     params = VicsekParams(n=int(v["n"]), box=float(v["box"]), radius=float(v["radius"]),
                           speed=float(v["speed"]), eta=float(v["eta"]), align=float(v["align"]))
     return params, {"seed": int(v["seed"]), "warmup": int(v["warmup"]), "measure": int(v["measure"])}
@@ -594,8 +614,10 @@ def general_params(**values) -> tuple[VicsekParams, dict]:
 def run_general(params: VicsekParams, seed: int, warmup: int, measure: int, turn=None) -> dict:
     """One run of the general form; mean and (population) std of P over the measured updates.
 
-    ``turn``: a student's turn rule (``rules.load_file(path, rules_vicsek.KIND)``) in place
-    of the built-in one; if it fails, its RuleError is raised (nothing half-measured)."""
+    ``turn``: a student's turn rule (``rules.load_file(path, rules_vicsek.KIND)``, or a plain
+    function, which gets the same checks) in place of the built-in one; if it fails, its
+    RuleError is raised (nothing half-measured), with ``update``: the update that failed,
+    counted from 1."""
     warmup, measure = step_count(warmup, "warmup"), step_count(measure, "measure", least=1)
     ens = Ensemble([(seed, params.align)], params)
     ens.turn = turn
@@ -603,6 +625,7 @@ def run_general(params: VicsekParams, seed: int, warmup: int, measure: int, turn
     def step() -> float:
         p = float(ens.step()[0])
         if ens.failure is not None:
+            ens.failure.update = ens.t
             raise ens.failure
         return p
 

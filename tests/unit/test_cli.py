@@ -158,3 +158,112 @@ def test_a_run_shorter_than_one_step_is_refused(capsys, name):
     with pytest.raises(SystemExit) as exc:
         cli.main([name, "--seconds", "0.001"])
     assert exc.value.code == 2 and "shorter than one step" in capsys.readouterr().err
+
+
+# --- a researcher's CSV: every sample, to the run's very end -------------------------------------
+def _csv_times(text: str) -> list[float]:
+    return [float(row.split(",")[0]) for row in text.splitlines()[1:] if row.split(",")[1]]
+
+
+@pytest.mark.parametrize("name, seconds, last", [("boids", "0.1", 0.1), ("swarm", "1.1", 1.1)])
+def test_the_csv_and_the_summary_end_where_the_run_ends(capsys, name, seconds, last):
+    """A run whose length is not a whole number of 0.25 s samples still ends its CSV, and its
+    summary's final values, at its last step (not at the sample before it)."""
+    assert cli.main([name, "--seconds", seconds, "--csv", "-"]) == 0
+    out = capsys.readouterr()
+    times = _csv_times(out.out)
+    assert times[-1] == pytest.approx(last) and times[-2] < last, times
+    assert f"{seconds} s" in out.err  # the summary (on stderr with --csv -) names the same end
+    if name == "boids":  # its "final P" is the last row's
+        final = out.out.splitlines()[-1].split(",")[1]
+        assert f"final P={float(final):.3f}" in out.err
+
+
+@pytest.mark.parametrize("name", ["swarm", "boids"])
+def test_a_long_run_keeps_every_sample(capsys, monkeypatch, name):
+    """The page thins its history at about 2,400 samples (its memory); a batch keeps every
+    0.25 s sample however long it runs.  Here the page's capacity is made 4 samples."""
+    from swarmlab import metrics
+
+    real = metrics.History.__init__
+    monkeypatch.setattr(metrics.History, "__init__",
+                        lambda self, *a, **k: real(self, *a, **{**k, "capacity": 4}))
+    assert cli.main([name, "--seconds", "3", "--csv", "-"]) == 0
+    times = _csv_times(capsys.readouterr().out)
+    assert times == pytest.approx([0.25 * k for k in range(13)])
+
+
+def test_ctrl_c_says_where_the_kept_samples_end(capsys, tmp_path, monkeypatch):
+    from swarmlab.sessions.swarm import SwarmSession
+    real_step = SwarmSession.op_step
+    calls = [0]
+
+    def step_then_interrupt(self, n=1):
+        calls[0] += 1
+        if calls[0] > 1:
+            raise KeyboardInterrupt
+        return real_step(self, 70)  # 1.167 s: the last sample is at 1 s
+
+    monkeypatch.setattr(SwarmSession, "op_step", step_then_interrupt)
+    target = tmp_path / "run.csv"
+    assert cli.main(["swarm", "--seconds", "60", "--csv", str(target)]) == 130
+    assert "samples end at model time 1 s" in capsys.readouterr().err
+    assert _csv_times(target.read_text(encoding="utf-8"))[-1] == 1.0
+
+
+# --- rules files to start from, and the Vicsek command's late failures ----------------------------
+def test_the_rules_templates_run_as_the_built_in_rules(capsys, tmp_path, monkeypatch):
+    """--rules-template prints the built-in rule as a file that --rules loads as it is, with
+    the built-in rule's very results."""
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["boids", "--rules-template"]) == 0
+    (tmp_path / "my_rules.py").write_text(capsys.readouterr().out, encoding="utf-8")
+    assert cli.main(["boids", "--seconds", "1", "--csv", "mine.csv", "--rules", "my_rules.py"]) == 0
+    assert cli.main(["boids", "--seconds", "1", "--csv", "theirs.csv"]) == 0
+    assert (tmp_path / "mine.csv").read_text() == (tmp_path / "theirs.csv").read_text()
+    capsys.readouterr()
+    assert cli.main(["vicsek", "--rules-template"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("# Swarm Lab: the built-in turn() rule") and "def turn(i, j, d, r, theta, a, kick):" in text
+    (tmp_path / "my_turn.py").write_text(text, encoding="utf-8")
+    short = ["vicsek", "--warmup", "5", "--measure", "5", "--json"]
+    assert cli.main(short + ["--rules", "my_turn.py"]) == 0
+    mine = capsys.readouterr().out
+    assert cli.main(short) == 0
+    assert mine == capsys.readouterr().out
+
+
+def test_a_vicsek_rule_that_fails_late_says_at_which_update(capsys, tmp_path):
+    rules = tmp_path / "late.py"
+    rules.write_text("calls = [0]\n"
+                     "def turn(i, j, d, r, theta, a, kick):\n"
+                     "    calls[0] += 1\n"
+                     "    if calls[0] > 30:\n"
+                     "        raise RuntimeError('boom')\n"
+                     "    return theta + kick\n", encoding="utf-8")
+    assert cli.main(["vicsek", "--rules", str(rules), "--warmup", "20", "--measure", "20"]) == 1
+    err = capsys.readouterr().err
+    assert "stopped at update 31 of 40" in err and "line 5" in err and "boom" in err, err
+
+
+def test_ctrl_c_in_a_command_without_samples_is_a_plain_message(capsys, monkeypatch):
+    from swarmlab import vicsek
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(vicsek, "run_general", interrupted)
+    assert cli.main(["vicsek"]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted (Ctrl-C)" in err and "Traceback" not in err
+
+
+def test_a_reader_that_stops_early_gets_no_traceback():
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "swarmlab", "boids", "--seconds", "1", "--csv", "-"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # a reader that is gone before the CSV comes, as after `| head -0`
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1 and "Traceback" not in err and "Exception" not in err, err

@@ -432,3 +432,19 @@ def test_hexatic_order_lattice_liquid_and_direct_formula():
     # too few agents or bonds
     assert math.isnan(metrics.hexatic_order(np.zeros((1, 2)), box)[0])
     assert metrics.hexatic_order(np.array([[1.0, 1.0], [3.0, 1.0], [5.0, 1.0]]), box)[1] == 0
+
+
+def test_the_last_sample_of_a_run_is_kept_between_ticks_and_reserve_avoids_thinning():
+    h = metrics.History([metrics.Series("P", "P", "")], tick_seconds=0.25, interval=4, capacity=3)
+    for tick in range(0, 9):
+        h.record(tick, {"P": tick})
+    assert h.ticks == [0, 4, 8] and not h.record(9, {"P": 9}) and not h.record(8, {"P": 8}, last=True)
+    assert h.record(10, {"P": 10}, last=True) and h.ticks == [0, 8, 10]  # full: thinned, then kept
+    assert not h.record(10, {"P": 10}, last=True)  # not twice
+    h = metrics.History([metrics.Series("P", "P", "")], tick_seconds=0.25, interval=4, capacity=3)
+    h.reserve(10)
+    for tick in range(0, 37):
+        h.record(tick, {"P": tick})
+    assert h.ticks == list(range(0, 37, 4)) and h.interval == 4  # ten samples, none thinned
+    h.reserve(2)  # never shrinks
+    assert h.capacity == 10

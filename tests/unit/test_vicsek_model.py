@@ -373,6 +373,40 @@ def test_general_params_validation():
             vicsek.general_params(**bad)
 
 
+def test_a_crowd_that_would_fill_the_memory_is_refused_with_what_to_change():
+    """Everyone neighbouring everyone: 200,000 agents in a box 0.01 wide would need about
+    1.3e9 pairs an update (tens of GB); the settings are refused before anything runs."""
+    with pytest.raises(ValueError, match=r"about 6,284 neighbours, 1.3e\+09 pairs .* a larger box, a smaller radius or fewer agents"):
+        vicsek.general_params(n=200_000, box=0.01, radius=0.001, speed=0.001)
+    # the same crowd at a density that gives a few neighbours each is fine, as are big teaching-like runs
+    vicsek.general_params(n=200_000, box=10_000, radius=10, speed=1)
+    vicsek.general_params(n=20_000, box=10, radius=0.12)
+    assert vicsek.MAX_PAIRS * vicsek.PAIR_BYTES < 4e9
+
+
+@pytest.mark.parametrize("seed", [1.5, True, -1, 2**70, "three", float("nan")])
+def test_a_seed_that_is_not_a_whole_number_in_range_is_refused(seed):
+    """1.5 or True would silently run seed 1; -1 and 2**70 are outside the CLI's range."""
+    params, _ = vicsek.general_params()
+    with pytest.raises(ValueError, match="seed"):
+        vicsek.run_general(params, seed, 0, 1)
+    with pytest.raises(ValueError, match="seed"):
+        Ensemble([(seed, 1.0)])
+
+
+def test_a_plain_turn_function_gets_the_checks_a_rules_file_gets():
+    from swarmlab.rules import RuleError
+
+    params, _ = vicsek.general_params()
+    with pytest.raises(RuleError, match=r"shape \(3,\).*shape \(64,\)") as exc:
+        vicsek.run_general(params, 3, 0, 2, turn=lambda i, j, d, r, theta, a, kick: np.zeros(3))
+    assert exc.value.update == 1
+    with pytest.raises(RuleError, match="NaN"):
+        vicsek.run_general(params, 3, 0, 2, turn=lambda i, j, d, r, theta, a, kick: theta * np.nan)
+    from swarmlab import rules_vicsek  # the built-in rule as a plain function: the built-in's results
+    assert vicsek.run_general(params, 3, 5, 5, turn=rules_vicsek.turn) == vicsek.run_general(params, 3, 5, 5)
+
+
 def test_run_general_reproducible_and_sane():
     params, _ = vicsek.general_params(n=100, box=1.25)
     r1 = vicsek.run_general(params, seed=4, warmup=100, measure=50)

@@ -31,3 +31,23 @@ def param_table(specs, notes: list[str]) -> str:
         unit = f" {s.unit}" if s.unit else ""
         lines.append(f"  {s.name:<11} {s.label}: default {default}; {rng}{unit}")
     return "\n".join(lines + [""] + notes)
+
+
+def add_rules_options(p, kind, signature: str, command: str) -> None:
+    """``--rules FILE`` (run the student's rule in place of the built-in one) and
+    ``--rules-template`` (print the built-in rule as a file to start from)."""
+    p.add_argument("--rules", default=None, metavar="FILE",
+                   help=f"a Python file defining {signature}, run in place of the built-in rule")
+    p.add_argument("--rules-template", action="store_true",
+                   help=f"print the built-in {kind.name}() as a rules file to edit, then stop: "
+                        f"python -m swarmlab {command} --rules-template > my_rules.py")
+
+
+def rules_template(args, kind, command: str) -> bool:
+    """Print the template if ``--rules-template`` was given (then the command stops)."""
+    if not args.rules_template:
+        return False
+    from .. import rules  # noqa: PLC0415
+
+    print(rules.template(kind, f"python -m swarmlab {command} --rules my_rules.py"), end="")
+    return True

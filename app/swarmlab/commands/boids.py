@@ -5,8 +5,8 @@
 
 Samples the whole-group agreement P, the mean nearest spacing and the
 number of flocks (5+ boids linked by chains of neighbours, flying one way) every
-0.25 model s (10 steps), writes them as CSV (units in the header; "-" for
-stdout), and prints a one-line summary.  A run longer than 60 model s also
+0.25 model s (10 steps) and at the end, writes them all as CSV (units in the
+header; "-" for stdout), and prints a one-line summary.  A run longer than 60 model s also
 prints the liveliness measures from 60 s to the end (``boids.FlockWatch``,
 once per model second): splits and sudden turns of groups of 6+, the hexatic
 order |psi6| (a lattice reads near 1), the mean P, the share of boids in groups
@@ -16,8 +16,9 @@ population, radius, sep_radius, coh_radius, view, max_force, v_min, v_max,
 sample) plus the world ``width``/``height`` in lengths.  Bad values exit with
 status 2 and a message naming the parameter and its range.  ``--rules FILE`` runs
 the steering function ``steering(i, j, d, r, v, p)`` defined in FILE in place of the
-built-in one (the page's "Rules in Python" panel; start from
-``app/swarmlab/rules_boids.py``); a rule that fails stops the run with its line number.
+built-in one (the page's "Rules in Python" panel; ``--rules-template > my_rules.py``
+writes the built-in one as a file to start from); a rule that fails stops the run
+with its line number.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import sys
 
 from .. import boids, rules, rules_boids
 from ..cli import stopped_early, write_output
-from . import one_sample, param_table
+from . import add_rules_options, one_sample, param_table, rules_template
 from ..metrics import History, Series
 from ..params import validate
 
@@ -63,8 +64,7 @@ def register(subparsers) -> None:
     p.add_argument("--samples", default=None, metavar="LIST",
                    help="instead of one run: the liveliness table over these samples (e.g. 1-8 or 1,5,9), "
                         "each --seconds long, plus cohesion only at 60 s, checked against issue 13's goals")
-    p.add_argument("--rules", default=None, metavar="FILE",
-                   help="a Python file defining steering(i, j, d, r, v, p), run in place of the built-in rules")
+    add_rules_options(p, rules_boids.KIND, "steering(i, j, d, r, v, p)", "boids")
     p.set_defaults(func=run)
 
 
@@ -106,9 +106,10 @@ def simulate(params: boids.Params, seconds: float, watch: boids.FlockWatch | Non
     history.record(0, boids.measure(state, params))
     if watch is not None:
         watch.observe(state)
+    history.reserve(total // SAMPLE_STEPS + 2)  # every 0.25 s sample, never thinned
     while state.steps < total:
         state = boids.run(state, params, min(SAMPLE_STEPS, total - state.steps), rule=rule)
-        history.record(state.steps, boids.measure(state, params))
+        history.record(state.steps, boids.measure(state, params), last=state.steps == total)
         if watch is not None and state.steps % boids.STEPS_PER_SECOND == 0:
             watch.observe(state)
     return history
@@ -168,6 +169,8 @@ def table(params: boids.Params, samples: list[int], seconds: float, out=None) ->
 
 
 def run(args) -> int:
+    if rules_template(args, rules_boids.KIND, "boids"):
+        return 0
     if not (math.isfinite(args.seconds) and 0 < args.seconds <= MAX_SECONDS):
         raise ValueError(f"--seconds must be in (0, {MAX_SECONDS:g}], got {args.seconds!r}")
     if round(args.seconds / boids.DT) < 1:

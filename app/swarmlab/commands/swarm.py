@@ -82,11 +82,14 @@ def run(args: argparse.Namespace) -> int:
     session = SwarmSession(**values)
     session.op_continue()  # headless: no five-minute pause
     target = int(round(seconds / swarm.DT))
+    history = session.history
+    history.reserve(target // history.base_interval + 2)  # every 0.25 s sample, never thinned
     try:
         while session.state.step < target:
             session.op_step(min(MAX_STEPS_PER_CALL, target - session.state.step))
     except KeyboardInterrupt as exc:
-        return stopped_early(args.csv, session.op_csv(), session.state.t, exc)
+        return stopped_early(args.csv, session.op_csv(), history.times()[-1], exc)
+    session.record_end()  # a run that ends between two samples: its last row is its end
 
     m = session.op_metrics()
     csv_text = session.op_csv()

@@ -5,16 +5,19 @@ a bad value stops with a message naming the option and its range (exit code 2).
 Prints the mean and the population standard deviation of the order parameter
 P over the measured updates; ``--json`` prints {"order_mean": ..., "order_std": ...}.
 ``--rules FILE`` runs the turn function ``turn(i, j, d, r, theta, a, kick)`` defined in
-FILE in place of the built-in one (start from ``app/swarmlab/rules_vicsek.py``).
+FILE in place of the built-in one (``--rules-template > my_turn.py`` writes the built-in
+one as a file to start from).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from .. import rules, rules_vicsek, vicsek
 from ..params import _fmt
+from . import add_rules_options, rules_template
 
 # The options, each named after its spec in vicsek.GENERAL_SPECS.
 _OPTIONS = ("n", "box", "radius", "speed", "eta", "align", "warmup", "measure", "seed")
@@ -39,17 +42,26 @@ def register(subparsers) -> None:
             f"--{name}", dest=name, default=None, metavar=name.upper(),
             help=f"{s.help} (range {_fmt(s.min)}..{_fmt(s.max)}{unit}; default {_fmt(s.default)})",
         )
-    p.add_argument("--rules", default=None, metavar="FILE",
-                   help="a Python file defining turn(i, j, d, r, theta, a, kick), run in place of the built-in rule")
+    add_rules_options(p, rules_vicsek.KIND, "turn(i, j, d, r, theta, a, kick)", "vicsek")
     p.add_argument("--json", action="store_true", help='print {"order_mean": ..., "order_std": ...} as JSON')
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if rules_template(args, rules_vicsek.KIND, "vicsek"):
+        return 0
     values = {name: getattr(args, name) for name in _OPTIONS}
     params, opts = vicsek.general_params(**values)  # ValueError -> exit code 2 in swarmlab.cli
     rule = rules.load_file(args.rules, rules_vicsek.KIND) if args.rules else None
-    result = vicsek.run_general(params, opts["seed"], opts["warmup"], opts["measure"], turn=rule)
+    total = opts["warmup"] + opts["measure"]
+    try:
+        result = vicsek.run_general(params, opts["seed"], opts["warmup"], opts["measure"], turn=rule)
+    except rules.RuleError as exc:
+        if exc.update <= 1:
+            raise  # broken from its first update: a plain error (exit 2)
+        print(f"python -m swarmlab: error: the run stopped at update {exc.update} of {total} "
+              f"(nothing was measured): {exc}", file=sys.stderr)
+        return 1
     if args.json:
         print(json.dumps(result))
     else:

@@ -160,6 +160,11 @@ class SwarmSession(Session):
         if self.history.due(self.state.step):
             self.history.record(self.state.step, swarm.measure(self.state, self._neighbourhood()))
 
+    def record_end(self) -> None:
+        """Record the state now as the history's last sample, even between two sampling ticks:
+        a headless run's CSV and summary end where the run did (``History.record(last=True)``)."""
+        self.history.record(self.state.step, swarm.measure(self.state, self._neighbourhood()), last=True)
+
     def _mark(self, label: str, key: str | None = None) -> None:
         merge = MERGE_MARKER_STEPS if key in MERGEABLE else 0
         self.history.mark(self.state.step, label, key=key if merge else None, merge_ticks=merge)
