@@ -577,6 +577,37 @@ def test_a_change_while_paused_updates_readouts_and_panel_at_once(lab):
     settle(page, LAB)
 
 
+def test_a_pause_shows_the_paused_states_readouts(lab):
+    """Playing, the readouts are read every 0.25 s of real time, so they lag the stage a little.
+    A pause reads them once more: they then describe the paused state, so a rule switched while
+    paused leaves P and the spacing (positions and headings only) as they were."""
+    page = lab
+    paused_restart(page)
+    ctl(page, "t.setPlaying(true)")
+
+    def readouts():
+        return {k: page.locator(f".swarm-readouts .readout[data-key={k}] .v").inner_text() for k in ("P", "spacing")}
+
+    page.evaluate(f"async () => {{ const t = {CTL}; for (let k = 0; k < 40; k++) await t.tick(1 / 60); }}")
+    n = ctl(page, "t.frame.step")
+    playing = float(page.get_attribute("#lab-swarm", "data-sample-t"))
+    assert n >= 38 and playing < n * DT - 0.1  # read several frames ago
+    page.focus("#lab-swarm .swarm-canvas")
+    page.keyboard.press("Space")  # Pause, as a student does
+    assert page.get_attribute("#lab-swarm", "data-playing") == "0"
+    page.evaluate(f"async () => {{ const t = {CTL}; await t.tick(1 / 60); await t.tick(1 / 60); }}")
+    assert ctl(page, "t.frame.step") == n
+    assert float(page.get_attribute("#lab-swarm", "data-sample-t")) == pytest.approx(n * DT)
+    now = engine_call(page, LAB, "metrics")
+    paused = readouts()
+    assert paused == {"P": f"{now['P']:.3f}", "spacing": f"{now['spacing']:.2f} lengths"}
+    control(page, "separation").locator("input").uncheck()
+    settle(page, LAB)
+    assert readouts() == paused and ctl(page, "t.frame.step") == n
+    control(page, "separation").locator("input").check()
+    settle(page, LAB)
+
+
 def test_the_two_charts_share_one_time_axis(lab):
     """Marker lines of the agreement and spacing charts line up: the same time is at the same
     page x in both (full charts and the live strip's pair)."""

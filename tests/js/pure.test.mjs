@@ -81,12 +81,27 @@ test("Stepper: one request in flight, backlog dropped, slowed pace reported", as
   assert.equal(s.slowed, true);    // every lab says so from this one getter
   s.setPlaying(false);
   assert.equal(s.slowed, false);   // paused is not slowed
-  // the readouts ride on a refresh, else on one request in fifteen
+  // the readouts ride on a refresh, else on a request every 0.25 s of real time
   assert.equal(s.readsDue(0), true);
-  s.requests = 30;
-  assert.equal(s.readsDue(3), true);
-  s.requests = 31;
+  assert.equal(s.readsDue(3), false);  // just read
+  s.tick(0.2); assert.equal(s.readsDue(3), false);
+  s.tick(0.1); assert.equal(s.readsDue(3), true);   // 0.3 s later
   assert.equal(s.readsDue(3), false);
+});
+
+test("Stepper: a pause asks once more, with the readouts, then nothing", async () => {
+  const engine = fakeEngine(0.1);
+  const reads = [];
+  const s = new Stepper({ engine, lab: "x", dt: 1 / 60, apply: () => {},
+    compose: (n) => { reads.push([n, s.readsDue(n)]); return n ? [["step", { n }]] : [["state", {}]]; } });
+  s.setPlaying(true);
+  for (let k = 0; k < 5; k++) { s.tick(1 / 30); await new Promise((r) => setTimeout(r, 0)); }
+  assert.ok(reads.length >= 4 && reads.slice(1).every(([n, read]) => n > 0 && !read), JSON.stringify(reads));
+  const before = reads.length;
+  s.setPlaying(false);
+  s.tick(1 / 30); await new Promise((r) => setTimeout(r, 0));
+  s.tick(1 / 30); await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(reads.slice(before), [[0, true]]);  // one refresh of the paused state, with readouts
 });
 
 test("Stepper: paused asks only when stale; a crash stops it once", async () => {

@@ -19,7 +19,7 @@
 import { StepClock } from "./loop.js";
 
 const SLOWED_BELOW = 0.9; // the pace (steps done / asked) under which a lab says it runs slowed
-const READ_EVERY = 15;    // slow-changing reads (readouts) ride on every 15th request: ~4 a second
+const READ_SECONDS = 0.25; // slow-changing reads (readouts) ride on a request every 0.25 s of real time
 
 /** Running estimate of the frame interval and of the engine's cost per step. */
 export class FrameBudget {
@@ -94,6 +94,7 @@ export class Stepper {
     this.frame = null; // the latest frame array (owned until the next reply)
     this.pace = { real: 0, asked: 0, done: 0, ratio: 1 };
     this.requests = 0;
+    this.sinceRead = 0; // real seconds since the readouts were last asked for
     this.actions = new Set(); // user actions still talking to the engine (see track)
     // A request for this lab from anywhere else (an action, a test) makes the view stale.
     this._listener = (l, reply, source) => { if (l === lab && source !== this) this.stale = true; };
@@ -107,8 +108,14 @@ export class Stepper {
   get slowed() { return this.playing && this.pace.ratio < SLOWED_BELOW; }
 
   /** Whether a request of `n` steps should carry the lab's slow-changing reads (readouts): at
-   *  once after a change (n = 0, a refresh), else on every READ_EVERY-th request. */
-  readsDue(n) { return n === 0 || this.requests % READ_EVERY === 0; }
+   *  once after a change (n = 0, a refresh), else once READ_SECONDS of real time have passed
+   *  (in time, not in requests: at 5 frames a second they would lag by seconds).  A lab asks
+   *  once per request it composes; a yes starts the next wait. */
+  readsDue(n) {
+    if (n !== 0 && this.sinceRead < READ_SECONDS) return false;
+    this.sinceRead = 0;
+    return true;
+  }
 
   /** Ask for a fresh reply now (or right after the request in flight), even if the loop is
    *  stopped (a hidden tab still shows the result of a click when it comes back). */
@@ -118,6 +125,9 @@ export class Stepper {
   }
 
   setPlaying(on) {
+    // a pause asks once more, with the readouts: they show the paused state, not the one
+    // read up to 0.25 s earlier, so a setting changed while paused moves only what it changes
+    if (this.playing && !on) this.stale = true;
     this.playing = on;
     this.clock.reset();
     this.waitedDt = 0;
@@ -158,6 +168,7 @@ export class Stepper {
   /** Called once per displayed frame with the real seconds since the previous one. */
   tick(dt) {
     this.budget.frame(dt);
+    this.sinceRead += dt;
     if (this.failed) return;
     if (this.inflight) { this.waitedDt += dt; return; }
     const realDt = Math.min(0.25, dt + this.waitedDt);
