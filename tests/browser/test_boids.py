@@ -207,6 +207,36 @@ def test_radius_setting_is_live_and_the_text_follows(lab):
     settle(page, LAB)
 
 
+def test_the_sample_number_is_a_box_to_type_in(lab):
+    """The sample's range is two billion: a slider could not pick 1 to 8 (the page says "try a
+    few sample numbers").  A number box, as in the Swarm Lab: a typed number is kept for the
+    next restart; text that is not a whole number in range is refused with a message."""
+    page = lab
+    page.click("#lab-boids .bd-advanced summary")
+    settle(page, LAB)
+    box = page.locator("#lab-boids .ctl[data-param=sample] input")
+    assert box.get_attribute("type") == "number" and box.input_value() == str(state(page)["params"]["sample"])
+    assert box.is_visible() and box.bounding_box()["width"] >= 60
+    n0 = state(page)["N"]
+    box.fill("7")
+    box.press("Enter")
+    settle(page, LAB)
+    assert state(page)["params"]["sample"] == 7 and box.input_value() == "7" and state(page)["N"] == n0
+    for bad in ("2.5", "-3", ""):
+        box.fill(bad)
+        box.press("Enter")
+        settle(page, LAB)
+        assert state(page)["params"]["sample"] == 7, bad
+        assert box.input_value() == "7", bad  # snapped back to the last good value
+        assert "sample" in page.inner_text("#notices"), bad
+    box.fill("42")
+    box.press("Enter")
+    settle(page, LAB)
+    assert state(page)["params"]["sample"] == 42
+    page.click("#lab-boids .bd-advanced summary")
+    settle(page, LAB)
+
+
 def test_reynolds_settings_are_live_and_the_text_follows(lab):
     """Field of view, maximum force and the speed range: sliders built from the engine's
     specs, applied live (no restart), and the explanation quotes the new values."""

@@ -9,9 +9,11 @@
 // on an error the control snaps back to its last good value and shows the message, so
 // bad input never loses state.  While a slider is dragged, the engine (in its worker)
 // may still be applying an earlier value: every value is sent, in order, and only the
-// reply to the latest one decides what the control shows.
+// reply to the latest one decides what the control shows.  A whole number over more than
+// NUMBER_BOX_ABOVE steps (a sample number) is a number box, applied on Enter or leaving it.
 
 let uid = 0;
+const NUMBER_BOX_ABOVE = 10000; // steps of a whole-number range beyond which no slider can aim
 
 export function formatValue(spec, value) {
   if (spec.kind === "bool") return value ? "on" : "off";
@@ -87,6 +89,16 @@ export function buildControls(container, specs, opts = {}) {
       }
       input.value = values[name];
       row.append(label, input);
+    } else if (spec.kind === "int" && (spec.max - spec.min) / (spec.step || 1) > NUMBER_BOX_ABOVE) {
+      // a whole number over a huge range (a sample number): a slider could not pick 1 to 8
+      input = document.createElement("input");
+      input.type = "number";
+      input.inputMode = "numeric";
+      input.min = spec.min;
+      input.max = spec.max;
+      input.step = spec.step || 1;
+      input.value = values[name];
+      row.append(label, input);
     } else {
       input = document.createElement("input");
       input.type = "range";
@@ -111,6 +123,10 @@ export function buildControls(container, specs, opts = {}) {
     const read = () => {
       if (spec.kind === "bool") return input.checked;
       if (spec.kind === "choice") return input.value;
+      if (input.type === "number") {  // read as the engine reads it ("1e3" is 1000); empty is no number
+        const typed = input.value.trim();
+        return typed === "" ? NaN : Number(typed);
+      }
       return spec.kind === "int" ? parseInt(input.value, 10) : parseFloat(input.value);
     };
     // An <output> is a live region: write it only when its text changes, so that one change
@@ -119,7 +135,7 @@ export function buildControls(container, specs, opts = {}) {
     const show = (v) => {
       if (spec.kind === "bool") input.checked = Boolean(v);
       else input.value = v;
-      if (spec.kind !== "bool" && spec.kind !== "choice") put(formatValue(spec, v));
+      if (input.type === "range") put(formatValue(spec, v));
       if (input.type === "range" && input.getAttribute("aria-valuetext") !== formatValue(spec, v)) {
         input.setAttribute("aria-valuetext", formatValue(spec, v));
       }
