@@ -221,16 +221,22 @@ def test_lab1_stage_and_live_charts_are_seen_together(browser, server, size):
     if w < 600:  # a phone: scroll the stage to the top, as a student does
         page.locator(".swarm-stage").scroll_into_view_if_needed()
         page.evaluate("() => window.scrollTo(0, document.querySelector('.swarm-stage').getBoundingClientRect().top + scrollY)")
-    boxes = page.evaluate("""() => Object.fromEntries(['.swarm-stage', '.swarm-live-agree', '.swarm-live-space', '.swarm-play'].map((s) => {
+    boxes = page.evaluate("""() => Object.fromEntries(['.swarm-stage', '.swarm-live', '.swarm-live-agree', '.swarm-live-space', '.swarm-status', '.swarm-play'].map((s) => {
         const r = document.querySelector(s).getBoundingClientRect(); return [s, [r.top, r.bottom, r.height]]; }))""")
     for name, (top, bottom, height) in boxes.items():
-        assert height > (30 if name == ".swarm-play" else 60), (name, height)
+        assert height > (30 if name in (".swarm-play", ".swarm-status") else 60), (name, height)
         if name == ".swarm-stage" and w < 600:
             assert top >= -1 and top < h, (name, top)
         else:
             assert top >= 0 and bottom <= h + 1, (name, top, bottom, h)
-    if w < 600:  # directly under the stage
+    if w < 600:  # directly under the stage; then Play, and the status line (SPEC: under the stage)
         assert abs(boxes[".swarm-live-agree"][0] - boxes[".swarm-stage"][1]) < 40
+        assert 0 <= boxes[".swarm-play"][0] - boxes[".swarm-live"][1] < 40, boxes  # the strip's own box
+        assert boxes[".swarm-play"][1] <= boxes[".swarm-status"][0] and boxes[".swarm-status"][1] <= h, boxes
+        # the status ends the Play block, before the access bar (Describe, Keys...)
+        assert page.evaluate("""() => { const s = document.querySelector('#lab-swarm .swarm-status');
+            return s.parentElement.classList.contains('swarm-transport') && s.nextElementSibling === null
+                   && s.getBoundingClientRect().bottom <= document.querySelector('#lab-swarm .access-bar').getBoundingClientRect().top; }""")
     # the live charts show the same samples as the full charts
     page.wait_for_timeout(800)
     assert page.evaluate("() => window.swarmlab.labs.get('swarm').test.history.t.length") > 0

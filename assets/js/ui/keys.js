@@ -65,10 +65,10 @@ export const LAB_ACCESS = {
     // each chart's canvases by the session's chart id (display.charts and describe's charts)
     charts: { agree: [".swarm-chart-agree", ".swarm-live-agree"], space: [".swarm-chart-space", ".swarm-live-space"] },
     roving: [[".swarm-markers", ".swarm-marker"]],
-    // one column (ui/reflow.js): stage, live strip, Play row, access bar, status, caption, the
-    // settings, the measurements and sense panel, the trials; the same order as swarm.css's
+    // one column (ui/reflow.js): stage, live strip, Play row and disturbances, status, access
+    // bar, caption, the settings, the measurements and sense panel, the trials (swarm.css's order)
     narrow: [
-      { move: ".swarm-status", before: ".swarm-main > .stage-caption" },
+      { move: ".swarm-status", append: ".swarm-transport" },
       { move: ".swarm-analysis", after: ".swarm-side" },
       { move: ".swarm-trials", after: ".swarm-analysis" },
     ],
