@@ -228,9 +228,10 @@ def concentration(x: np.ndarray, box: Box) -> float:
 
 
 def rotation_order(x: np.ndarray, u: np.ndarray, box: Box) -> float:
-    """Milling order ``M = |mean_i (rhat_i x u_i)|`` about the periodic centre; NaN for no agents."""
+    """Milling order ``M = |mean_i (rhat_i x u_i)|`` about the periodic centre; NaN below two
+    agents (one agent is its own centre: no direction to turn about, only rounding noise)."""
     n = x.shape[0]
-    if n == 0:
+    if n < 2:
         return math.nan
     rel = displacement(periodic_centre(x, box), x, box)
     r = norm(rel)

@@ -136,21 +136,22 @@ def validate(specs: Iterable[ParamSpec], name: str, value: Any) -> Any:
         return v
     # numeric
     got = shown(value)
+    within = _within(s)
     if isinstance(value, bool):
-        raise ValueError(f"{name} must be a number in [{_fmt(s.min)}, {_fmt(s.max)}], got {got}")
+        raise ValueError(f"{name} must be a number {within}, got {got}")
     if s.kind == "int":
         v = as_int(value)  # integers stay integers: 2**63 - 1 or 9007199254740993 are exact
         if v is None:
-            raise ValueError(f"{name} must be a whole number in [{_fmt(s.min)}, {_fmt(s.max)}], got {got}")
+            raise ValueError(f"{name} must be a whole number {within}, got {got}")
     else:
         try:
             v = float(value.strip()) if isinstance(value, str) else float(value)
         except (TypeError, ValueError, OverflowError):
-            raise ValueError(f"{name} must be a number in [{_fmt(s.min)}, {_fmt(s.max)}], got {got}") from None
+            raise ValueError(f"{name} must be a number {within}, got {got}") from None
         if not math.isfinite(v):
-            raise ValueError(f"{name} must be a finite number in [{_fmt(s.min)}, {_fmt(s.max)}], got {got}")
+            raise ValueError(f"{name} must be a finite number {within}, got {got}")
     if (s.min is not None and v < s.min) or (s.max is not None and v > s.max):
-        raise ValueError(f"{name} must be in [{_fmt(s.min)}, {_fmt(s.max)}]{(' ' + s.unit) if s.unit else ''}, got {got}")
+        raise ValueError(f"{name} must be {within}{(' ' + s.unit) if s.unit else ''}, got {got}")
     return v
 
 
@@ -240,6 +241,15 @@ def clamp(specs: Iterable[ParamSpec], name: str, value: Any) -> tuple[Any, str |
 
 def specs_to_json(specs: Iterable[ParamSpec]) -> list[dict]:
     return [s.to_json() for s in specs]
+
+
+def _within(s: ParamSpec) -> str:
+    """The allowed range: "in [1, 40]", or "≥ 0" where there is no upper bound."""
+    if s.max is None:
+        return "" if s.min is None else f"≥ {_fmt(s.min)}"
+    if s.min is None:
+        return f"≤ {_fmt(s.max)}"
+    return f"in [{_fmt(s.min)}, {_fmt(s.max)}]"
 
 
 def _fmt(v: Any) -> str:

@@ -67,7 +67,7 @@ import numpy as np
 
 from . import cells, detmath, metrics, noise, obstacles
 from .cells import Pairs
-from .params import ParamSpec, defaults, step_count, validate_many
+from .params import ParamSpec, defaults, step_count, validate, validate_many
 from .space import Box, displacement, distance, norm, shift, wrap, wrap_angle
 
 # --- fixed constants (SPEC.md Lab 1) --------------------------------------------------------
@@ -167,11 +167,23 @@ RESTART_ONLY = ("sample", "start")  # stored live, used at the next restart
 DRAWING_ONLY = ("appearance",)
 
 
+# What SwarmParams(...) made from Python (or dataclasses.replace) checks: the same specs without
+# the sliders' upper bounds (tools/bench runs 10,000 animals), with lower bounds of at most 0
+# (at least 1 animal and 1 nearest neighbour); NaN, text and negative values are refused, as
+# boids.Params does.  The sample keeps its range: the page and the CLI can replay only those.
+_PYTHON_SPECS: tuple[ParamSpec, ...] = tuple(
+    s if s.name == "sample" or s.kind in ("bool", "choice")
+    else replace(s, max=None, min=s.min if s.name in ("N", "k") else min(s.min, 0))
+    for s in SPECS)
+
+
 @dataclass(frozen=True)
 class SwarmParams:
     """Validated parameter values (see :data:`SPECS` for units, ranges and defaults).
 
-    Build with :meth:`from_values` (defaults from SPECS, everything validated).
+    Build with :meth:`from_values` (defaults from SPECS, everything validated within the
+    sliders' ranges).  Made directly, or by ``dataclasses.replace``, every value is still
+    checked, without the sliders' upper bounds (``_PYTHON_SPECS``).
     """
 
     separation: bool
@@ -190,6 +202,10 @@ class SwarmParams:
     appearance: str
     sample: int
     start: str
+
+    def __post_init__(self):
+        for spec in _PYTHON_SPECS:
+            object.__setattr__(self, spec.name, validate(_PYTHON_SPECS, spec.name, getattr(self, spec.name)))
 
     @classmethod
     def from_values(cls, values: Mapping[str, Any] | None = None, **more: Any) -> "SwarmParams":

@@ -151,6 +151,11 @@ def test_alignment_off_while_running_is_continuous_and_marked(lab):
     btn.focus()  # keyboard: the marker is emphasised and labelled on both charts
     assert ctl(page, "t.charts.map(c => c.data.markers[c.highlighted].label)") == ["alignment off"] * 2
     btn.blur()
+    assert ctl(page, "t.charts.map(c => c.highlighted)") == [None, None]
+    btn.dispatch_event("click")  # a tap that does not focus the button (Safari): emphasised too
+    assert ctl(page, "t.charts.map(c => c.data.markers[c.highlighted].label)") == ["alignment off"] * 2
+    btn.focus()
+    btn.blur()
     # and back on
     page.locator("#lab-swarm .ctl[data-param=alignment] input").check()
     ctl(page, "t.tick(1 / 60)")

@@ -27,8 +27,10 @@ def test_a_big_flock_stops_faulting_in_fresh_pages():
     kept = bench.child("boids", 10000, keep=True, steps=4)
     assert kept["kept"] is ON_GLIBC and default["kept"] is False
     if ON_GLIBC:
-        # measured: ~800-970 faults a step by default, 0 with the thresholds raised
-        assert default["faults"] > 100
+        # measured: ~800-970 faults a step by default before Lab 3's step went to half pairs; on
+        # 4 December 357 on the idle VM and 60 during a loaded test run (the kernel's state
+        # moves it); 0 with the thresholds raised
+        assert default["faults"] > 20
         assert kept["faults"] < default["faults"] / 10
     else:  # elsewhere the call must change nothing (and say so)
         assert not kept["kept"]

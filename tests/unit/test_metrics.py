@@ -152,6 +152,14 @@ def test_rotation_order_mill_and_translation(centre):
     assert metrics.rotation_order(x, straight, BOX) == pytest.approx(0.0, abs=1e-9)
 
 
+def test_rotation_needs_two_agents():
+    """One agent is its own centre: its "rotation" would be rounding noise (0.5, then 0.94)."""
+    u = metrics.headings_to_u(np.array([0.3]))
+    for x in ([[80.0, 50.0]], [[159.9, 0.1]], [[12.345, 67.89]]):
+        assert math.isnan(metrics.rotation_order(np.array(x), u, BOX))
+    assert math.isnan(metrics.rotation_order(np.zeros((0, 2)), np.zeros((0, 2)), BOX))
+
+
 def test_periodic_centre_across_edge():
     x = np.array([[159.0, 99.0], [1.0, 1.0]])
     c = metrics.periodic_centre(x, BOX)

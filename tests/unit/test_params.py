@@ -130,9 +130,9 @@ def test_python_values_are_checked_where_they_enter():
 
     from swarmlab import boids, swarm, vicsek
 
-    for bad, words in [(dict(view=math.nan), "view must be a finite number"), (dict(radius=-1), "radius must be in"),
-                       (dict(population=-5), "population must be in [2, ∞]"), (dict(k_sep="x"), "k_sep must be a number"),
-                       (dict(max_force=-1.0), "max_force must be in [0, ∞]")]:
+    for bad, words in [(dict(view=math.nan), "view must be a finite number"), (dict(radius=-1), "radius must be ≥ 0 lengths, got -1"),
+                       (dict(population=-5), "population must be ≥ 2, got -5"), (dict(k_sep="x"), "k_sep must be a number"),
+                       (dict(max_force=-1.0), "max_force must be ≥ 0 lengths/s²")]:
         with pytest.raises(ValueError, match=re.escape(words)):
             boids.Params(**bad)
     p = boids.Params(population=np.int64(100_000), width=3000, height="2000", k_sep="1.25")
@@ -160,3 +160,24 @@ def test_python_values_are_checked_where_they_enter():
     # a plain function as a rule, from Python, gets the checks a loaded rule file gets
     with pytest.raises(ValueError, match="steering returned 160 NaN values"):
         boids.step(boids.initial_state(boids.Params()), boids.Params(), rule=lambda i, j, d, r, v, p: v * np.nan)
+
+
+def test_swarm_params_made_directly_or_by_replace_are_checked_like_boids_params():
+    """SwarmParams(...) and dataclasses.replace check every value as boids.Params does: NaN,
+    words and negative values are refused (a NaN noise once switched the noise off silently);
+    sizes beyond the sliders are allowed (the benchmarks run 10,000 animals)."""
+    import dataclasses
+
+    from swarmlab import swarm
+
+    p = swarm.SwarmParams.from_values()
+    for bad, words in [(dict(sigma=math.nan), "sigma must be a finite number ≥ 0, got nan"),
+                       (dict(R=-3), "R must be ≥ 0 lengths, got -3"), (dict(N="lots"), "N must be a whole number ≥ 1"),
+                       (dict(N=0), "N must be ≥ 1"), (dict(mode="x"), "mode must be one of range, nearest"),
+                       (dict(separation="maybe"), "separation must be on/off"), (dict(sample=-1), "sample must be in [0, ")]:
+        with pytest.raises(ValueError, match=re.escape(words)):
+            dataclasses.replace(p, **bad)
+    big = dataclasses.replace(p, N=10_000, R=60, sigma="0.5")
+    assert (big.N, big.R, big.sigma) == (10_000, 60.0, 0.5)
+    with pytest.raises(ValueError, match=re.escape("R must be in [1, 40] lengths")):
+        p.with_values(R=60)  # the sliders' ranges, as the page's

@@ -46,7 +46,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "boids",
         help="run Lab 3 (three rules: separation, alignment, cohesion) and record P, spacing and flocks",
-        description=__doc__.split("\n\n")[1] if __doc__ else None,
+        description=__doc__.split("\n\n")[2] if __doc__ else None,  # the explanation (after the usage)
         epilog=param_table(boids.SPECS + boids.WORLD_SPECS, [
             "--sample or --set sample=... (both only if they agree); --set values are applied after --preset.",
             "",
@@ -55,7 +55,8 @@ def register(subparsers) -> None:
     )
     p.add_argument("--sample", default=None,
                    help=f"sample number (seeds the start); default {boids.Params().sample}")
-    p.add_argument("--seconds", type=float, default=60.0, help="model seconds to run (default 60)")
+    p.add_argument("--seconds", type=float, default=60.0, metavar="T",
+                   help=f"model seconds to run, 0 < T <= {MAX_SECONDS:g} (default %(default)s)")
     p.add_argument("--preset", choices=tuple(boids.PRESETS), default=None,
                    help="rule weights: separation (1.5/0/0), cohesion (0/0/1) or balanced (1.5/1/1)")
     p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VALUE",

@@ -104,6 +104,6 @@ def run(args: argparse.Namespace) -> int:
 
     print(f"swarm sample {values['sample']}: {session.state.t:g} s ({session.state.step} steps), N={session.state.n}: "
           f"P={f(m['P'])} local={f(m['local'])} spacing={f(m['spacing'])} very-close={f(m['very_close'])} "
-          f"rotation={f(m['milling'])}; {len(session.history)} samples{where}",
+          f"rotation={f(m['milling'])}; {len(session.history)} sample{'s' if len(session.history) != 1 else ''}{where}",
           file=sys.stderr if args.csv == "-" else sys.stdout)
     return 0

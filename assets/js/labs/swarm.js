@@ -175,7 +175,7 @@ async function mountLab(section, ctx) {
   const agreeCanvas = el("canvas", { class: "swarm-chart swarm-chart-agree" });
   const spaceCanvas = el("canvas", { class: "swarm-chart swarm-chart-space" });
   const markerList = el("ol", { class: "swarm-markers", "aria-label": "Setting changes and disturbances" });
-  const markerNote = el("p", { class: "swarm-markers-note", text: "Each marker is a setting change or a disturbance. Hover a marker line, or focus an item below, to see which." });
+  const markerNote = el("p", { class: "swarm-markers-note", text: "Each marker is a setting change or a disturbance; the list below names each one (choosing an item, or pointing at a marker line, shows which)." });
   const charts = el("section", { class: "panel swarm-charts", "aria-labelledby": "swarm-charts-title" },
     el("h3", { id: "swarm-charts-title", text: "Measurements" }),
     readoutBox, readoutAt, agreeCanvas, spaceCanvas, markerNote, markerList);
@@ -679,6 +679,7 @@ async function mountLab(section, ctx) {
     hist.markers.forEach((m, i) => {
       const b = el("button", { type: "button", class: "swarm-marker", "data-index": String(i), text: `${formatClock(m.t)} · ${m.label}` });
       b.addEventListener("focus", () => highlightMarker(i));
+      b.addEventListener("click", () => highlightMarker(i)); // a tap (Safari does not focus a tapped button)
       b.addEventListener("mouseenter", () => highlightMarker(i));
       b.addEventListener("blur", () => highlightMarker(null));
       b.addEventListener("mouseleave", () => highlightMarker(null));
