@@ -116,10 +116,13 @@ def test_page_builds_from_specs_with_defaults_and_text(lab):
         look = page.locator(f"#{buttons.nth(k).get_attribute('aria-describedby')}").inner_text()
         assert len(look.split()) > 10
     # explanations: formulas in MathML, the scaling and robotics sections, the source
-    text = page.inner_text("#lab-boids .bd-explain")
+    text = page.inner_text("#lab-boids .bd-below")
     for heading in ("Three rules, and nothing else", "The formulas", "Why the flock keeps flowing",
-                    "Why purely local rules scale", "Why robot swarms care", "Sources"):
+                    "Why purely local rules scale", "And robots followed", "Sources"):
         assert heading in text
+    # one section on robots, and the sources end the lab (after the story, as in the other labs)
+    headings = page.eval_on_selector_all("#lab-boids h2", "els => els.map(e => e.textContent.trim())")
+    assert headings[-1] == "Sources" and sum("robot" in h.lower() for h in headings) == 1, headings
     assert "calm" not in page.inner_text("#lab-boids .bd-try")  # no "flock calmed down?" tip any more
     assert page.locator("#lab-boids .bd-try-more").count() == 0
     assert page.locator("#lab-boids .bd-explain math").count() >= 6

@@ -33,7 +33,7 @@ import { wrap } from "../ui/periodic.js";
 import { STORY_HTML } from "./boids/story.js";
 import { MinimalControls } from "../ui/minimal.js";
 import { viewHeight } from "../embed.js";
-import { layoutHtml, HEADER_HTML, explainHtml, worldCaption, randomLevel, RULES_INTRO, RULES_HELP } from "./boids/text.js";
+import { layoutHtml, HEADER_HTML, explainHtml, sourcesHtml, worldCaption, randomLevel, RULES_INTRO, RULES_HELP } from "./boids/text.js";
 import { BoidsStage } from "./boids/stage.js";
 import { ScalingPanel } from "./boids/scaling.js";
 import { mountRules } from "../ui/rules.js";
@@ -120,7 +120,7 @@ export async function mount(section, ctx) {
   stage.setWorld(world);
   const C = st.constants;
   $(".bd-explain").innerHTML = explainHtml({ ...C, radius: st.params.radius }, { minimal, scalingTitle: display.scaling.title });
-  $(".bd-explain").insertAdjacentHTML("afterend", STORY_HTML);
+  $(".bd-explain").insertAdjacentHTML("afterend", STORY_HTML + sourcesHtml({ minimal }));  // the sources end the lab
   // "Try this" first in the side column: its presets sit next to the stage they change.
   $(".bd-side").prepend($(".bd-try"));
 

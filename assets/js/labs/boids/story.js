@@ -16,10 +16,13 @@ export const STORY_HTML = `
   around it and steer.</p>
 
   <h2>And robots followed</h2>
-  <p>Engineers use the same idea for drone swarms, warehouse fleets and search-and-rescue robots. With three local rules
-  and sensing of nearby robots, a swarm coordinates without a central computer: there is no single point of failure,
-  and the radio traffic does not explode as the swarm grows, because each robot talks only to its neighbours. Remove
-  half of the swarm and the rest keeps flocking. (Try it here: lower the number of boids while they fly.)</p>
+  <p>Engineers use the same idea for drone swarms, warehouse fleets, search-and-rescue robots and underwater vehicles.
+  With three local rules and sensing of nearby robots, a swarm coordinates without a central computer: there is no
+  leader whose failure grounds everyone, no single point of failure, and the radio traffic does not explode as the
+  swarm grows, because each robot talks only to its neighbours. Remove half of the swarm and the rest keeps flocking
+  (try it here: lower the number of boids while they fly). Many drone light shows work differently: a central computer
+  plans every path in advance, so those are choreography, not flocking. Engineers still have to check what local rules
+  produce, which is exactly what you can do with the sliders here.</p>
 
   <h2>Key takeaways</h2>
   <ol class="bd-takeaways">

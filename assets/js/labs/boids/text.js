@@ -84,10 +84,13 @@ export const layoutHtml = (C, D) => `
     <div class="panel explain bd-explain"></div>
   </div>`;
 
-/** The page text below the lab.  ``minimal``: the page hides "More settings" at first
- *  (?controls=minimal), so the text says how to reach it. */
+/** Where the advanced settings are: with ?controls=minimal the page hides "More settings" at
+ *  first, so the text says how to reach it. */
+const moreSettings = (minimal) => (minimal ? "“Show all settings”, then “More settings”" : "“More settings”");
+
+/** The page text below the lab.  ``minimal``: see moreSettings. */
 export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
-  const more = minimal ? "“Show all settings”, then “More settings”" : "“More settings”";
+  const more = moreSettings(minimal);
   // MathML Core has no bold mathvariant: use the mathematical bold letters themselves.
   const BOLD = { a: "\u{1D41A}", p: "\u{1D429}", v: "\u{1D42F}", s: "\u{1D42C}", r: "\u{1D42B}" };
   const b = (s) => `<mi>${BOLD[s]}</mi>`;
@@ -184,22 +187,22 @@ export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
   and times both ways in your own browser. The time per boid of this model stays about flat; the time per boid of
   everyone checking everyone grows in step with the flock.</p>
 
-  <h2>Why robot swarms care</h2>
-  <p>Swarms of small drones, ground robots and underwater vehicles can be run the same way: every machine senses and talks
-  only to those near it. There is then no leader whose failure grounds everyone, no single point of failure: lose a few
-  machines and the others simply close the gaps. (Many drone light shows
-  work differently: a central computer plans every path in advance, so those are choreography, not flocking.) Engineers
-  still have to check what local rules produce, which is exactly what you can do with the sliders here.</p>
+  </div>`;
+}
 
-  <h2>Sources</h2>
+/** The lab's last part, after its story: the sources and what the page simplifies. */
+export function sourcesHtml({ minimal = false } = {}) {
+  return `
+  <section class="panel explain bd-sources" aria-labelledby="bd-sources-h">
+  <h2 id="bd-sources-h">Sources</h2>
   <ul class="sources">
     <li>Craig W. Reynolds (1987). Flocks, herds, and schools: a distributed behavioral model.
       <cite>Computer Graphics</cite> 21(4), 25–34 (SIGGRAPH ’87).
       <a href="https://doi.org/10.1145/37401.37406" rel="noopener" target="_blank">doi:10.1145/37401.37406</a></li>
   </ul>
   <p class="bd-note">What this page simplifies: it is 2-D, the units are illustrative, and boids sense the others in
-  view perfectly (no noise). Try a few sample numbers (under ${more}): one run can be lucky.</p>
-  </div>`;
+  view perfectly (no noise). Try a few sample numbers (under ${moreSettings(minimal)}): one run can be lucky.</p>
+  </section>`;
 }
 
 export const HEADER_HTML = `
