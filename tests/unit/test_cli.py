@@ -10,6 +10,10 @@ import pytest
 from swarmlab import cli
 
 
+def _csv_times(text: str) -> list[float]:  # the sample rows (a marker row has empty metric cells)
+    return [float(row.split(",")[0]) for row in text.splitlines()[1:] if row.split(",")[1]]
+
+
 def _commands_with(option: str) -> list[str]:
     parser = cli.build_parser()
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
@@ -129,13 +133,14 @@ def test_ctrl_c_keeps_the_samples_so_far(capsys, tmp_path, monkeypatch):
         calls[0] += 1
         if calls[0] > 1:
             raise KeyboardInterrupt
-        return real_step(self, min(n, 120))  # two model seconds are samples enough
+        return real_step(self, 70)  # 1.167 s: samples enough, the last one at 1 s
 
     monkeypatch.setattr(SwarmSession, "op_step", step_then_interrupt)
     target = tmp_path / "run.csv"
     assert cli.main(["swarm", "--seconds", "600", "--csv", str(target)]) == 130
-    assert "interrupted (Ctrl-C)" in capsys.readouterr().err
-    assert len(target.read_text(encoding="utf-8").splitlines()) > 2
+    err = capsys.readouterr().err
+    assert "interrupted (Ctrl-C)" in err and "samples end at model time 1 s" in err, err  # the last row's time
+    assert _csv_times(target.read_text(encoding="utf-8")) == [0, 0.25, 0.5, 0.75, 1.0]
     calls[0] = 0  # and to standard output with --csv -
     assert cli.main(["swarm", "--seconds", "600", "--csv", "-"]) == 130
     out = capsys.readouterr()
@@ -161,10 +166,6 @@ def test_a_run_shorter_than_one_step_is_refused(capsys, name):
 
 
 # --- a researcher's CSV: every sample, to the run's very end -------------------------------------
-def _csv_times(text: str) -> list[float]:
-    return [float(row.split(",")[0]) for row in text.splitlines()[1:] if row.split(",")[1]]
-
-
 @pytest.mark.parametrize("name, seconds, last", [("boids", "0.1", 0.1), ("swarm", "1.1", 1.1)])
 def test_the_csv_and_the_summary_end_where_the_run_ends(capsys, name, seconds, last):
     """A run whose length is not a whole number of 0.25 s samples still ends its CSV, and its
@@ -191,24 +192,6 @@ def test_a_long_run_keeps_every_sample(capsys, monkeypatch, name):
     assert cli.main([name, "--seconds", "3", "--csv", "-"]) == 0
     times = _csv_times(capsys.readouterr().out)
     assert times == pytest.approx([0.25 * k for k in range(13)])
-
-
-def test_ctrl_c_says_where_the_kept_samples_end(capsys, tmp_path, monkeypatch):
-    from swarmlab.sessions.swarm import SwarmSession
-    real_step = SwarmSession.op_step
-    calls = [0]
-
-    def step_then_interrupt(self, n=1):
-        calls[0] += 1
-        if calls[0] > 1:
-            raise KeyboardInterrupt
-        return real_step(self, 70)  # 1.167 s: the last sample is at 1 s
-
-    monkeypatch.setattr(SwarmSession, "op_step", step_then_interrupt)
-    target = tmp_path / "run.csv"
-    assert cli.main(["swarm", "--seconds", "60", "--csv", str(target)]) == 130
-    assert "samples end at model time 1 s" in capsys.readouterr().err
-    assert _csv_times(target.read_text(encoding="utf-8"))[-1] == 1.0
 
 
 # --- rules files to start from, and the Vicsek command's late failures ----------------------------
