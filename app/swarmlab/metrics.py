@@ -439,25 +439,18 @@ class History:
         sample): the end of a headless run of any length, so that its CSV and summary end
         where the run did.  A later thinning may drop it, like any sample off the new grid.
         """
-        if last and (not self.ticks or tick > self.ticks[-1]) and not self.due(tick):
-            if len(self.ticks) >= self.capacity:
-                self._thin()
-            self._append(tick, values)
-            return True
-        if not self.due(tick):
+        later = not self.ticks or tick > self.ticks[-1]
+        if not (self.due(tick) or (last and later)):
             return False
         if len(self.ticks) >= self.capacity:
             self._thin()
-            if not self.due(tick):
+            if not (self.due(tick) or last):
                 return False
-        self._append(tick, values)
-        return True
-
-    def _append(self, tick: int, values: Mapping[str, float]) -> None:
         self.ticks.append(int(tick))
         for s in self.series:
             v = values.get(s.name, math.nan)
             self.values[s.name].append(math.nan if v is None else float(v))
+        return True
 
     def _thin(self) -> None:
         self.interval *= 2

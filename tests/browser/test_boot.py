@@ -18,7 +18,6 @@ at start, the same for any page that sets it), so a 45 s stall takes 2 s here.
 
 from __future__ import annotations
 
-import functools
 import re
 import time
 
@@ -99,7 +98,7 @@ class StallingServer(Served):
     def __init__(self, name: str, pause: float):
         import serve  # tools/ is on sys.path (conftest)
 
-        class Handler(serve.Handler):
+        class Stalling:
             def copyfile(self, source, outputfile):
                 if not self.path.split("?")[0].endswith("/" + name):
                     return super().copyfile(source, outputfile)
@@ -110,8 +109,8 @@ class StallingServer(Served):
                 time.sleep(pause)
                 outputfile.write(data[half:])
 
-        handler = type("StallingHandler", (Handler,), {"quiet": True})
-        httpd = serve.Server(("127.0.0.1", 0), functools.partial(handler, directory=str(ROOT)))
+        httpd = serve.make_server(ROOT, "127.0.0.1", 0, quiet=True)
+        serve.extend_handler(httpd, Stalling)
         httpd.handle_error = lambda request, client_address: None
         super().__init__(httpd)
 

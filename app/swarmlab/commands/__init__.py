@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import rules
+
 
 def one_sample(option: Any, from_set: Any) -> Any:
     """The sample number from ``--sample`` or ``--set sample=...`` (validated values, None =
@@ -47,7 +49,5 @@ def rules_template(args, kind, command: str) -> bool:
     """Print the template if ``--rules-template`` was given (then the command stops)."""
     if not args.rules_template:
         return False
-    from .. import rules  # noqa: PLC0415
-
     print(rules.template(kind, f"python -m swarmlab {command} --rules my_rules.py"), end="")
     return True

@@ -93,7 +93,6 @@ export class Stepper {
     this.waitedDt = 0;
     this.frame = null; // the latest frame array (owned until the next reply)
     this.pace = { real: 0, asked: 0, done: 0, ratio: 1 };
-    this.requests = 0;
     this.sinceRead = 0; // real seconds since the readouts were last asked for
     this.actions = new Set(); // user actions still talking to the engine (see track)
     // A request for this lab from anywhere else (an action, a test) makes the view stale.
@@ -182,7 +181,6 @@ export class Stepper {
   async send(n = 0, extra = null) {
     this.inflight = true;
     this.stale = false;
-    this.requests++;
     let reply;
     try {
       reply = await this.engine.batch(this.lab, this.compose(n, extra), { frame: true, source: this });
