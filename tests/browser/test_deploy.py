@@ -254,6 +254,19 @@ HOST_HTML = """<!doctype html>
 LAST_HEIGHT = "() => window.heights.length ? window.heights[window.heights.length - 1].height : -1"
 
 
+def wait_host_height(page, app, predicate, arg, what):
+    """Wait on the host page for a height predicate; on a timeout, say what the host heard
+    and what the frame's content measures, so a failure can be read from the log."""
+    try:
+        page.wait_for_function(predicate, arg=arg, timeout=10_000)
+    except Exception as exc:
+        heard = page.evaluate("() => window.heights.map((m) => m.height)")
+        content = app.evaluate("() => Math.ceil(document.body.getBoundingClientRect().height)")
+        frame = page.evaluate("() => document.getElementById('lab').getBoundingClientRect().height")
+        raise AssertionError(f"{what}: waited for {arg}; the host heard {heard}, the frame is "
+                             f"{frame} px tall and its content measures {content} px") from exc
+
+
 def test_dist_site_embedded_in_another_origin_under_the_csp(browser, serve_root, tmp_path):
     """`make dist`'s folder, served on its own origin with the documented CSP (plus
     frame-ancestors naming the course page), embedded by a course page on another origin:
@@ -288,7 +301,7 @@ def test_dist_site_embedded_in_another_origin_under_the_csp(browser, serve_root,
 
         # The host hears the content height, from the app's origin, and sizes the frame.
         content = app.evaluate("() => Math.ceil(document.body.getBoundingClientRect().height)")
-        page.wait_for_function(f"(h) => Math.abs(({LAST_HEIGHT})() - h) <= 2", arg=content, timeout=10_000)
+        wait_host_height(page, app, f"(h) => Math.abs(({LAST_HEIGHT})() - h) <= 2", content, "the content height")
         last = page.evaluate("() => window.heights[window.heights.length - 1]")
         assert last["origin"] == app_server.url
         # the frame takes the height of the latest message (read together: content that is still
@@ -300,9 +313,9 @@ def test_dist_site_embedded_in_another_origin_under_the_csp(browser, serve_root,
         # It follows content changes both ways (ResizeObserver).
         app.evaluate("() => { const d = document.createElement('div'); d.id = 'grow'; d.style.height = '500px';"
                      " document.querySelector('main').append(d); }")
-        page.wait_for_function(f"(h) => ({LAST_HEIGHT})() >= h + 490", arg=last["height"], timeout=10_000)
+        wait_host_height(page, app, f"(h) => ({LAST_HEIGHT})() >= h + 490", last["height"], "500 px more content")
         app.evaluate("() => document.getElementById('grow').remove()")
-        page.wait_for_function(f"(h) => Math.abs(({LAST_HEIGHT})() - h) <= 2", arg=last["height"], timeout=10_000)
+        wait_host_height(page, app, f"(h) => Math.abs(({LAST_HEIGHT})() - h) <= 2", last["height"], "the content shrinking back")
         screenshot(page, "deploy-embed-host")
 
         # The built site's service worker inside another origin's frame: it either installs
