@@ -619,7 +619,9 @@ def run(state: BoidsState, params: Params, n: int, treat: Treat | None = None, r
 # Metrics.
 
 FLOCK_MIN = 5  # boids: the smallest group counted as a flock in the readout
-FLOCK_AGREEMENT = 0.8  # the group's own P at least this: it flies one way
+FLOCK_LINK_DEG = 45.0  # degrees: two neighbours are linked in a flock if their headings differ by at most this
+FLOCK_LINK_COS = math.sqrt(0.5)  # cos(FLOCK_LINK_DEG), correctly rounded in every runtime
+FLOCK_AGREEMENT = 0.5  # the group's own P at least this: it flies one way (describe.HEADED: it has a heading)
 
 
 def groups(state: BoidsState, params: Params) -> np.ndarray:
@@ -633,10 +635,12 @@ def measure(state: BoidsState, params: Params) -> dict:
 
     P       whole-group agreement, 0..1
     spacing mean nearest distance, lengths (NaN below 2 boids)
-    flocks  groups of boids linked by chains of neighbours (:func:`metrics.group_labels`)
-            with at least ``FLOCK_MIN`` boids that fly one way (the group's own P is at
-            least ``FLOCK_AGREEMENT``).  Separation-only chains and cohesion-only knots
-            do not count; neither does one dense swirl filling the sky.
+    flocks  groups of at least ``FLOCK_MIN`` boids linked by chains of neighbours, each
+            link two boids within the alignment range whose headings differ by at most
+            ``FLOCK_LINK_DEG`` (:func:`metrics.aligned_pairs`, :func:`metrics.group_labels`),
+            that fly one way (the group's own P is at least ``FLOCK_AGREEMENT``).  Two
+            streams passing each other are two flocks, not one tangle; a separation-only
+            chain, a cohesion-only knot or one swirl filling the sky is none.
     in_flocks  boids in those flocks
     loners  boids with no other boid within the alignment range
     N, t    boids, model time (s)
@@ -644,7 +648,8 @@ def measure(state: BoidsState, params: Params) -> dict:
     pairs = cells.neighbour_pairs(state.x, params.box, params.radius, sort=False)
     spacing, _ = metrics.nearest_spacing(state.x, params.box, pairs=pairs)
     u = unit_headings(state.v)
-    sizes = metrics.flock_sizes(metrics.group_labels(pairs), u, FLOCK_MIN, FLOCK_AGREEMENT)
+    linked = metrics.aligned_pairs(pairs, u, FLOCK_LINK_COS)
+    sizes = metrics.flock_sizes(metrics.group_labels(linked), u, FLOCK_MIN, FLOCK_AGREEMENT)
     loners = state.n - int(np.count_nonzero(np.bincount(_index(pairs.i), minlength=state.n)))
     return {
         "P": metrics.polarization(u),

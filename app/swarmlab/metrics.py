@@ -22,7 +22,8 @@ Order parameters (u_i = unit heading of agent i, N agents)
   P is near 0) and near 0 for a translating group.
 * groups: the connected pieces of the neighbour graph (agents linked by a chain
   of neighbour pairs, e.g. boids within the radius of one another), from a
-  step's pairs (:func:`group_labels`).  :func:`count_flocks` counts the groups
+  step's pairs (:func:`group_labels`); on :func:`aligned_pairs` only, chains of
+  neighbours that also head roughly alike.  :func:`count_flocks` counts the groups
   of at least ``min_size`` agents that also agree on a heading.
 * group tracking: :func:`match_groups` follows the groups of one moment into
   the groups of a later one by membership (where did the members of each group
@@ -184,6 +185,17 @@ def group_labels(pairs: "cells.Pairs") -> np.ndarray:
             break
         lab = new
     return lab
+
+
+def aligned_pairs(pairs: "cells.Pairs", u: np.ndarray, cos_min: float) -> "cells.Pairs":
+    """The pairs whose two agents head within an angle of each other: ``u_i . u_j >= cos_min``
+    (``u`` (N, 2) unit headings; ``cos_min`` the cosine of the largest angle).  Both
+    directions stay together (the test is symmetric), so :func:`group_labels` takes the
+    result: a group of it is a chain of neighbours each heading roughly as the next."""
+    i = pairs.i.astype(np.intp, copy=False)
+    j = pairs.j.astype(np.intp, copy=False)
+    ux, uy = u[:, 0], u[:, 1]
+    return pairs.take(ux[i] * ux[j] + uy[i] * uy[j] >= cos_min)
 
 
 def flock_sizes(labels: np.ndarray, u: np.ndarray, min_size: int, min_agreement: float) -> np.ndarray:

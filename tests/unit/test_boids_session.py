@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from swarmlab import boids as B
+from swarmlab import cells, metrics
 from swarmlab import cli, sessions
 from swarmlab.commands import boids as boids_cmd
 from swarmlab.sessions.boids import FRAME_HEADER
@@ -142,6 +143,41 @@ def test_metrics_shape_and_values(s):
     call(s, "treat", x=50.0, y=50.0, on=True)
     call(s, "step", n=400)  # both end up at the treat, within the radius of each other
     assert call(s, "metrics")["loners"] == 0
+
+
+def test_two_streams_passing_each_other_are_two_flocks():
+    """The flocks readout links neighbours that also head alike (within FLOCK_LINK_DEG): two
+    files of boids flying opposite ways, side by side well within the alignment range, are two
+    flocks, where chains of distance alone would make one tangle of P = 0 and count none.  A
+    file whose headings alternate by 60 degrees at each boid is no flock (no link is kept), and
+    loners are counted by distance alone."""
+    p = B.Params(population=40, width=160.0, height=100.0)
+    k = np.arange(20)
+    east = np.column_stack([20.0 + 3.0 * k, np.full(20, 50.0)])
+    west = np.column_stack([20.0 + 3.0 * k, np.full(20, 54.0)])
+    x = np.concatenate([east, west])
+    v = np.concatenate([np.tile([4.5, 0.0], (20, 1)), np.tile([-4.5, 0.0], (20, 1))])
+    st = B.BoidsState(x, v, np.arange(40, dtype=np.int64), 0, 40)
+    m = B.measure(st, p)
+    assert (m["flocks"], m["in_flocks"], m["loners"]) == (2, 40, 0)
+    assert m["P"] < 1e-12
+    # the old definition, chains of distance alone, sees one group of 40 with P = 0: no flock
+    pairs = cells.neighbour_pairs(x, p.box, p.radius, sort=False)
+    u = B.unit_headings(v)
+    assert metrics.count_flocks(metrics.group_labels(pairs), u, B.FLOCK_MIN, B.FLOCK_AGREEMENT) == 0
+    # headings turning 60 degrees from each boid to the next (a boid heads as the one 6 places
+    # on, 18 lengths away, beyond the range) link nobody: no flock, though nobody is alone
+    zig = (math.pi / 3) * (k % 6)
+    st = B.BoidsState(east, 4.5 * np.column_stack([np.cos(zig), np.sin(zig)]), np.arange(20, dtype=np.int64), 0, 20)
+    m = B.measure(st, p.with_values(population=20))
+    assert (m["flocks"], m["in_flocks"], m["loners"]) == (0, 0, 0)
+    # a bend, 15 degrees from one boid to the next over 20 boids (285 in all): every link
+    # holds, but the group's own P is below FLOCK_AGREEMENT, so it does not fly one way
+    bend = np.radians(15.0) * k
+    st = B.BoidsState(east, 4.5 * np.column_stack([np.cos(bend), np.sin(bend)]), np.arange(20, dtype=np.int64), 0, 20)
+    u = B.unit_headings(st.v)
+    assert float(np.hypot(*u.mean(axis=0))) < B.FLOCK_AGREEMENT
+    assert B.measure(st, p.with_values(population=20))["flocks"] == 0
 
 
 def test_display_carries_the_readouts_and_chart_series_of_the_history(s):

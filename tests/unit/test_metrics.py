@@ -299,6 +299,28 @@ def test_group_labels_match_breadth_first_search(seed):
         assert metrics.count_flocks(got, u, 3, 0.8) == expect
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_aligned_pairs_keep_the_pairs_heading_within_the_angle(seed):
+    """Against direct loops over the pairs: the kept pairs are those with u_i . u_j >= cos_min,
+    in the search's order, both directions together (so groups of them are well defined)."""
+    rng = np.random.default_rng(100 + seed)
+    box = Box(60.0, 40.0)
+    n = 150
+    x = rng.random((n, 2)) * box.size
+    a = rng.uniform(-math.pi, math.pi, n)
+    u = np.column_stack([np.cos(a), np.sin(a)])
+    pairs = cells.neighbour_pairs(x, box, 8.0, sort=bool(seed % 2))
+    cos_min = math.sqrt(0.5)
+    got = metrics.aligned_pairs(pairs, u, cos_min)
+    keep = [k for k in range(len(pairs))
+            if u[pairs.i[k], 0] * u[pairs.j[k], 0] + u[pairs.i[k], 1] * u[pairs.j[k], 1] >= cos_min]
+    assert 0 < len(keep) < len(pairs)
+    assert np.array_equal(got.i, pairs.i[keep]) and np.array_equal(got.j, pairs.j[keep])
+    assert np.array_equal(got.d, pairs.d[keep]) and np.array_equal(got.r, pairs.r[keep])
+    assert sorted(zip(got.i.tolist(), got.j.tolist())) == sorted(zip(got.j.tolist(), got.i.tolist()))
+    assert got.n == n
+
+
 def test_group_labels_long_chain_and_edge_cases():
     box = Box(1000.0, 10.0)
     chain = np.column_stack([np.arange(300) * 2.0, np.full(300, 5.0)])[::-1]  # highest index first

@@ -318,7 +318,8 @@ class BoidsSession(Session):
     def constants(self) -> dict:
         return {"dt": boids.DT, "eps": boids.EPS, "treat_rate": boids.TREAT_RATE, "presets": boids.PRESETS,
                 "world_area": boids.WORLD_WIDTH * boids.WORLD_HEIGHT,  # lengths²: the page keeps it at any aspect
-                "flock_min": boids.FLOCK_MIN, "max_population": boids.MAX_POPULATION,
+                "flock_min": boids.FLOCK_MIN, "flock_link_deg": boids.FLOCK_LINK_DEG,
+                "flock_agreement": boids.FLOCK_AGREEMENT, "max_population": boids.MAX_POPULATION,
                 # the goal table the page's "Why the flock keeps flowing" quotes (issue 13)
                 "goal_samples": len(boids.GOAL_SAMPLES), "goal_seconds": boids.GOAL_SECONDS,
                 "scale_sizes": list(scaling.SIZES),

@@ -24,7 +24,7 @@ export const randomLevel = (baseline, n) =>
 /** One readout row per the session's Readout (the value goes in span .bd-<key>). */
 function readoutHtml(r, C) {
   const title = r.key === "flocks"
-    ? ` title="A flock here is ${C.flock_min} or more boids linked by a chain of neighbours (each within the alignment range of the next) that fly roughly one way. A boid alone has nobody within that range."`
+    ? ` title="A flock here is ${C.flock_min} or more boids linked by a chain of neighbours, each within the alignment range of the next and heading within ${C.flock_link_deg}° of it, that fly roughly one way (their own P at least ${C.flock_agreement}). A boid alone has nobody within that range."`
     : "";
   return `<div class="readout" data-key="${r.key}"${title}><span class="k">${r.label}</span><span class="v bd-${r.key}">–</span></div>`;
 }
