@@ -226,6 +226,33 @@ test("a chart's time axis names the unit its ticks are in: seconds, then a clock
   assert.equal(defaultXTitle("model time", 180), "model time (min:s)"); // ticks 0:00, 1:00, ...
 });
 
+test("a chart axis with scale: 100 labels its ticks in per cent (Lab 1's very-close share, as its readout)", async () => {
+  const { LineChart } = await import("../../assets/js/ui/chart.js");
+  globalThis.window ??= { devicePixelRatio: 1 };
+  const texts = [];
+  const g = new Proxy({}, {
+    get: (t, k) => (k in t ? t[k] : k === "fillText" ? (s) => texts.push(String(s))
+      : k === "measureText" ? (s) => ({ width: 6 * String(s).length }) : () => {}),
+    set: (t, k, v) => { t[k] = v; return true; },
+  });
+  const canvas = {
+    width: 0, height: 0, getContext: () => g, hasAttribute: () => false, setAttribute() {},
+    addEventListener() {}, getBoundingClientRect: () => ({ width: 400, height: 200 }),
+  };
+  const chart = (right) => new LineChart(canvas, {
+    title: "Spacing", xLabel: "model time",
+    axes: { left: { label: "lengths", min: 0, max: 4 }, right },
+    series: [{ key: "very_close", label: "share", axis: "right" }],
+  });
+  texts.length = 0;
+  chart({ label: "share of animals (%)", min: 0, max: 1, scale: 100 });
+  for (const tick of ["0", "20", "40", "60", "80", "100"]) assert.ok(texts.includes(tick), `${tick} in ${texts}`);
+  assert.ok(!texts.includes("0.2"), texts.join(" "));
+  texts.length = 0;
+  chart({ label: "share", min: 0, max: 1 });  // without scale, as before
+  assert.ok(texts.includes("0.2") && !texts.includes("20"), texts.join(" "));
+});
+
 test("drawArrow scales a style's dash by the line width once, not at every call", () => {
   const dashes = [];
   const g = new Proxy({}, {

@@ -93,10 +93,10 @@ CHARTS = (
      "series": [{"key": "P", "label": "whole group (solid)", "short": "P", "axis": "left"},
                 {"key": "local", "label": "local (dashed)", "short": "local", "axis": "left"}]},
     {"id": "space", "title": "Spacing", "x_label": "model time",
-     "axes": {"left": "lengths", "right": "share of animals"},
+     "axes": {"left": "lengths", "right": "share of animals (%)"},
      "series": [{"key": "spacing", "label": "mean nearest spacing (lengths)", "short": "spacing", "axis": "left"},
                 {"key": "very_close", "label": f"share under {swarm.VERY_CLOSE:g} lengths",
-                 "short": f"< {swarm.VERY_CLOSE:g}", "axis": "right"}]},
+                 "short": f"< {swarm.VERY_CLOSE:g} (%)", "axis": "right"}]},
 )
 
 # The steering urges as the "What can I sense?" panel names them, one row each, in the engine's

@@ -11,7 +11,8 @@
 //       left:  { label: "agreement", min: 0, max: 1 },              // fixed range
 //       right: { label: "lengths", min: 0, auto: true, pad: 0.1,    // max follows the data (+10 %),
 //                minMax: 4, ticks: 4 },                             // never below 4; ~4 tick intervals
-//     },
+//     },                                          // an axis may also carry scale: 100 (its tick
+//                                                 // labels are v * scale, e.g. a share read in %)
 //     series: [                                   // one line each; legend text = legend || label
 //       { key: "P", label: "whole group", color: "#0f6fb3", axis: "left" },
 //       { key: "local", label: "local", color: "#0f6fb3", dash: [6, 4], axis: "left", width: 2 },
@@ -273,7 +274,8 @@ export class LineChart {
           g.stroke();
         }
         const tx = side === "left" ? plot.x - 5 : plot.x + plot.w + 5;
-        g.fillText(formatTick(v, r.step), tx, y);
+        const scale = axes[side].scale || 1;
+        g.fillText(formatTick(v * scale, r.step * scale), tx, y);
       }
     }
     g.textAlign = "center";
