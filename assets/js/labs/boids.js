@@ -374,7 +374,7 @@ export async function mount(section, ctx) {
       const name = el.dataset.param;
       el.textContent = String(name in derived ? derived[name] : p[name]);
     }
-    $(".bd-world").textContent = worldCaption(world, p, C.flock_min, Boolean(linkedWorld));
+    $(".bd-world").textContent = worldCaption(world, p, C, Boolean(linkedWorld));
     $(".bd-baseline").textContent = randomLevel(st.baseline, st.N);
   }
   showWorld();

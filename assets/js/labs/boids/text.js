@@ -214,8 +214,9 @@ export const HEADER_HTML = `
       simple rules, applied by every bird to what is right around it, are enough.</p>
     </header>`;
 
-/** The stage caption under the sky: the world and the neighbourhood, from the live parameters. */
-export function worldCaption(world, p, flockMin, linked = false) {
+/** The stage caption under the sky: the world and the neighbourhood, from the live parameters
+ *  ``p`` and the session's constants ``C`` (what the flocks readout counts). */
+export function worldCaption(world, p, C, linked = false) {
   // the sky takes the stage's shape (the default sky's area), so a phone flies a taller one than
   // a wide screen: the same sample gives another run there, unless a copied link brings the sky
   const shape = linked ? " (the link's sky)" : ", shaped like this stage (a copied link keeps it, to replay this run on any screen),";
@@ -223,7 +224,8 @@ export function worldCaption(world, p, flockMin, linked = false) {
     `Each boid sees the others within a ${p.view}° field of view: closer than ${p.sep_radius} lengths it keeps away, ` +
     `within ${p.radius} lengths it matches them, within ${p.coh_radius} lengths it is drawn to them. ` +
     `Boids are drawn a little larger than life; colour shows heading. ` +
-    `In the readouts a flock is ${flockMin} or more boids, linked by a chain of neighbours within ${p.radius} lengths, flying roughly one way.`;
+    `In the readouts a flock is ${C.flock_min} or more boids, linked by a chain of neighbours within ${p.radius} lengths ` +
+    `that head within ${C.flock_link_deg}° of each other, flying roughly one way.`;
 }
 
 /** The "Rules in Python" panel's words (ui/rules.js shows rules_boids.steering itself). */
