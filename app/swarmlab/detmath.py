@@ -224,13 +224,9 @@ def _kernel_cos(z: np.ndarray) -> np.ndarray:
     return w + (((1.0 - w) - hz) + z * r)
 
 
-def sincos(x) -> tuple[np.ndarray, np.ndarray]:
-    """(sin x, cos x), bit-reproducible on every IEEE-754 numpy build.
-
-    x : array_like of float64 (any shape).  Returns two float64 arrays of that shape
-    (0-d arrays for scalar input).
-    """
-    x_in = np.asarray(x, dtype=np.float64)
+def _octant_parts(x_in: np.ndarray):
+    """The shared work of :func:`sincos` and :func:`cos`: x (at least 1-D), its finite mask,
+    the kernels' sin and cos of the reduced argument, and the quadrant n (0..3, float)."""
     x = np.atleast_1d(x_in)
     ax = np.abs(x)
     finite = np.isfinite(x)
@@ -248,12 +244,26 @@ def sincos(x) -> tuple[np.ndarray, np.ndarray]:
     s = _kernel_sin(y, z)
     c = _kernel_cos(z)
     n = q - 4.0 * np.floor(q * 0.25)  # quadrant 0..3
+    return x, finite, s, c, n
+
+
+def _cos_of(finite, s, c, n) -> np.ndarray:
+    cos_a = np.where(n == 0.0, c, np.where(n == 1.0, -s, np.where(n == 2.0, -c, s)))  # cos is even
+    return np.where(finite, cos_a, np.float64(np.nan))
+
+
+def sincos(x) -> tuple[np.ndarray, np.ndarray]:
+    """(sin x, cos x), bit-reproducible on every IEEE-754 numpy build.
+
+    x : array_like of float64 (any shape).  Returns two float64 arrays of that shape
+    (0-d arrays for scalar input).
+    """
+    x_in = np.asarray(x, dtype=np.float64)
+    x, finite, s, c, n = _octant_parts(x_in)
     sin_a = np.where(n == 0.0, s, np.where(n == 1.0, c, np.where(n == 2.0, -s, -c)))
-    cos_a = np.where(n == 0.0, c, np.where(n == 1.0, -s, np.where(n == 2.0, -c, s)))
-    sin_x = np.where(np.signbit(x), -sin_a, sin_a)  # sin is odd, cos even
-    nan = np.float64(np.nan)
+    sin_x = np.where(np.signbit(x), -sin_a, sin_a)  # sin is odd
     shape = x_in.shape
-    return np.where(finite, sin_x, nan).reshape(shape), np.where(finite, cos_a, nan).reshape(shape)
+    return np.where(finite, sin_x, np.float64(np.nan)).reshape(shape), _cos_of(finite, s, c, n).reshape(shape)
 
 
 def sin(x) -> np.ndarray:
@@ -262,8 +272,9 @@ def sin(x) -> np.ndarray:
 
 
 def cos(x) -> np.ndarray:
-    """Deterministic cosine (see :func:`sincos`)."""
-    return sincos(x)[1]
+    """Deterministic cosine (see :func:`sincos`; the same bits, without the sine's last steps)."""
+    x_in = np.asarray(x, dtype=np.float64)
+    return _cos_of(*_octant_parts(x_in)[1:]).reshape(x_in.shape)
 
 
 # ----------------------------------------------------------------------------- atan2

@@ -83,17 +83,26 @@ def keyed_bits(sample: int, stream: int, ids, counter, lane: int = 0) -> np.ndar
     lane    : 0..3, sub-stream (see module docstring)
     returns : uint64 array of the broadcast shape
     """
+    return _lane_bits(_packed(ids, counter), sample, stream, lane)
+
+
+def _packed(ids, counter) -> np.ndarray:
+    """``id << 32 | counter`` as uint64 (at least 1-D), after checking both ranges."""
     ids = np.asarray(ids, dtype=np.int64)
     counter = np.asarray(counter, dtype=np.int64)
     if ids.size and (ids.min() < 0 or ids.max() >= 1 << 32):
         raise ValueError("ids must be in [0, 2**32)")
     if counter.size and (counter.min() < 0 or counter.max() >= 1 << 32):
         raise ValueError("counter must be in [0, 2**32)")
+    packed = (ids.astype(np.uint64) << np.uint64(32)) | counter.astype(np.uint64)
+    return np.atleast_1d(packed)  # arrays wrap silently; numpy scalars would warn
+
+
+def _lane_bits(packed: np.ndarray, sample: int, stream: int, lane: int) -> np.ndarray:
+    """:func:`keyed_bits` of already packed counters (one packing serves several lanes)."""
     if not 0 <= int(lane) < 4:
         raise ValueError("lane must be 0..3")
     k1, k2 = _keys(sample, 4 * int(stream) + int(lane))
-    packed = (ids.astype(np.uint64) << np.uint64(32)) | counter.astype(np.uint64)
-    packed = np.atleast_1d(packed)  # arrays wrap silently; numpy scalars would warn
     z = _mix64(packed * np.uint64(_GAMMA) + np.uint64(k1))
     return _mix64(z ^ np.uint64(k2))
 
@@ -113,6 +122,7 @@ def keyed_normal(sample: int, stream: int, ids, counter) -> np.ndarray:
     Uses lanes 1 and 2 of ``stream``; u1 is shifted to (0, 1] so the logarithm
     is finite (largest possible |value| about 8.6).
     """
-    u1 = 1.0 - _unit(keyed_bits(sample, stream, ids, counter, 1))  # (0, 1]
-    u2 = _unit(keyed_bits(sample, stream, ids, counter, 2))
+    packed = _packed(ids, counter)
+    u1 = 1.0 - _unit(_lane_bits(packed, sample, stream, 1))  # (0, 1]
+    u2 = _unit(_lane_bits(packed, sample, stream, 2))
     return np.sqrt(-2.0 * detmath.log(u1)) * detmath.cos(2.0 * np.pi * u2)
