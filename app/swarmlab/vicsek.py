@@ -563,12 +563,18 @@ class CheckRun:
         out = {"seeds": rows, "mean": {}, "range": {}}
         for col, key in ((0, "a0"), (1, "a1")):
             vals = [float(v) for v in m[:, col]]
-            total = 0.0
-            for v in vals:  # plain sequential sum, seed order
-                total += v
-            out["mean"][key] = total / len(vals)
+            out["mean"][key] = _sequential_mean(vals)  # seed order
             out["range"][key] = [min(vals), max(vals)]
         return out
+
+
+def _sequential_mean(values) -> float:
+    """The plain mean: a left-to-right sum of the floats, then one division (no pairwise or
+    exact summation), so that a sum the check accumulates step by step has the same bits."""
+    total = 0.0
+    for v in values:
+        total += v
+    return total / len(values)
 
 
 def run_check(mode: str = "batched", **kwargs) -> dict:
@@ -632,9 +638,8 @@ def run_general(params: VicsekParams, seed: int, warmup: int, measure: int, turn
     for _ in range(warmup):
         step()
     ps = [step() for _ in range(measure)]
-    total = 0.0
-    for p in ps:  # the check's sum (CheckRun: sequential, in update order), so the same run
-        total += p  # prints the same mean to the last bit here and in vicsek-check
-    mean = total / len(ps)
+    # in update order, as CheckRun adds P: the same run prints the same mean, to the last
+    # bit, here and in vicsek-check
+    mean = _sequential_mean(ps)
     std = math.sqrt(math.fsum((p - mean) ** 2 for p in ps) / len(ps))
     return {"order_mean": mean, "order_std": std}

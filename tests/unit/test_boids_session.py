@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 from swarmlab import boids as B
-from swarmlab import cells, metrics
-from swarmlab import cli, sessions
+from swarmlab import cells, cli, metrics, sessions
 from swarmlab.commands import boids as boids_cmd
 from swarmlab.sessions.boids import FRAME_HEADER
 from swarmlab.space import distance
