@@ -240,7 +240,9 @@ async function mountLab(section, ctx) {
     xLabel: chartWords.space.x_label,
     axes: {
       left: { label: chartWords.space.axes.left, min: 0, auto: true, minMax: 4, pad: 0.1 },
-      right: { label: chartWords.space.axes.right, min: 0, max: 1, scale: 100 },  // read in %, as the readout
+      // the very-close share, read as its readout writes it (the session's Readout: scale 100, "%")
+      right: { label: chartWords.space.axes.right, min: 0, max: 1,
+               scale: display.readouts.find((r) => r.key === "very_close").scale },
     },
     series: seriesOf(chartWords.space),
   };
