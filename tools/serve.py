@@ -16,6 +16,8 @@
   Workers and its service worker alike (DevTools' network emulation on the page's target
   does not reach a dedicated worker's own requests).  The deploy benchmark uses it.
 * Binds 127.0.0.1 by default and prints the URL.
+* A browser that drops a download mid-file (a tab closed, a test moving on) ends that
+  request quietly; any other error in a request still prints its traceback.
 """
 
 from __future__ import annotations
@@ -204,6 +206,13 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+
+    def handle_error(self, request, client_address):
+        """Called inside ``except``: a client that hung up (broken pipe, reset) is normal for
+        a page that moves on before a download ends, so it is not reported."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 def make_server(root: Path, host: str = "127.0.0.1", port: int = 8000, csp: str | None = None, quiet: bool = False,

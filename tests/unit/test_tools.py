@@ -221,6 +221,58 @@ def test_trim_rules_keep_what_the_page_needs():
     assert not cr.followed("unittest.mock") and cr.followed("json")
 
 
+def _serve_and_wait_for_error(tmp_path, client, mixin=None):
+    """Serve ``tmp_path``, run ``client(url)``, and return once the server has handled the
+    request's error (its ``handle_error`` ran), or fail after 20 s."""
+    import threading
+
+    import serve
+    httpd = serve.make_server(tmp_path, "127.0.0.1", 0, quiet=True)
+    if mixin is not None:
+        serve.extend_handler(httpd, mixin)
+    handled = threading.Event()
+    report = httpd.handle_error
+
+    def spy(request, address):
+        try:
+            report(request, address)
+        finally:
+            handled.set()
+    httpd.handle_error = spy
+    with serve.Background(httpd) as served:
+        client(served.url)
+        assert handled.wait(20), "the server never reported the request's end"
+
+
+def test_serve_is_quiet_when_a_browser_drops_a_download(tmp_path, capfd):
+    """A client that reads the start of a large file and hangs up (a reset, as a closed tab
+    gives) leaves no traceback in the log; an error of the server's own still prints one."""
+    import socket
+    import struct
+    (tmp_path / "big.bin").write_bytes(bytes(32 << 20))
+
+    def drop_mid_file(url):
+        host, port = url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port))) as sock:
+            sock.sendall(b"GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert sock.recv(4096).startswith(b"HTTP/1.0 200")
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    _serve_and_wait_for_error(tmp_path, drop_mid_file)
+    assert "Traceback" not in capfd.readouterr().err
+
+    class Broken:
+        def send_head(self):
+            raise ValueError("a bug in the server")
+
+    def get(url):
+        import urllib.request
+        with pytest.raises(Exception):
+            urllib.request.urlopen(url + "/big.bin", timeout=20)
+    _serve_and_wait_for_error(tmp_path, get, Broken)
+    err = capfd.readouterr().err
+    assert "Traceback" in err and "a bug in the server" in err
+
+
 def test_serve_gzips_what_static_hosts_compress(tmp_path):
     """tools/serve.py --gzip: text, JS, JSON and wasm compressed for clients that accept it,
     zips and wheels as they are (the benchmarks' "bytes on the wire")."""
