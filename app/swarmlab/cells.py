@@ -10,7 +10,7 @@ Public API
 ``Pairs.sum_by_i(w, odd=False)``, ``Pairs.counts()``, ``sum_by_i(i, w, n)``
     The per-pair reductions (``np.bincount``), for full and half pairs.
 ``in_field_of_view(pairs, u, half_angle)``, ``k_nearest(pairs, k)``
-    Filters on a ``Pairs`` (order preserved).
+    Filters on a ``Pairs`` (order preserved; half pairs in view give ordered pairs).
 ``nearest_any(x, box, group=None, query=None) -> (j, r)``
     Nearest other agent at any distance (ring search that grows until exact);
     ``query`` restricts the search to some agents (against all agents).
@@ -845,13 +845,37 @@ def in_field_of_view(pairs: Pairs, u: np.ndarray, half_angle: float) -> Pairs:
     u : (N, 2) unit headings.  A coincident neighbour (r == 0) counts as visible.
     Test: ``u_i . d_ij >= cos(half_angle) * r_ij - 1e-12 * r_ij`` (cos from ``detmath``:
     the same bits in CPython and Pyodide).
+
+    Half pairs (``pairs.half``) come back as ordered pairs, equal bit for bit and in
+    order to ``in_field_of_view(pairs.full(), u, half_angle)``: the forward pairs kept,
+    then the reverse pairs kept.  The reverse pair (j, i, 0.0 - d, r) is tested as
+    ``u_j . d <= -lim``, which is ``u_j . (0.0 - d) >= lim`` exactly (IEEE negation is
+    exact and rounding is symmetric; only the sign of a zero product can differ, and
+    -0.0 and +0.0 compare equal), so the reverse block is never written out whole.
     """
     u = np.asarray(u, dtype=np.float64)
     u0 = np.ascontiguousarray(u[:, 0])  # 1-D gathers: ~2x faster than u[pairs.i] rows
     u1 = np.ascontiguousarray(u[:, 1])
-    cosang = u0[pairs.i] * pairs.d[:, 0]
-    cosang += u1[pairs.i] * pairs.d[:, 1]
-    return pairs.take(cosang >= _cos(half_angle) * pairs.r - 1e-12 * pairs.r)
+    i, dx, dy, r = pairs.i, pairs.dx, pairs.dy, pairs.r
+    lim = _cos(half_angle) * r
+    lim -= 1e-12 * r
+    cosang = u0[i] * dx
+    cosang += u1[i] * dy
+    if not pairs.half:
+        return pairs.take(cosang >= lim)
+    fwd = (cosang >= lim).nonzero()[0]
+    j = pairs.j
+    cosang = u0[j] * dx  # j's heading against d (from i to j)
+    cosang += u1[j] * dy
+    back = (cosang <= np.negative(lim, out=lim)).nonzero()[0]
+    k = fwd.size
+    d = np.empty((2, k + back.size))
+    d[0, :k] = dx[fwd]
+    d[1, :k] = dy[fwd]
+    np.subtract(0.0, dx[back], out=d[0, k:])  # as Pairs.full() writes the reverse
+    np.subtract(0.0, dy[back], out=d[1, k:])
+    return Pairs(np.concatenate((i[fwd], j[back])), np.concatenate((j[fwd], i[back])), d.T,
+                 np.concatenate((r[fwd], r[back])), pairs.n)
 
 
 def k_nearest(pairs: Pairs, k: int) -> Pairs:

@@ -113,8 +113,8 @@ def nearest_distances(x: np.ndarray, box: Box, pairs: "cells.Pairs | None" = Non
 
     Bit-identical to ``cells.nearest_any(x, box)[1]``.  ``pairs`` (optional) is a
     *complete* neighbour search of the same positions: every ordered pair with
-    ``r <= c`` for some cut-off c, in any order (e.g. a step's
-    ``Neighbourhood.pairs``, sorted or not).  Then an agent with at least one pair
+    ``r <= c`` for some cut-off c, in any order, or every unordered pair once
+    (``pairs.half``; e.g. a step's ``Neighbourhood.pairs``).  Then an agent with at least one pair
     has its nearest neighbour among its pairs (a nearer agent would also be within
     c), so its distance is the minimum of its pair distances (the same
     ``sqrt(dx*dx + dy*dy)`` of the same displacement as ``nearest_any``); only the
@@ -129,6 +129,8 @@ def nearest_distances(x: np.ndarray, box: Box, pairs: "cells.Pairs | None" = Non
     r = np.full(n, np.inf)
     if len(pairs):
         np.minimum.at(r, pairs.i, pairs.r)  # 1-D ufunc.at: fast in numpy >= 1.25
+        if pairs.half:  # each unordered pair once: it also counts for j (a minimum: any order)
+            np.minimum.at(r, pairs.j, pairs.r)
     alone = np.flatnonzero(r == np.inf)
     if alone.size:
         r[alone] = cells.nearest_any(x, box, query=alone)[1]

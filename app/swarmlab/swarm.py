@@ -373,14 +373,18 @@ def initial_state(p: SwarmParams) -> SwarmState:
 class Neighbourhood:
     """One neighbour search and the sets derived from it.
 
-    pairs    : all ordered pairs with r <= max(R, 3.2).  In "nearest" mode they are sorted
-               by i, then r, then j (k_nearest needs that order); in "range" mode every
-               use is a bincount reduction, so the search skips its output sort
-               (``sort=False``: same pairs, deterministic order; about 40 % of a step
-               at high density)
-    personal : pairs with r < 3.2 (any direction)
-    social   : pairs with r <= R inside +-135 deg of i's heading; in "nearest" mode
-               only the k closest of those per agent (ties by ID = index order)
+    pairs    : all pairs with r <= max(R, 3.2).  In "nearest" mode the ordered pairs sorted
+               by i, then r, then j (k_nearest needs that order); in "range" mode each
+               unordered pair once (``half``: no output sort, about 40 % of a step at high
+               density, and no reverse block), from which the field of view writes only
+               the ordered pairs in view
+    personal : ordered pairs with r < 3.2 (any direction)
+    social   : ordered pairs with r <= R inside +-135 deg of i's heading; in "nearest"
+               mode only the k closest of those per agent (ties by ID = index order)
+
+    Every set is the same, bit for bit and in the same order, as when "range" mode
+    searched ordered pairs (``cells.in_field_of_view`` and ``Pairs.full`` keep the order
+    of the forward block, then the reverse block).
     """
 
     pairs: Pairs
@@ -390,8 +394,9 @@ class Neighbourhood:
 
 def find_neighbours(state: SwarmState, p: SwarmParams) -> Neighbourhood:
     """The step's single neighbour search (see module docstring, step 1)."""
-    pairs = cells.neighbour_pairs(state.x, BOX, p.cutoff, sort=p.mode == "nearest")
-    personal = pairs.take(pairs.r < PERSONAL)
+    nearest = p.mode == "nearest"
+    pairs = cells.neighbour_pairs(state.x, BOX, p.cutoff, sort=nearest, half=not nearest)
+    personal = pairs.take(pairs.r < PERSONAL).full()
     social = pairs if p.R >= p.cutoff else pairs.take(pairs.r <= p.R)
     social = cells.in_field_of_view(social, state.u, FOV_HALF)
     if p.mode == "nearest":

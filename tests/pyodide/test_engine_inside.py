@@ -94,6 +94,10 @@ def _cell_list_oracle(selenium):
             u = np.stack([np.cos(rng.random(n) * 6.28), np.sin(rng.random(n) * 6.28)], axis=1)
             fov = cells.in_field_of_view(got, u, 2.356194490192345)
             assert same(fov, oracles.in_field_of_view(want, u, 2.356194490192345))
+            for half in (2.356194490192345, 0.0):  # half pairs in view: the ordered pairs in view, bit for bit
+                h = cells.neighbour_pairs(x, box, cutoff, sort=False, half=True)
+                assert same(cells.in_field_of_view(h, u, half),
+                            cells.in_field_of_view(cells.neighbour_pairs(x, box, cutoff, sort=False), u, half))
             assert same(cells.k_nearest(fov, 7), oracles.k_nearest(fov, 7))
         j, r = cells.nearest_any(x, box)
         jo, ro = oracles.nearest_any(x, box)

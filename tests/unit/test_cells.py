@@ -328,6 +328,33 @@ def test_take_accepts_mask_or_indices():
     assert a.n == p.n == 60
 
 
+def test_field_of_view_of_half_pairs_is_that_of_the_ordered_pairs():
+    """Half pairs in view come back as ordered pairs: the same pairs, in the same order and
+    with the same bits (signs of zero too) as the view of the ordered search, and as the
+    per-pair loop over ``full()``; with coincident agents (visible both ways) and
+    neighbours straight behind (seen by neither's cone of 0 degrees)."""
+    for seed in range(25):
+        rng = np.random.default_rng(7000 + seed)
+        box = BOXES[seed % len(BOXES)]
+        n = int(rng.integers(2, 150))
+        x = rng.random((n, 2)) * box.size
+        if seed % 3 == 0 and n > 4:
+            x[:3] = x[3]
+        th = rng.random(n) * 2 * np.pi
+        if seed % 5 == 0:
+            th[::2] = th[0]  # many identical headings: exact ties with the cone's edge
+        u = np.stack((np.cos(th), np.sin(th)), axis=1)
+        cutoff = 0.3 * min(box.width, box.height)
+        h = cells.neighbour_pairs(x, box, cutoff, sort=False, half=True)
+        ordered = cells.neighbour_pairs(x, box, cutoff, sort=False)
+        assert h.half and not ordered.half and 2 * len(h) == len(ordered)
+        for half in (np.radians(135.0), np.pi / 2, 0.0, np.pi):
+            got = cells.in_field_of_view(h, u, half)
+            assert not got.half
+            assert_same_pairs(got, cells.in_field_of_view(ordered, u, half), msg=f"seed={seed}")
+            assert_same_pairs(got, oracles.in_field_of_view(h.full(), u, half), msg=f"seed={seed}")
+
+
 def test_field_of_view_matches_per_pair_loop():
     for seed in range(25):
         rng = np.random.default_rng(2000 + seed)

@@ -72,10 +72,11 @@ def _bits(a):
     return np.asarray(a, np.float64).view(np.int64)
 
 
-@pytest.mark.parametrize("sort", [True, False])
-def test_nearest_distances_from_pairs_bit_identical(sort):
-    """Nearest distances from a complete neighbour search (+ a search for the agents
-    without a pair) equal the full search and the brute-force oracle bit for bit."""
+@pytest.mark.parametrize("sort,half", [(True, False), (False, False), (False, True)])
+def test_nearest_distances_from_pairs_bit_identical(sort, half):
+    """Nearest distances from a complete neighbour search, ordered or each unordered pair
+    once (+ a search for the agents without a pair), equal the full search and the
+    brute-force oracle bit for bit."""
     boxes = [BOX, Box(1.0, 1.0), Box(3.0, 2.0)]
     for seed in range(60):
         rng = np.random.default_rng(9000 + seed)
@@ -89,7 +90,8 @@ def test_nearest_distances_from_pairs_bit_identical(sort):
         # from "nobody has a pair" through "everybody does", and cutoff >= L/2
         for frac in (0.0, 0.005, 0.03, 0.1, 0.6):
             cutoff = frac * min(box.width, box.height)
-            pairs = cells.neighbour_pairs(x, box, cutoff, sort=sort)
+            pairs = cells.neighbour_pairs(x, box, cutoff, sort=sort, half=half)
+            assert pairs.half == (half and cutoff < 0.5 * min(box.width, box.height))
             r = metrics.nearest_distances(x, box, pairs)
             assert np.array_equal(_bits(r), _bits(cells.nearest_any(x, box)[1])), f"seed={seed} frac={frac}"
             assert np.array_equal(_bits(r), _bits(oracles.nearest_any(x, box)[1])), f"seed={seed} frac={frac}"

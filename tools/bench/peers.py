@@ -23,6 +23,12 @@ move; see swarmlab.boids and rules_boids.steering) timed in:
 
 ``--baseline DIR`` times an older copy of ``app/``.
 
+Then (or alone, with ``--swarm``) the Swarm Lab's step at N = 2,000 under Pyodide
+against CPython in the same rounds, and numpy's own kernels (multiply, divide,
+gathers, comparisons, bincount...) on arrays of that step's size in both runtimes:
+Pyodide's numpy is built without SIMD (its baseline and dispatch lists are empty;
+CPython's x86-64 wheels dispatch AVX2), so the step's ratio is bounded by theirs.
+
 Before timing, one step of the JS peers (grid and naive) is checked
 against swarmlab.boids.step from the same state, at the defaults and at the
 settings of ``VARIANTS`` (max relative difference; exact equality is not expected:
@@ -121,6 +127,41 @@ def run_swarm(sizes, budget):
         out[n] = best(f, budget)
     return out
 
+def numpy_kernels(budget):
+    """numpy's own kernels, one call each, on arrays of the Lab 1 step's size at N = 2,000
+    (its ordered pairs, M ~ 134,000; gathers from an (N,) table): what every line of the
+    step is made of.  Also numpy's SIMD baseline and dispatch lists (empty in Pyodide)."""
+    from swarmlab import swarm
+    try:
+        from numpy._core._multiarray_umath import __cpu_baseline__ as base, __cpu_dispatch__ as disp
+    except ImportError:  # numpy < 2
+        from numpy.core._multiarray_umath import __cpu_baseline__ as base, __cpu_dispatch__ as disp
+    p = swarm.SwarmParams.from_values({"N": 2000})
+    st = swarm.initial_state(p)
+    for _ in range(120):
+        st = swarm.step(st, p)
+    pairs = swarm.find_neighbours(st, p).social  # ordered pairs in view: the rules' input
+    m, n = len(pairs), st.n
+    a = pairs.r.copy()
+    b = pairs.dx.copy()
+    out = np.empty(m)
+    i = pairs.i
+    table = np.ascontiguousarray(st.u[:, 0])
+    mask = a <= 0.5 * float(a.max())
+    c = a + 1.0
+    kernels = {
+        "multiply": lambda: np.multiply(a, b, out=out),
+        "divide": lambda: np.divide(b, c, out=out),
+        "sqrt": lambda: np.sqrt(a, out=out),
+        "floor": lambda: np.floor(b, out=out),
+        "gather (1-D)": lambda: table[i],
+        "compare": lambda: a <= 3.2,
+        "minimum": lambda: np.minimum(a, 3.2, out=out),
+        "nonzero": lambda: mask.nonzero(),
+        "bincount": lambda: np.bincount(i, weights=b, minlength=n),
+    }
+    return {"M": m, "simd": [len(base), len(disp)], "t": {k: best(f, budget) for k, f in kernels.items()}}
+
 def check(n, overrides):
     p = boids.Params(population=n).with_values(**overrides)
     st = boids.initial_state(p)
@@ -135,7 +176,7 @@ MODE = globals().get("MODE", "run")
 if MODE == "check":
     print("@@RESULT@@" + json.dumps(check(CHECK_N, CHECK_SET)))
 elif MODE == "swarm":
-    print("@@RESULT@@" + json.dumps({"swarm": run_swarm(SIZES, BUDGET)}))
+    print("@@RESULT@@" + json.dumps({"swarm": run_swarm(SIZES, BUDGET), "kernels": numpy_kernels(BUDGET)}))
 else:
     print("@@RESULT@@" + json.dumps(run(SIZES, BUDGET, NB)))
 '''
@@ -227,12 +268,17 @@ def swarm_main(sizes, budget, rounds, baseline) -> int:
     if baseline:
         runs += [("cpython before", os.path.abspath(baseline), ""), ("pyodide before", os.path.abspath(baseline), "")]
     best: dict[str, dict[int, float]] = {}
+    kernels: dict[str, dict] = {}
     for rnd in range(rounds):
         for name, app, extra in (runs if rnd % 2 == 0 else runs[::-1]):
-            res = (run_cpython if name.startswith("cpython") else run_pyodide)(extra + header, app)["swarm"]
+            got = (run_cpython if name.startswith("cpython") else run_pyodide)(extra + header, app)
             d = best.setdefault(name, {})
-            for n, t in res.items():
+            for n, t in got["swarm"].items():
                 d[int(n)] = min(d.get(int(n), float("inf")), t)
+            if not name.endswith("before"):
+                k = kernels.setdefault(name, {"M": got["kernels"]["M"], "simd": got["kernels"]["simd"], "t": {}})
+                for op, t in got["kernels"]["t"].items():
+                    k["t"][op] = min(k["t"].get(op, float("inf")), t)
     print("Swarm Lab (Lab 1) model step at its defaults, ms (minimum over rounds; 'keep_freed': CPython with")
     print("swarmlab.allocator.keep_freed_memory(), as `python -m swarmlab` runs):")
     print(f"{'N':>7} " + " ".join(f"{k:>18}" for k in best))
@@ -245,6 +291,13 @@ def swarm_main(sizes, budget, rounds, baseline) -> int:
                      f" after / before: Pyodide {best['pyodide'][n] / best['pyodide before'][n]:.2f}x,"
                      f" CPython {best['cpython'][n] / best['cpython before'][n]:.2f}x")
         print(line)
+    pyo, cpy = kernels["pyodide"], kernels["cpython keep_freed"]
+    print(f"numpy's own kernels on the step's arrays (M = {pyo['M']:,} pairs in view at N = 2,000), microseconds a call;"
+          f" SIMD baseline/dispatch targets: CPython {cpy['simd'][0]}/{cpy['simd'][1]}, Pyodide {pyo['simd'][0]}/{pyo['simd'][1]}:")
+    for op, t in pyo["t"].items():
+        print(f"  {op:<14} CPython keep_freed {cpy['t'][op] * 1e6:9.1f}   Pyodide {t * 1e6:9.1f}   {t / cpy['t'][op]:5.2f}x")
+    ratios = sorted(pyo["t"][op] / cpy["t"][op] for op in pyo["t"])
+    print(f"  median Pyodide / CPython over these kernels: {ratios[len(ratios) // 2]:.2f}x (the step's ratio is a mix of them)")
     return 0
 
 
@@ -343,6 +396,8 @@ def main(argv=None) -> int:
                    "ratios": {k: {str(n): v for n, v in d.items()} for k, d in ratios.items()},
                    "slopes": slopes, "seconds_total": total}, f, indent=1)
     print(f"wrote {args.json}")
+    print("\nThe Swarm Lab (Lab 1) step, Pyodide against CPython (also `peers --swarm`):")
+    swarm_main([2000], budget, args.rounds, args.baseline)
     return 0 if eq["ok"] else 1
 
 

@@ -79,7 +79,8 @@ def bench(n: int, layout: str, warmup: int, seconds: float) -> dict:
         warm_s = time.perf_counter() - t0
     order = metrics.polarization(state.u)
     # pair count of the state being timed (counted outside the timed loop)
-    pairs = len(swarm.find_neighbours(state, p).pairs)
+    found = swarm.find_neighbours(state, p).pairs  # ordered pairs (half pairs: each unordered pair once)
+    pairs = 2 * len(found) if found.half else len(found)
     state, steps, dt, cpu = _time_steps(state, p, seconds, MIN_STEPS)
     return {
         "n": n,
