@@ -224,7 +224,8 @@ class Search(SwarmLab):
     name = "search"
 
     def step(self) -> None:
-        cells.neighbour_pairs(self.state.x, swarm.BOX, self.p.cutoff, sort=self.p.mode == "nearest")
+        nearest = self.p.mode == "nearest"  # as swarm.find_neighbours asks (range mode: half pairs)
+        cells.neighbour_pairs(self.state.x, swarm.BOX, self.p.cutoff, sort=nearest, half=not nearest)
 
 
 class OwnProcess:
