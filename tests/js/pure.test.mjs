@@ -253,6 +253,39 @@ test("a chart axis with scale: 100 labels its ticks in per cent (Lab 1's very-cl
   assert.ok(texts.includes("0.2") && !texts.includes("20"), texts.join(" "));
 });
 
+test("a short chart draws fewer ticks, never labels over each other (Lab 1's live strip on a phone)", async () => {
+  const { LineChart, TICK_LABEL_GAP } = await import("../../assets/js/ui/chart.js");
+  globalThis.window ??= { devicePixelRatio: 1 };
+  const ys = { left: [], right: [] };
+  let align = "left";
+  const g = new Proxy({}, {
+    get: (t, k) => (k in t ? t[k] : k === "fillText" ? (s, x, y) => { if (t.textBaseline === "middle" && x !== 8) ys[align].push([String(s), y]); }
+      : k === "measureText" ? (s) => ({ width: 6 * String(s).length }) : () => {}),
+    set: (t, k, v) => { t[k] = v; if (k === "textAlign") align = v === "right" ? "left" : "right"; return true; },
+  });
+  for (const height of [300, 160, 90]) {
+    const canvas = {
+      width: 0, height: 0, getContext: () => g, hasAttribute: () => false, setAttribute() {},
+      addEventListener() {}, getBoundingClientRect: () => ({ width: 180, height }),
+    };
+    ys.left.length = 0; ys.right.length = 0;
+    const chart = new LineChart(canvas, {
+      compact: true, axes: { left: { min: 0, auto: true, minMax: 4, pad: 0.1 }, right: { min: 0, max: 1, scale: 100 } },
+      series: [{ key: "spacing", label: "spacing" }, { key: "close", label: "< 1.2 (%)", axis: "right" }],
+    });
+    ys.left.length = 0; ys.right.length = 0;  // (the constructor drew the empty chart)
+    chart.setData({ t: [0, 1, 2], series: { spacing: [2, 2.5, 3], close: [0.1, 0.2, 0.1] } });
+    for (const side of ["left", "right"]) {
+      const ticks = ys[side].filter(([s]) => /^[0-9.]+$/.test(s));
+      assert.ok(ticks.length >= 2, `${height} px, ${side}: ${ticks}`);
+      const gaps = ticks.slice(1).map(([, y], i) => Math.abs(y - ticks[i][1]));
+      assert.ok(Math.min(...gaps) >= TICK_LABEL_GAP - 1, `${height} px, ${side}: ${ticks.join(" ")}`);
+      assert.equal(ticks[0][0], "0", `${height} px, ${side}: starts at 0`);
+    }
+    if (height === 300) assert.equal(ys.right.filter(([s]) => /^[0-9]+$/.test(s)).length, 6); // 0, 20 ... 100 where it fits
+  }
+});
+
 test("drawArrow scales a style's dash by the line width once, not at every call", () => {
   const dashes = [];
   const g = new Proxy({}, {

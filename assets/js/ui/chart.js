@@ -48,6 +48,17 @@ export function niceStep(span, count = 5) {
   return nice * mag;
 }
 
+/** The next "nice" step above `step` (1, 2, 5, 10 times a power of ten). */
+function nextNiceStep(step) {
+  const mag = Math.pow(10, Math.floor(Math.log10(step) + 1e-9));
+  const f = step / mag;
+  return (f < 1.5 ? 2 : f < 3 ? 5 : 10) * mag;
+}
+
+/** Vertical room per tick label, CSS px (11 px text and a little air): a short plot, such as a
+ *  phone's live strip, gets fewer ticks instead of labels drawn over each other. */
+export const TICK_LABEL_GAP = 14;
+
 /** m:ss for a time in seconds (m may exceed 59). */
 export function formatClock(t) {
   const s = Math.max(0, Math.floor(t + 1e-9));
@@ -158,7 +169,7 @@ export class LineChart {
     else this.highlight(i);
   }
 
-  _range(axis, keys) {
+  _range(axis, keys, maxIntervals = Infinity) {
     const a = this.opts.axes[axis];
     let min = a.min ?? 0;
     let max = a.max ?? 1;
@@ -182,7 +193,8 @@ export class LineChart {
         max = a.minMax ?? max;
       }
     }
-    const step = niceStep(max - min, a.ticks || 4);
+    let step = niceStep(max - min, a.ticks || 4);
+    while ((max - min) / step > maxIntervals + 1e-9) step = nextNiceStep(step);
     if (a.auto) max = Math.ceil(max / step - 1e-9) * step;
     return { min, max, step };
   }
@@ -229,8 +241,10 @@ export class LineChart {
     const xFormat = o.xFormat || ((v) => defaultXFormat(v, this.xMax));
 
     const ranges = {};
+    const maxIntervals = Math.max(1, Math.floor(plot.h / TICK_LABEL_GAP));
     for (const side of Object.keys(axes)) {
-      ranges[side] = this._range(side, series.filter((s) => (s.axis || "left") === side).map((s) => s.key));
+      ranges[side] = this._range(side, series.filter((s) => (s.axis || "left") === side).map((s) => s.key),
+        maxIntervals);
     }
 
     // title and legend
