@@ -328,22 +328,29 @@ def test_take_accepts_mask_or_indices():
     assert a.n == p.n == 60
 
 
+def _view_cases(seed0, n_min, n_max, tied_headings):
+    """25 random flocks for the field-of-view tests: (seed, box, x, u), some with three
+    coincident agents, and with ``tied_headings`` some where every other agent shares one
+    heading (exact ties with the cone's edge)."""
+    for seed in range(25):
+        rng = np.random.default_rng(seed0 + seed)
+        box = BOXES[seed % len(BOXES)]
+        n = int(rng.integers(n_min, n_max))
+        x = rng.random((n, 2)) * box.size
+        if seed % 4 == 0 and n > 4:
+            x[:3] = x[3]  # coincident: visible
+        th = rng.random(n) * 2 * np.pi
+        if tied_headings and seed % 5 == 0:
+            th[::2] = th[0]
+        yield seed, box, x, np.stack((np.cos(th), np.sin(th)), axis=1)
+
+
 def test_field_of_view_of_half_pairs_is_that_of_the_ordered_pairs():
     """Half pairs in view come back as ordered pairs: the same pairs, in the same order and
     with the same bits (signs of zero too) as the view of the ordered search, and as the
     per-pair loop over ``full()``; with coincident agents (visible both ways) and
     neighbours straight behind (seen by neither's cone of 0 degrees)."""
-    for seed in range(25):
-        rng = np.random.default_rng(7000 + seed)
-        box = BOXES[seed % len(BOXES)]
-        n = int(rng.integers(2, 150))
-        x = rng.random((n, 2)) * box.size
-        if seed % 3 == 0 and n > 4:
-            x[:3] = x[3]
-        th = rng.random(n) * 2 * np.pi
-        if seed % 5 == 0:
-            th[::2] = th[0]  # many identical headings: exact ties with the cone's edge
-        u = np.stack((np.cos(th), np.sin(th)), axis=1)
+    for seed, box, x, u in _view_cases(7000, 2, 150, tied_headings=True):
         cutoff = 0.3 * min(box.width, box.height)
         h = cells.neighbour_pairs(x, box, cutoff, sort=False, half=True)
         ordered = cells.neighbour_pairs(x, box, cutoff, sort=False)
@@ -356,15 +363,7 @@ def test_field_of_view_of_half_pairs_is_that_of_the_ordered_pairs():
 
 
 def test_field_of_view_matches_per_pair_loop():
-    for seed in range(25):
-        rng = np.random.default_rng(2000 + seed)
-        box = BOXES[seed % len(BOXES)]
-        n = int(rng.integers(0, 120))
-        x = rng.random((n, 2)) * box.size
-        if seed % 4 == 0 and n > 4:
-            x[:3] = x[3]  # coincident: visible
-        th = rng.random(n) * 2 * np.pi
-        u = np.stack((np.cos(th), np.sin(th)), axis=1)
+    for seed, box, x, u in _view_cases(2000, 0, 120, tied_headings=False):
         p = cells.neighbour_pairs(x, box, 0.3 * min(box.width, box.height))
         for half in (np.radians(135.0), np.pi / 2, 0.0, np.pi):
             assert_same_pairs(cells.in_field_of_view(p, u, half), oracles.in_field_of_view(p, u, half), msg=f"seed={seed}")
