@@ -399,7 +399,7 @@ def find_neighbours(state: SwarmState, p: SwarmParams) -> Neighbourhood:
     personal = pairs.take(pairs.r < PERSONAL).full()
     social = pairs if p.R >= p.cutoff else pairs.take(pairs.r <= p.R)
     social = cells.in_field_of_view(social, state.u, FOV_HALF)
-    if p.mode == "nearest":
+    if nearest:
         social = cells.k_nearest(social, p.k)
     return Neighbourhood(pairs=pairs, personal=personal, social=social)
 
