@@ -194,9 +194,9 @@ export class LineChart {
       }
     }
     let step = niceStep(max - min, a.ticks || 4);
-    while ((max - min) / step > maxIntervals + 1e-9) step = nextNiceStep(step);
-    if (a.auto) max = Math.ceil(max / step - 1e-9) * step;
-    return { min, max, step };
+    const top = () => (a.auto ? Math.ceil(max / step - 1e-9) * step : max);  // an auto axis ends on a tick
+    while ((top() - min) / step > maxIntervals + 1e-9) step = nextNiceStep(step);
+    return { min, max: top(), step };
   }
 
   draw() {
