@@ -72,7 +72,7 @@ WHEELS: dict[str, tuple[str, str, str, list[str], list[str]]] = {
 #: unit-test files of tests/unit that tests/pyodide also runs, unchanged, inside Pyodide
 #: (they need only numpy, swarmlab and tests/unit/oracles.py)
 INSIDE_TESTS = ("test_cells.py", "test_metrics.py", "test_space.py", "test_noise.py", "test_detmath.py",
-                "test_boids_half.py")
+                "test_boids_half.py", "test_boids_many.py")
 
 
 class DistError(SystemExit):

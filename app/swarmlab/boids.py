@@ -596,12 +596,15 @@ def limit_speed(v: np.ndarray, v_prev: np.ndarray, v_min: float = V_MIN, v_max: 
     return v * target[:, None]
 
 
-def step(state: BoidsState, params: Params, treat: Treat | None = None, rule=None) -> BoidsState:
+def step(state: BoidsState, params: Params, treat: Treat | None = None, rule=None, *,
+         group: np.ndarray | None = None) -> BoidsState:
     """One step of DT seconds.  Pure: returns a new state, the input is untouched.
-    ``rule``: see :func:`acceleration` (None = the built-in rules)."""
+    ``rule``: see :func:`acceleration` (None = the built-in rules).  ``group``: (N,) flock
+    ids when ``state`` holds several flocks side by side (:func:`run_many`); boids of
+    different flocks never see each other."""
     box = params.box
     # each unordered pair once, in the cell list's order (the unsorted search's forward block)
-    pairs = cells.neighbour_pairs(state.x, box, params.reach, sort=False, half=True)
+    pairs = cells.neighbour_pairs(state.x, box, params.reach, group=group, sort=False, half=True)
     a = acceleration(state, pairs, params, treat, rule)
     v = limit_speed(state.v + a * DT, state.v, params.v_min, params.v_max)
     x = shift(state.x, v, DT, box)
@@ -613,6 +616,39 @@ def run(state: BoidsState, params: Params, n: int, treat: Treat | None = None, r
     for _ in range(step_count(n)):
         state = step(state, params, treat, rule)
     return state
+
+
+def run_many(states, params: Params, n: int, treat: Treat | None = None, rule=None) -> list[BoidsState]:
+    """:func:`run` of each of several flocks (a sequence of states of one population, e.g.
+    the seeded starts of several samples), all stepped together: bit for bit the states that
+    ``[run(s, params, n, treat, rule) for s in states]`` returns, in about a third of the time
+    for eight flocks of 80.
+
+    How: the flocks' rows are stacked into one (B*N, 2) state and every step makes one
+    neighbour search over all of them with a flock id per boid (``cells.neighbour_pairs``'s
+    ``group``: pairs form only within a flock).  The cell list sorts boids by (flock, cell)
+    stably, so each flock's pairs come out in the order its own search gives them, and every
+    per-boid sum adds the same values in the same order (``tests/unit/test_boids_many.py``
+    compares both, with the built-in rules, a student's rule and the treat).  So the flocks
+    must share ``params`` and their population: the cell size follows the boids per flock.
+    A rule given here must work boid by boid from the pairs, as the page's rules do (one that
+    averaged over all boids would see every flock at once).
+    """
+    states = list(states)
+    if len(states) <= 1:
+        return [run(s, params, n, treat, rule) for s in states]
+    sizes = {s.n for s in states}
+    if len(sizes) != 1:
+        raise ValueError(f"run_many needs flocks of one population, got {sorted(sizes)}")
+    size = sizes.pop()
+    group = np.repeat(np.arange(len(states), dtype=np.intp), size)
+    flat = BoidsState(np.concatenate([s.x for s in states]), np.concatenate([s.v for s in states]),
+                      np.concatenate([s.ids for s in states]))
+    steps = step_count(n)
+    for _ in range(steps):
+        flat = step(flat, params, treat, rule, group=group)
+    return [BoidsState(flat.x[k * size:(k + 1) * size].copy(), flat.v[k * size:(k + 1) * size].copy(),
+                       s.ids, s.steps + steps, s.next_id) for k, s in enumerate(states)]
 
 
 # --------------------------------------------------------------------------------------
@@ -746,13 +782,22 @@ class FlockWatch:
 def liveliness(params: Params, seconds: float = 300.0, start: float = WATCH_START) -> dict:
     """Run from the seeded start for ``seconds`` (whole seconds) and return
     :meth:`FlockWatch.summary` over ``[start, seconds]``."""
-    state = initial_state(params)
-    watch = FlockWatch(params, start)
-    watch.observe(state)
-    for _ in range(int(round(seconds))):
-        state = run(state, params, STEPS_PER_SECOND)
+    return liveliness_many(params, [params.sample], seconds, start)[0]
+
+
+def liveliness_many(params: Params, samples, seconds: float = 300.0, start: float = WATCH_START) -> list[dict]:
+    """:func:`liveliness` of ``params`` with each sample of ``samples``, the flocks stepped
+    together (:func:`run_many`: the same numbers as one run at a time)."""
+    runs = [replace(params, sample=int(k)) for k in samples]
+    states = [initial_state(p) for p in runs]
+    watches = [FlockWatch(p, start) for p in runs]
+    for watch, state in zip(watches, states):
         watch.observe(state)
-    return watch.summary()
+    for _ in range(int(round(seconds))):
+        states = run_many(states, params, STEPS_PER_SECOND)
+        for watch, state in zip(watches, states):
+            watch.observe(state)
+    return [watch.summary() for watch in watches]
 
 
 def big_groups(state: BoidsState, params: Params) -> int:
@@ -782,18 +827,32 @@ def cohesion_only(params: Params, seconds: float = CLUMP_SECONDS) -> dict:
     ``clumps`` = groups of GROUP_MIN+ boids (1 = a single group) and ``compact`` =
     :func:`metrics.concentration` of all boids (near 1: one clump; a single group that is
     a band wrapped round the world reads low)."""
+    return cohesion_only_many(params, [params.sample], seconds)[0]
+
+
+def cohesion_only_many(params: Params, samples, seconds: float = CLUMP_SECONDS) -> list[dict]:
+    """:func:`cohesion_only` with each sample of ``samples``, stepped together (:func:`run_many`)."""
     p = params.with_values(**PRESETS["cohesion"])
-    state = run(initial_state(p), p, int(round(seconds * STEPS_PER_SECOND)))
-    return {"clumps": big_groups(state, p), "compact": metrics.concentration(state.x, p.box)}
+    starts = [initial_state(replace(p, sample=int(k))) for k in samples]
+    return [{"clumps": big_groups(state, p), "compact": metrics.concentration(state.x, p.box)}
+            for state in run_many(starts, p, int(round(seconds * STEPS_PER_SECOND)))]
 
 
 def goal_row(params: Params, seconds: float = GOAL_SECONDS) -> dict:
     """One sample's row of the goal table: :func:`liveliness` of ``params`` plus
     ``clumps`` and ``compact`` (:func:`cohesion_only` at CLUMP_SECONDS)."""
-    row = liveliness(params, seconds)
-    row["sample"] = params.sample
-    row.update(cohesion_only(params))
-    return row
+    return goal_rows(params, [params.sample], seconds)[0]
+
+
+def goal_rows(params: Params, samples, seconds: float = GOAL_SECONDS) -> list[dict]:
+    """:func:`goal_row` of ``params`` with each sample of ``samples``, their flocks stepped
+    together (:func:`run_many`; the same rows as one sample at a time)."""
+    samples = [int(k) for k in samples]
+    rows = liveliness_many(params, samples, seconds)
+    for row, k, clump in zip(rows, samples, cohesion_only_many(params, samples)):
+        row["sample"] = k
+        row.update(clump)
+    return rows
 
 
 def goals_met(rows: list[dict]) -> dict[str, bool]:

@@ -27,13 +27,16 @@ which also gives the boids an all-round view and a cohesion range of ``COH_RADIU
 No statistical margin is needed: the runs are deterministic and bit-identical in every
 runtime (IEEE-exact state path, tests/parity/test_boids_parity.py), so a number here
 cannot wobble from one machine to the next; only a change of the model moves it.
-This costs 8 runs of 300 model s (12,000 steps of 80 boids each) plus 8 of 60 s,
-about a minute and a half of CPU on an idle machine.
+This costs 8 runs of 300 model s (12,000 steps of 80 boids each) plus 8 of 60 s, stepped
+together (``boids.goal_rows`` on ``boids.run_many``, which tests/unit/test_boids_many.py holds
+to the bits of one run at a time): 43 s for the CLI's table against 100 s one sample at a
+time, on this project's 2-core VM (4 December).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -45,7 +48,8 @@ from swarmlab.space import distance
 
 @pytest.fixture(scope="module")
 def rows():
-    return [B.goal_row(B.Params(sample=s)) for s in B.GOAL_SAMPLES]
+    # the eight samples stepped together: the rows goal_row makes one by one (tests/unit/test_boids_many.py)
+    return B.goal_rows(B.Params(), B.GOAL_SAMPLES)
 
 
 def test_the_goal_table_is_measured_on_eight_fixed_samples(rows):
@@ -80,19 +84,22 @@ def test_cohesion_only_collapses_into_one_clump(rows):
     assert sum(one) >= 7, [(r["clumps"], round(r["compact"], 2)) for r in rows]
 
 
-def cohesion_sky(seed, **change):
-    p = B.Params(sample=seed).with_values(**dict(B.PRESETS["cohesion"], **change))
-    st = B.run(B.initial_state(p), p, int(B.CLUMP_SECONDS * B.STEPS_PER_SECOND))
-    return B.big_groups(st, p), metrics.concentration(st.x, p.box)
+def cohesion_skies(seeds, **change):
+    """(groups of GROUP_MIN+, concentration) after CLUMP_SECONDS of the cohesion preset with
+    ``change``, one per seed (the flocks stepped together: boids.run_many)."""
+    p = B.Params().with_values(**dict(B.PRESETS["cohesion"], **change))
+    ends = B.run_many([B.initial_state(replace(p, sample=s)) for s in seeds], p,
+                      int(B.CLUMP_SECONDS * B.STEPS_PER_SECOND))
+    return [(B.big_groups(st, p), metrics.concentration(st.x, p.box)) for st in ends]
 
 
 def test_what_the_cohesion_preset_says_about_range_and_blind_spot():
     """The preset's words: with the default range (16 lengths) cohesion alone leaves several
     knots in most samples; with the default blind spot (200 degrees) the long range makes one
     group that is not a clump but a band of boids flying past each other round the world."""
-    short = [cohesion_sky(s, coh_radius=B.COH_RADIUS)[0] for s in B.GOAL_SAMPLES]
+    short = [c for c, _ in cohesion_skies(B.GOAL_SAMPLES, coh_radius=B.COH_RADIUS)]
     assert sum(c >= 2 for c in short) >= 5, short  # measured: 6 of 8 (2-4 knots)
-    blind = [cohesion_sky(s, view=B.VIEW_DEG) for s in B.GOAL_SAMPLES[:4]]
+    blind = cohesion_skies(B.GOAL_SAMPLES[:4], view=B.VIEW_DEG)
     assert all(c < B.CLUMP_COMPACT for _, c in blind), blind  # measured: 0.06-0.24
 
 
@@ -116,9 +123,8 @@ def test_goals_met_reports_each_goal(rows):
 def test_an_all_round_view_calms_the_flock():
     """What the page says: the blind spot behind is what keeps it lively.  With a 360
     degree view (everything else the default) the same samples turn and split far less."""
-    for s in (1, 2):
-        blind = B.liveliness(B.Params(sample=s), 180.0)
-        allround = B.liveliness(B.Params(sample=s, view=360.0), 180.0)
+    for blind, allround in zip(B.liveliness_many(B.Params(), (1, 2), 180.0),
+                               B.liveliness_many(B.Params(view=360.0), (1, 2), 180.0)):
         assert allround["turns"] + allround["splits"] < 0.5 * (blind["turns"] + blind["splits"]), (blind, allround)
 
 

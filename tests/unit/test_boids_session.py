@@ -276,24 +276,25 @@ def test_cli_simulate_samples_every_quarter_second():
 
 
 def test_cli_samples_prints_the_goal_table(only_boids, capsys, monkeypatch):
-    """--samples: one row per sample (the engine's goal_row) and which goals hold."""
-    rows_made = {}  # goal_row by its arguments: the reference row below is the CLI's own call
-    real_goal_row = B.goal_row  # if the CLI asked for another sample or length, it is made afresh
+    """--samples: one row per sample and which goals hold.  The CLI steps the samples together
+    (``goal_rows``); its row of sample 3 is the row ``goal_row`` makes for sample 3 alone."""
+    asked = []  # (samples, seconds, rows) of each goal_rows call the CLI makes
+    real_goal_rows = B.goal_rows
 
-    def goal_row(params, seconds=B.GOAL_SECONDS):
-        key = (params, seconds)
-        if key not in rows_made:
-            rows_made[key] = real_goal_row(params, seconds)
-        return dict(rows_made[key])
+    def goal_rows(params, samples, seconds=B.GOAL_SECONDS):
+        rows = real_goal_rows(params, samples, seconds)
+        asked.append((list(samples), seconds, [dict(r) for r in rows]))
+        return rows
 
-    monkeypatch.setattr(B, "goal_row", goal_row)
+    monkeypatch.setattr(B, "goal_rows", goal_rows)
     assert cli.main(["boids", "--samples", "1,3", "--seconds", "63"]) == 0
-    assert len(rows_made) == 2
+    assert [(a[0], a[1]) for a in asked] == [([1, 3], 63.0)]  # one batch of both samples
     out = capsys.readouterr().out.splitlines()
     rows = [line.split() for line in out if line.strip()[:1].isdigit()]
     assert [r[0] for r in rows] == ["1", "3"]
-    want = B.goal_row(B.Params(sample=3), 63.0)
-    assert len(rows_made) == 2  # the CLI's row of sample 3 was for exactly these arguments
+    monkeypatch.undo()
+    want = B.goal_row(B.Params(sample=3), 63.0)  # one flock alone
+    assert asked[0][2][1] == want
     assert rows[1][1:3] == [str(want["splits"]), str(want["turns"])]
     assert float(rows[1][4]) == pytest.approx(want["P"], abs=0.005) and rows[1][7] == str(want["clumps"])
     assert float(rows[1][8]) == pytest.approx(want["compact"], abs=0.005)

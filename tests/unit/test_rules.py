@@ -7,6 +7,7 @@ rule must be refused with a message naming the problem (and its line), losing no
 """
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -266,28 +267,30 @@ def test_vicsek_session_rules_and_snapshot():
 IDEA_SAMPLES = (1, 2, 3, 4)
 
 
-def _measured(code, sample, seconds=90, start=30):
-    """Mean P and mean nearest spacing from `start` to `seconds` model s (sampled each second)."""
+def _measured(code, samples=IDEA_SAMPLES, seconds=90, start=30):
+    """(samples, [P, spacing]): mean P and mean nearest spacing from `start` to `seconds` model s
+    (sampled each second), the samples' flocks stepped together (boids.run_many: the runs one
+    sample at a time, bit for bit, tests/unit/test_boids_many.py)."""
     rule = rules.load(code, BOIDS)
-    p = B.Params(sample=sample)
-    s = B.initial_state(p)
+    p = B.Params()
+    states = [B.initial_state(replace(p, sample=k)) for k in samples]
     P, sp = [], []
     for k in range(seconds):
-        s = B.run(s, p, B.STEPS_PER_SECOND, rule=rule)
+        states = B.run_many(states, p, B.STEPS_PER_SECOND, rule=rule)
         if k >= start:
-            m = B.measure(s, p)
-            P.append(m["P"])
-            sp.append(m["spacing"])
-    return np.mean(P), np.mean(sp)
+            m = [B.measure(s, p) for s in states]
+            P.append([x["P"] for x in m])
+            sp.append([x["spacing"] for x in m])
+    return np.stack([np.mean(P, axis=0), np.mean(sp, axis=0)], axis=1)
 
 
 @pytest.fixture(scope="module")
 def idea_runs():
     src = BOIDS.source()
-    out = {"original": [_measured(src, k) for k in IDEA_SAMPLES]}
+    out = {"original": _measured(src)}
     for idea in rules_boids.IDEAS:
-        out[idea.name] = [_measured(idea.apply(src), k) for k in IDEA_SAMPLES]
-    return {name: np.array(rows) for name, rows in out.items()}  # (samples, [P, spacing])
+        out[idea.name] = _measured(idea.apply(src))
+    return out  # name -> (samples, [P, spacing])
 
 
 def test_every_idea_is_a_working_edit_the_page_can_load():
@@ -325,12 +328,9 @@ def test_vicsek_ideas_do_what_the_page_says():
 
     def mean_p(code):
         rule = rules.load(code, VICSEK)
-        out = []
-        for seed in vicsek.CHECK_SEEDS[:4]:
-            ens = vicsek.Ensemble([(seed, 1.0)])
-            ens.turn = rule
-            out.append(ens.run(1500)[1000:, 0].mean())
-        return np.array(out)
+        ens = vicsek.Ensemble([(seed, 1.0) for seed in vicsek.CHECK_SEEDS[:4]])  # stepped together
+        ens.turn = rule
+        return ens.run(1500)[1000:].mean(axis=0)
 
     base = mean_p(src)
     calm = mean_p(rules_vicsek.IDEAS[0].apply(src))

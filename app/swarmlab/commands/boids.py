@@ -35,6 +35,7 @@ from ..params import validate
 
 SAMPLE_STEPS = 10  # 0.25 model s at DT = 0.025 s
 MAX_SECONDS = 3600.0
+TABLE_BATCH = 8  # --samples: flocks stepped together (boids.run_many; about 3x faster at 8 than one by one)
 SERIES = (
     Series("P", "whole-group agreement P", ""),
     Series("spacing", "mean nearest spacing", "lengths"),
@@ -147,7 +148,8 @@ def parse_samples(text: str) -> list[int]:
 
 
 def table(params: boids.Params, samples: list[int], seconds: float, out=None) -> dict[str, bool]:
-    """Print the goal table (one row per sample, :func:`boids.goal_row`) and which goals hold."""
+    """Print the goal table (one row per sample, :func:`boids.goal_rows`, ``TABLE_BATCH`` samples
+    stepped together: the rows of :func:`boids.goal_row` one at a time) and which goals hold."""
     out = out or sys.stdout
     print(f"liveliness {boids.WATCH_START:g}-{seconds:g} s, groups of {boids.GROUP_MIN}+ boids linked within "
           f"the alignment range; clumps = groups of {boids.GROUP_MIN}+ after {boids.CLUMP_SECONDS:g} s of "
@@ -155,11 +157,11 @@ def table(params: boids.Params, samples: list[int], seconds: float, out=None) ->
     print(f"{'sample':>6} {'splits':>6} {'turns':>5} {'psi6':>5} {'P':>5} {'share':>5} {'groups':>6} {'clumps':>6} {'compact':>7}",
           file=out)
     rows = []
-    for k in samples:
-        r = boids.goal_row(params.with_values(sample=k), seconds)
-        rows.append(r)
-        print(f"{k:>6} {r['splits']:>6} {r['turns']:>5} {r['psi6']:>5.2f} {r['P']:>5.2f} {r['share']:>5.2f} "
-              f"{r['groups']:>6.2f} {r['clumps']:>6} {r['compact']:>7.2f}", file=out, flush=True)
+    for first in range(0, len(samples), TABLE_BATCH):  # a batch of samples at a time, stepped together
+        for r in boids.goal_rows(params, samples[first:first + TABLE_BATCH], seconds):
+            rows.append(r)
+            print(f"{r['sample']:>6} {r['splits']:>6} {r['turns']:>5} {r['psi6']:>5.2f} {r['P']:>5.2f} "
+                  f"{r['share']:>5.2f} {r['groups']:>6.2f} {r['clumps']:>6} {r['compact']:>7.2f}", file=out, flush=True)
     met = boids.goals_met(rows)
     g = boids.GOALS
     wants = {"splits": f">= {g['splits']}", "turns": f">= {g['turns']}", "psi6": f"<= {g['psi6']:g}",

@@ -1,0 +1,101 @@
+"""Several Lab 3 flocks stepped together (``boids.run_many``) give exactly the runs made one
+at a time: the same positions, velocities and measures, bit for bit.
+
+Why it can: the one neighbour search per step covers all flocks with a flock id per boid, and
+the cell list sorts boids by (flock, cell) stably, so each flock's pairs keep the order its
+own search gives them, and every per-boid ``np.bincount`` sum adds the same values in the same
+order.  These tests are what makes that an engine fact rather than a hope: if a change to the
+search or the rules broke it, the goal table (tests/unit/test_boids_behaviour.py) and the
+rules' ideas (tests/unit/test_rules.py), which use ``run_many``, would no longer measure the
+runs the page makes, and these would fail first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from swarmlab import boids as B
+from swarmlab import rules, rules_boids
+
+
+def starts(p, samples):
+    return [B.initial_state(replace(p, sample=k)) for k in samples]
+
+
+def assert_same_runs(many, one_by_one):
+    assert len(many) == len(one_by_one)
+    for a, b in zip(many, one_by_one):
+        assert np.array_equal(a.x, b.x) and np.array_equal(a.v, b.v)
+        assert np.array_equal(a.ids, b.ids) and (a.steps, a.next_id) == (b.steps, b.next_id)
+
+
+SETTINGS = [
+    {},
+    {"view": 360.0},  # everyone in view: the view test is skipped
+    {"k_ali": 0.0, "view": 30.0},
+    B.PRESETS["cohesion"],  # reach 60 lengths: a few big cells
+    {"population": 7},  # a sparse sky
+    {"population": 400, "width": 300.0, "height": 200.0},
+]
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: ",".join(f"{k}={v:g}" for k, v in s.items()) or "defaults")
+def test_flocks_stepped_together_are_the_runs_made_one_by_one(settings):
+    p = B.Params().with_values(**settings)
+    first = starts(p, (1, 2, 3, 5))
+    many = B.run_many(first, p, 160)
+    assert_same_runs(many, [B.run(s, p, 160) for s in first])
+    # and the flocks really differ (a run_many that copied one flock would fail above only by luck)
+    assert not np.array_equal(many[0].x, many[1].x)
+    # the states handed in are untouched (pure)
+    assert_same_runs(first, starts(p, (1, 2, 3, 5)))
+
+
+def test_a_students_rule_and_the_treat_give_the_same_runs():
+    p = B.Params()
+    idea = rules_boids.IDEAS[0]
+    rule = rules.load(idea.apply(rules_boids.KIND.source()), rules_boids.KIND)
+    first = B.run_many(starts(p, (4, 6, 7)), p, 40)  # flocks already moving
+    treat = B.Treat(True, 80.0, 50.0)
+    many = B.run_many(first, p, 120, treat=treat, rule=rule)
+    assert_same_runs(many, [B.run(s, p, 120, treat, rule) for s in first])
+
+
+def test_states_at_different_times_keep_their_own_clocks():
+    p = B.Params()
+    a = B.run(B.initial_state(replace(p, sample=1)), p, 30)
+    b = B.initial_state(replace(p, sample=2))
+    many = B.run_many([a, b], p, 25)
+    assert [s.steps for s in many] == [55, 25]
+    assert_same_runs(many, [B.run(a, p, 25), B.run(b, p, 25)])
+
+
+def test_one_flock_or_none():
+    p = B.Params(sample=3)
+    s = B.initial_state(p)
+    assert_same_runs(B.run_many([s], p, 10), [B.run(s, p, 10)])
+    assert B.run_many([], p, 10) == []
+
+
+def test_flocks_of_different_sizes_are_refused_with_a_message():
+    p = B.Params()
+    small = B.initial_state(replace(p, population=10))
+    with pytest.raises(ValueError, match="one population"):
+        B.run_many([small, B.initial_state(p)], p, 1)
+    with pytest.raises(ValueError, match="whole number of steps"):
+        B.run_many([small, small], p, -1)
+
+
+def test_the_measures_over_many_samples_are_those_of_each_sample():
+    """liveliness_many and cohesion_only_many (the goal table's parts: ``goal_rows``, which the
+    goal table's test and the CLI use) equal their one-sample forms, which step one flock alone
+    (short runs; tests/unit/test_boids_session.py compares a whole CLI row with ``goal_row``)."""
+    p = B.Params()
+    many = B.liveliness_many(p, [2, 8], seconds=6.0, start=2.0)
+    assert many == [B.liveliness(replace(p, sample=k), 6.0, start=2.0) for k in (2, 8)]
+    assert all(m["seconds"] == 5 for m in many) and many[0] != many[1]
+    clumps = B.cohesion_only_many(p, [5, 1], seconds=3.0)
+    assert clumps == [B.cohesion_only(replace(p, sample=k), 3.0) for k in (5, 1)]
