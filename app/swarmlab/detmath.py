@@ -224,32 +224,40 @@ def _kernel_cos(z: np.ndarray) -> np.ndarray:
     return w + (((1.0 - w) - hz) + z * r)
 
 
-def _octant_parts(x_in: np.ndarray):
-    """The shared work of :func:`sincos` and :func:`cos`: x (at least 1-D), its finite mask,
-    the kernels' sin and cos of the reduced argument, and the quadrant n (0..3, float)."""
-    x = np.atleast_1d(x_in)
+def _octant_parts(x_in):
+    """The shared work of :func:`sincos` and :func:`cos`: x (at least 1-D), the kernels' sin
+    and cos of the reduced argument, the quadrant's two bits (``odd``: quadrant 1 or 3, where
+    sin and cos swap; ``upper``: quadrant 2 or 3), and the finite mask, or None when every
+    ``|x| < 2**19`` (then every x is finite and needs neither the chunked reduction nor the
+    NaN masks: one comparison and one reduction instead of about eight calls)."""
+    x = np.atleast_1d(np.asarray(x_in, dtype=np.float64))
     ax = np.abs(x)
-    finite = np.isfinite(x)
     medium = ax < _MEDIUM
-    q, y = _reduce_medium(np.where(medium, ax, 0.0))
-    huge = finite & ~medium
-    if np.any(huge):
-        idx = np.nonzero(huge)
-        qh, yh = _reduce_huge(ax[idx])
-        q = q.copy()
-        y = y.copy()
-        q[idx] = qh
-        y[idx] = yh
+    if medium.all():
+        finite = None
+        q, y = _reduce_medium(ax)
+    else:
+        finite = np.isfinite(x)
+        q, y = _reduce_medium(np.where(medium, ax, 0.0))
+        huge = finite & ~medium
+        if np.any(huge):
+            idx = np.nonzero(huge)
+            qh, yh = _reduce_huge(ax[idx])
+            q = q.copy()
+            y = y.copy()
+            q[idx] = qh
+            y[idx] = yh
     z = y * y
     s = _kernel_sin(y, z)
     c = _kernel_cos(z)
-    n = q - 4.0 * np.floor(q * 0.25)  # quadrant 0..3
-    return x, finite, s, c, n
+    half = q * 0.5  # q is a whole number: exact
+    odd = half != np.floor(half)
+    upper = (q - 4.0 * np.floor(q * 0.25)) >= 2.0  # quadrant q mod 4 (exact) is 2 or 3
+    return x, s, c, odd, upper, finite
 
 
-def _cos_of(finite, s, c, n) -> np.ndarray:
-    cos_a = np.where(n == 0.0, c, np.where(n == 1.0, -s, np.where(n == 2.0, -c, s)))  # cos is even
-    return np.where(finite, cos_a, np.float64(np.nan))
+def _finished(v: np.ndarray, finite, shape) -> np.ndarray:
+    return (v if finite is None else np.where(finite, v, np.float64(np.nan))).reshape(shape)
 
 
 def sincos(x) -> tuple[np.ndarray, np.ndarray]:
@@ -257,13 +265,20 @@ def sincos(x) -> tuple[np.ndarray, np.ndarray]:
 
     x : array_like of float64 (any shape).  Returns two float64 arrays of that shape
     (0-d arrays for scalar input).
+
+    Quadrants q mod 4 = 0, 1, 2, 3 give sin x = s, c, -s, -c and cos x = c, -s, -c, s
+    (s, c: the kernels' values at the reduced argument), and sin is odd in x.  The signs
+    are products with +-1.0, which are exact and equal to negation, signed zeros included.
     """
-    x_in = np.asarray(x, dtype=np.float64)
-    x, finite, s, c, n = _octant_parts(x_in)
-    sin_a = np.where(n == 0.0, s, np.where(n == 1.0, c, np.where(n == 2.0, -s, -c)))
-    sin_x = np.where(np.signbit(x), -sin_a, sin_a)  # sin is odd
-    shape = x_in.shape
-    return np.where(finite, sin_x, np.float64(np.nan)).reshape(shape), _cos_of(finite, s, c, n).reshape(shape)
+    shape = np.shape(x)
+    x, s, c, odd, upper, finite = _octant_parts(x)
+    sin_x = np.where(odd, c, s) * np.where(upper != np.signbit(x), -1.0, 1.0)
+    return _finished(sin_x, finite, shape), _cos_from(s, c, odd, upper, finite, shape)
+
+
+def _cos_from(s, c, odd, upper, finite, shape) -> np.ndarray:
+    cos_x = np.where(odd, s, c) * np.where(upper != odd, -1.0, 1.0)  # cos is even: no sign of x
+    return _finished(cos_x, finite, shape)
 
 
 def sin(x) -> np.ndarray:
@@ -273,8 +288,9 @@ def sin(x) -> np.ndarray:
 
 def cos(x) -> np.ndarray:
     """Deterministic cosine (see :func:`sincos`; the same bits, without the sine's last steps)."""
-    x_in = np.asarray(x, dtype=np.float64)
-    return _cos_of(*_octant_parts(x_in)[1:]).reshape(x_in.shape)
+    shape = np.shape(x)
+    _, s, c, odd, upper, finite = _octant_parts(x)
+    return _cos_from(s, c, odd, upper, finite, shape)
 
 
 # ----------------------------------------------------------------------------- atan2
@@ -305,11 +321,14 @@ def atan2(y, x) -> np.ndarray:
     swap = ay > ax
     num = np.where(swap, ax, ay)
     den = np.where(swap, ay, ax)
-    both_zero = (ax == 0.0) & (ay == 0.0)
-    both_inf = np.isinf(ax) & np.isinf(ay)
-    special = both_zero | both_inf
-    t = num / np.where(special, 1.0, den)  # in [0, 1] (or nan when an input is nan)
-    t = np.where(both_zero, 0.0, np.where(both_inf, 1.0, t))
+    if (den > 0.0).all() and (num < np.inf).all():  # no (0, 0), no (inf, inf), no nan: the usual case
+        t = num / den  # in [0, 1]
+    else:
+        both_zero = (ax == 0.0) & (ay == 0.0)
+        both_inf = np.isinf(ax) & np.isinf(ay)
+        special = both_zero | both_inf
+        t = num / np.where(special, 1.0, den)  # in [0, 1] (or nan when an input is nan)
+        t = np.where(both_zero, 0.0, np.where(both_inf, 1.0, t))
     a = _atan_unit(t)
     left = np.signbit(x)  # x < 0 or x == -0.0: the left half-plane
     a = np.where(
@@ -330,8 +349,9 @@ def log(x) -> np.ndarray:
     """
     x_in = np.asarray(x, dtype=np.float64)
     x = np.atleast_1d(x_in)
-    ok = np.isfinite(x) & (x > 0.0)
-    m, e = np.frexp(np.where(ok, x, 1.0))  # x = m * 2**e, m in [0.5, 1); exact for subnormals too
+    ok = (x > 0.0) & (x < np.inf)  # false for nan too
+    usual = ok.all()  # then no input needs the special values below
+    m, e = np.frexp(x if usual else np.where(ok, x, 1.0))  # x = m * 2**e, m in [0.5, 1); exact for subnormals too
     low = m < _SQRT_HALF
     m = np.where(low, m * 2.0, m)  # exact
     k = (e - low).astype(np.float64)  # x = m * 2**k, m in [sqrt(2)/2, sqrt(2))
@@ -344,7 +364,8 @@ def log(x) -> np.ndarray:
     r = t2 + t1
     hfsq = 0.5 * f * f
     out = k * _LN2_HI - ((hfsq - (s * (hfsq + r) + k * _LN2_LO)) - f)
-    out = np.where(ok, out, np.where(x == 0.0, -np.inf, np.where(x == np.inf, np.inf, np.nan)))
+    if not usual:
+        out = np.where(ok, out, np.where(x == 0.0, -np.inf, np.where(x == np.inf, np.inf, np.nan)))
     return out.reshape(x_in.shape)
 
 

@@ -204,3 +204,42 @@ def test_log_special_values_and_shapes():
     # exact powers of two: k * ln2 with the split constant, as fdlibm
     k = np.arange(-1074, 1024)
     assert np.all(_ulps(detmath.log(np.ldexp(1.0, k)), k * math.log(2.0)) <= 1.0)
+
+
+# ----------------------------------------------------------------------------- the two paths
+# sincos, cos, log and atan2 skip their special-value work when every input is ordinary
+# (|x| < 2**19; x > 0 and finite; no (0, 0), (inf, inf) or nan).  An array holding one
+# special input takes the general path for all of its elements, so the ordinary elements must
+# come out with the same bits either way.
+def _bits(a):
+    return np.asarray(a, dtype=np.float64).view(np.uint64)
+
+
+@pytest.mark.parametrize("special", [np.nan, np.inf, -np.inf, 2.0**19, -1e300])
+def test_sin_and_cos_of_ordinary_angles_do_not_depend_on_the_path(special):
+    x = np.random.default_rng(7).uniform(-20.0, 20.0, 4001)
+    x[:6] = [0.0, -0.0, np.pi / 2, -np.pi, 5e-324, 2.0**19 - 1.0]
+    fast = detmath.sincos(x)
+    slow = detmath.sincos(np.append(x, special))
+    for a, b in zip(fast, slow):
+        assert np.array_equal(_bits(a), _bits(b[:-1]))
+    assert np.array_equal(_bits(detmath.cos(x)), _bits(detmath.cos(np.append(x, special))[:-1]))
+    assert np.array_equal(_bits(detmath.cos(x)), _bits(fast[1]))  # cos alone: the same bits as sincos'
+
+
+@pytest.mark.parametrize("special", [0.0, -1.0, np.inf, np.nan])
+def test_log_of_ordinary_values_does_not_depend_on_the_path(special):
+    x = np.random.default_rng(8).uniform(0.0, 1.0, 4001) * 10.0 ** np.random.default_rng(9).integers(-300, 300, 4001)
+    x[:3] = [5e-324, 1.0, 1.7976931348623157e308]
+    assert np.all(x > 0)
+    assert np.array_equal(_bits(detmath.log(x)), _bits(detmath.log(np.append(x, special))[:-1]))
+
+
+@pytest.mark.parametrize("special", [(0.0, 0.0), (-0.0, -0.0), (np.inf, -np.inf), (np.nan, 1.0), (1.0, np.nan)])
+def test_atan2_of_ordinary_points_does_not_depend_on_the_path(special):
+    rng = np.random.default_rng(10)
+    y, x = rng.normal(size=(2, 4001)) * 10.0 ** rng.integers(-5, 5, (2, 4001))
+    y[:4], x[:4] = [0.0, -0.0, 1.0, np.inf], [1.0, -2.0, 0.0, 3.0]  # one zero or one infinity is ordinary
+    fast = detmath.atan2(y, x)
+    slow = detmath.atan2(np.append(y, special[0]), np.append(x, special[1]))
+    assert np.array_equal(_bits(fast), _bits(slow[:-1]))
