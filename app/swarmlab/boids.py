@@ -115,6 +115,7 @@ order of population changes.  Steps themselves are deterministic.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
@@ -618,11 +619,12 @@ def run(state: BoidsState, params: Params, n: int, treat: Treat | None = None, r
     return state
 
 
-def run_many(states, params: Params, n: int, treat: Treat | None = None, rule=None) -> list[BoidsState]:
+def run_many(states: Sequence[BoidsState], params: Params, n: int, treat: Treat | None = None,
+             rule=None) -> list[BoidsState]:
     """:func:`run` of each of several flocks (a sequence of states of one population, e.g.
     the seeded starts of several samples), all stepped together: bit for bit the states that
-    ``[run(s, params, n, treat, rule) for s in states]`` returns, in about a third of the time
-    for eight flocks of 80.
+    ``[run(s, params, n, treat, rule) for s in states]`` returns, in a quarter to a third of
+    the time for eight flocks of 80 (``tools/bench/steps_boids.py`` prints the ratio).
 
     How: the flocks' rows are stacked into one (B*N, 2) state and every step makes one
     neighbour search over all of them with a flock id per boid (``cells.neighbour_pairs``'s
@@ -631,16 +633,21 @@ def run_many(states, params: Params, n: int, treat: Treat | None = None, rule=No
     per-boid sum adds the same values in the same order (``tests/unit/test_boids_many.py``
     compares both, with the built-in rules, a student's rule and the treat).  So the flocks
     must share ``params`` and their population: the cell size follows the boids per flock.
-    A rule given here must work boid by boid from the pairs, as the page's rules do (one that
-    averaged over all boids would see every flock at once).
+    A student's ``rule`` is called once a step with all B*N boids: it must work boid by boid
+    from the pairs and take the number of boids from ``len(v)``, as the page's rules do (one
+    that averaged over all boids, or used ``p.population``, would not give each flock's own
+    run), and its time limit (``rules.TIME_LIMIT_S``) covers that one call.
     """
     states = list(states)
     if len(states) <= 1:
         return [run(s, params, n, treat, rule) for s in states]
-    sizes = {s.n for s in states}
-    if len(sizes) != 1:
-        raise ValueError(f"run_many needs flocks of one population, got {sorted(sizes)}")
-    size = sizes.pop()
+    size = states[0].n
+    for k, s in enumerate(states):
+        if s.n != size:
+            raise ValueError(f"run_many needs flocks of one population: flock 0 has {size} boids, flock {k} {s.n}")
+        if s.x.shape != (size, 2) or s.v.shape != (size, 2) or s.ids.shape != (size,):
+            raise ValueError(f"flock {k}: positions {s.x.shape}, velocities {s.v.shape} and ids {s.ids.shape} "
+                             f"must be ({size}, 2), ({size}, 2) and ({size},)")
     group = np.repeat(np.arange(len(states), dtype=np.intp), size)
     flat = BoidsState(np.concatenate([s.x for s in states]), np.concatenate([s.v for s in states]),
                       np.concatenate([s.ids for s in states]))
@@ -785,7 +792,7 @@ def liveliness(params: Params, seconds: float = 300.0, start: float = WATCH_STAR
     return liveliness_many(params, [params.sample], seconds, start)[0]
 
 
-def liveliness_many(params: Params, samples, seconds: float = 300.0, start: float = WATCH_START) -> list[dict]:
+def liveliness_many(params: Params, samples: Iterable[int], seconds: float = 300.0, start: float = WATCH_START) -> list[dict]:
     """:func:`liveliness` of ``params`` with each sample of ``samples``, the flocks stepped
     together (:func:`run_many`: the same numbers as one run at a time)."""
     runs = [replace(params, sample=int(k)) for k in samples]
@@ -830,7 +837,7 @@ def cohesion_only(params: Params, seconds: float = CLUMP_SECONDS) -> dict:
     return cohesion_only_many(params, [params.sample], seconds)[0]
 
 
-def cohesion_only_many(params: Params, samples, seconds: float = CLUMP_SECONDS) -> list[dict]:
+def cohesion_only_many(params: Params, samples: Iterable[int], seconds: float = CLUMP_SECONDS) -> list[dict]:
     """:func:`cohesion_only` with each sample of ``samples``, stepped together (:func:`run_many`)."""
     p = params.with_values(**PRESETS["cohesion"])
     starts = [initial_state(replace(p, sample=int(k))) for k in samples]
@@ -844,7 +851,7 @@ def goal_row(params: Params, seconds: float = GOAL_SECONDS) -> dict:
     return goal_rows(params, [params.sample], seconds)[0]
 
 
-def goal_rows(params: Params, samples, seconds: float = GOAL_SECONDS) -> list[dict]:
+def goal_rows(params: Params, samples: Iterable[int], seconds: float = GOAL_SECONDS) -> list[dict]:
     """:func:`goal_row` of ``params`` with each sample of ``samples``, their flocks stepped
     together (:func:`run_many`; the same rows as one sample at a time)."""
     samples = [int(k) for k in samples]

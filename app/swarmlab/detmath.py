@@ -257,6 +257,7 @@ def _octant_parts(x_in):
 
 
 def _finished(v: np.ndarray, finite, shape) -> np.ndarray:
+    """v with NaN where the input was not finite (``finite`` None: all were), in the input's shape."""
     return (v if finite is None else np.where(finite, v, np.float64(np.nan))).reshape(shape)
 
 
@@ -268,7 +269,8 @@ def sincos(x) -> tuple[np.ndarray, np.ndarray]:
 
     Quadrants q mod 4 = 0, 1, 2, 3 give sin x = s, c, -s, -c and cos x = c, -s, -c, s
     (s, c: the kernels' values at the reduced argument), and sin is odd in x.  The signs
-    are products with +-1.0, which are exact and equal to negation, signed zeros included.
+    are products with +-1.0, which are exact and equal to negation for every finite value,
+    signed zeros included (a NaN never reaches them: non-finite inputs are set to NaN after).
     """
     shape = np.shape(x)
     x, s, c, odd, upper, finite = _octant_parts(x)
@@ -277,6 +279,7 @@ def sincos(x) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _cos_from(s, c, odd, upper, finite, shape) -> np.ndarray:
+    """cos x from :func:`_octant_parts`: c, -s, -c, s in quadrants 0, 1, 2, 3."""
     cos_x = np.where(odd, s, c) * np.where(upper != odd, -1.0, 1.0)  # cos is even: no sign of x
     return _finished(cos_x, finite, shape)
 

@@ -54,6 +54,22 @@ def test_flocks_stepped_together_are_the_runs_made_one_by_one(settings):
     assert_same_runs(first, starts(p, (1, 2, 3, 5)))
 
 
+def test_a_world_smaller_than_twice_the_reach_and_positions_outside_it():
+    """Reach 16 in a 30 x 20 world takes the cell list's other path (both directions searched
+    on their own, cutoff >= half the box); a flock given outside the box is wrapped first."""
+    p = B.Params(population=40, width=30.0, height=20.0)
+    first = starts(p, (1, 2, 3))
+    first[1] = replace(first[1], x=first[1].x + [30.0, -20.0])  # the same flock, one world over
+    assert_same_runs(B.run_many(first, p, 60), [B.run(s, p, 60) for s in first])
+
+
+@pytest.mark.parametrize("population", (2, 3))
+def test_the_smallest_flocks(population):
+    p = B.Params(population=population, width=10.0, height=10.0)
+    first = starts(p, (1, 2, 3, 4))
+    assert_same_runs(B.run_many(first, p, 200), [B.run(s, p, 200) for s in first])
+
+
 def test_a_students_rule_and_the_treat_give_the_same_runs():
     p = B.Params()
     idea = rules_boids.IDEAS[0]
@@ -83,8 +99,11 @@ def test_one_flock_or_none():
 def test_flocks_of_different_sizes_are_refused_with_a_message():
     p = B.Params()
     small = B.initial_state(replace(p, population=10))
-    with pytest.raises(ValueError, match="one population"):
+    with pytest.raises(ValueError, match="one population: flock 0 has 10 boids, flock 1 80"):
         B.run_many([small, B.initial_state(p)], p, 1)
+    torn = replace(small, v=small.v[:9])  # velocities that do not match the positions
+    with pytest.raises(ValueError, match=r"flock 1: positions \(10, 2\), velocities \(9, 2\)"):
+        B.run_many([small, torn], p, 1)
     with pytest.raises(ValueError, match="whole number of steps"):
         B.run_many([small, small], p, -1)
 

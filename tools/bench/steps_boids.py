@@ -22,6 +22,7 @@ import json
 import platform
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,8 +63,6 @@ def bench_one(n: int, warmup_s: float, min_time: float) -> dict:
 
 def bench_many(flocks: int, steps: int, rounds: int) -> dict:
     """Time ``flocks`` flocks of 80 for ``steps`` steps: run_many against one by one."""
-    from dataclasses import replace
-
     params = boids.Params()
     starts = [boids.initial_state(replace(params, sample=k)) for k in range(1, flocks + 1)]
     together = boids.run_many(starts, params, steps)
@@ -130,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
               f"(median of {many['rounds']} alternating rounds; best {many['ms_per_step_together']} against "
               f"{many['ms_per_step_one_by_one']} ms a step of all flocks; same bits: {'yes' if many['same_bits'] else 'NO'})")
     print(f"wrote {out}")
+    if many and not many["same_bits"]:
+        print("steps_boids: ERROR: run_many's states differ from the runs made one by one", file=sys.stderr)
+        return 1
     return 0
 
 
