@@ -297,20 +297,32 @@ def cos(x) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- atan2
+# fdlibm's three intervals of t in [0, 1] (below 7/16, to 11/16, from 11/16): its reduced
+# argument tt = (a t + b) / (c t + d) and atan's value at the interval's point, hi + lo.
+# (a, b, c, d) = (1, 0, 0, 1) gives (t + 0) / 1 = t exactly (t >= +0), (2, -1, 1, 2) gives
+# (2t - 1) / (t + 2) and (1, -1, 1, 1) gives (t - 1) / (t + 1): fdlibm's operations, since
+# products by 1 and 2 are exact and x + (-1) is x - 1, so the same bits as its branches.
+_ATAN_A = np.array([1.0, 2.0, 1.0])
+_ATAN_B = np.array([0.0, -1.0, -1.0])
+_ATAN_C = np.array([0.0, 1.0, 1.0])
+_ATAN_D = np.array([1.0, 2.0, 1.0])
+_ATAN_HI = np.array([0.0, _ATANHI0, _ATANHI1])
+_ATAN_LO = np.array([0.0, _ATANLO0, _ATANLO1])
+
+
 def _atan_unit(t: np.ndarray) -> np.ndarray:
-    """atan(t) for t in [0, 1] (fdlibm's argument reduction at 7/16 and 11/16)."""
-    id0 = (t >= 0.4375) & (t < 0.6875)
-    id1 = t >= 0.6875
-    tt = np.where(id0, (2.0 * t - 1.0) / (2.0 + t), np.where(id1, (t - 1.0) / (t + 1.0), t))
-    hi = np.where(id0, _ATANHI0, np.where(id1, _ATANHI1, 0.0))
-    lo = np.where(id0, _ATANLO0, np.where(id1, _ATANLO1, 0.0))
+    """atan(t) for t in [0, 1] (fdlibm's argument reduction at 7/16 and 11/16, its
+    intervals' constants read from the tables above: a few gathers instead of six
+    ``where``s and both branches' divisions)."""
+    k = (t >= 0.4375).view(np.int8) + (t >= 0.6875).view(np.int8)  # the interval, 0, 1 or 2
+    tt = (_ATAN_A[k] * t + _ATAN_B[k]) / (_ATAN_C[k] * t + _ATAN_D[k])
     z = tt * tt
     w = z * z
     a = _AT
     s1 = z * (a[0] + w * (a[2] + w * (a[4] + w * (a[6] + w * (a[8] + w * a[10])))))
     s2 = w * (a[1] + w * (a[3] + w * (a[5] + w * (a[7] + w * a[9]))))
-    # for id -1 (hi = lo = 0) this equals tt - tt*(s1+s2) bit for bit
-    return hi - ((tt * (s1 + s2) - lo) - tt)
+    # for interval 0 (hi = lo = 0) this equals tt - tt*(s1+s2) bit for bit
+    return _ATAN_HI[k] - ((tt * (s1 + s2) - _ATAN_LO[k]) - tt)
 
 
 def atan2(y, x) -> np.ndarray:
