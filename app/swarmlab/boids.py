@@ -357,6 +357,11 @@ def initial_state(params: Params) -> BoidsState:
     return BoidsState(x=x, v=v, ids=ids, steps=0, next_id=params.population)
 
 
+def initial_states(params: Params, samples: Iterable[int]) -> list[BoidsState]:
+    """The seeded starts of ``params`` with each sample of ``samples`` (for :func:`run_many`)."""
+    return [initial_state(replace(params, sample=int(k))) for k in samples]
+
+
 def resize_population(state: BoidsState, n: int, params: Params) -> BoidsState:
     """Return a state with ``n`` boids; time, positions and velocities of survivors kept.
 
@@ -639,6 +644,7 @@ def run_many(states: Sequence[BoidsState], params: Params, n: int, treat: Treat 
     run), and its time limit (``rules.TIME_LIMIT_S``) covers that one call.
     """
     states = list(states)
+    steps = step_count(n)
     if len(states) <= 1:
         return [run(s, params, n, treat, rule) for s in states]
     size = states[0].n
@@ -651,7 +657,6 @@ def run_many(states: Sequence[BoidsState], params: Params, n: int, treat: Treat 
     group = np.repeat(np.arange(len(states), dtype=np.intp), size)
     flat = BoidsState(np.concatenate([s.x for s in states]), np.concatenate([s.v for s in states]),
                       np.concatenate([s.ids for s in states]))
-    steps = step_count(n)
     for _ in range(steps):
         flat = step(flat, params, treat, rule, group=group)
     return [BoidsState(flat.x[k * size:(k + 1) * size].copy(), flat.v[k * size:(k + 1) * size].copy(),
@@ -795,9 +800,8 @@ def liveliness(params: Params, seconds: float = 300.0, start: float = WATCH_STAR
 def liveliness_many(params: Params, samples: Iterable[int], seconds: float = 300.0, start: float = WATCH_START) -> list[dict]:
     """:func:`liveliness` of ``params`` with each sample of ``samples``, the flocks stepped
     together (:func:`run_many`: the same numbers as one run at a time)."""
-    runs = [replace(params, sample=int(k)) for k in samples]
-    states = [initial_state(p) for p in runs]
-    watches = [FlockWatch(p, start) for p in runs]
+    states = initial_states(params, samples)
+    watches = [FlockWatch(params, start) for _ in states]  # (a watch reads the ranges and the world only)
     for watch, state in zip(watches, states):
         watch.observe(state)
     for _ in range(int(round(seconds))):
@@ -840,9 +844,8 @@ def cohesion_only(params: Params, seconds: float = CLUMP_SECONDS) -> dict:
 def cohesion_only_many(params: Params, samples: Iterable[int], seconds: float = CLUMP_SECONDS) -> list[dict]:
     """:func:`cohesion_only` with each sample of ``samples``, stepped together (:func:`run_many`)."""
     p = params.with_values(**PRESETS["cohesion"])
-    starts = [initial_state(replace(p, sample=int(k))) for k in samples]
     return [{"clumps": big_groups(state, p), "compact": metrics.concentration(state.x, p.box)}
-            for state in run_many(starts, p, int(round(seconds * STEPS_PER_SECOND)))]
+            for state in run_many(initial_states(p, samples), p, int(round(seconds * STEPS_PER_SECOND)))]
 
 
 def goal_row(params: Params, seconds: float = GOAL_SECONDS) -> dict:

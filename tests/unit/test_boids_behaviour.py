@@ -36,7 +36,6 @@ time, on this project's 2-core VM (4 December).
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -88,8 +87,7 @@ def cohesion_skies(seeds, **change):
     """(groups of GROUP_MIN+, concentration) after CLUMP_SECONDS of the cohesion preset with
     ``change``, one per seed (the flocks stepped together: boids.run_many)."""
     p = B.Params().with_values(**dict(B.PRESETS["cohesion"], **change))
-    ends = B.run_many([B.initial_state(replace(p, sample=s)) for s in seeds], p,
-                      int(B.CLUMP_SECONDS * B.STEPS_PER_SECOND))
+    ends = B.run_many(B.initial_states(p, seeds), p, int(B.CLUMP_SECONDS * B.STEPS_PER_SECOND))
     return [(B.big_groups(st, p), metrics.concentration(st.x, p.box)) for st in ends]
 
 

@@ -21,10 +21,6 @@ from swarmlab import boids as B
 from swarmlab import rules, rules_boids
 
 
-def starts(p, samples):
-    return [B.initial_state(replace(p, sample=k)) for k in samples]
-
-
 def assert_same_runs(many, one_by_one):
     assert len(many) == len(one_by_one)
     for a, b in zip(many, one_by_one):
@@ -45,20 +41,20 @@ SETTINGS = [
 @pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: ",".join(f"{k}={v:g}" for k, v in s.items()) or "defaults")
 def test_flocks_stepped_together_are_the_runs_made_one_by_one(settings):
     p = B.Params().with_values(**settings)
-    first = starts(p, (1, 2, 3, 5))
+    first = B.initial_states(p, (1, 2, 3, 5))
     many = B.run_many(first, p, 160)
     assert_same_runs(many, [B.run(s, p, 160) for s in first])
     # and the flocks really differ (a run_many that copied one flock would fail above only by luck)
     assert not np.array_equal(many[0].x, many[1].x)
     # the states handed in are untouched (pure)
-    assert_same_runs(first, starts(p, (1, 2, 3, 5)))
+    assert_same_runs(first, B.initial_states(p, (1, 2, 3, 5)))
 
 
 def test_a_world_smaller_than_twice_the_reach_and_positions_outside_it():
     """Reach 16 in a 30 x 20 world takes the cell list's other path (both directions searched
     on their own, cutoff >= half the box); a flock given outside the box is wrapped first."""
     p = B.Params(population=40, width=30.0, height=20.0)
-    first = starts(p, (1, 2, 3))
+    first = B.initial_states(p, (1, 2, 3))
     first[1] = replace(first[1], x=first[1].x + [30.0, -20.0])  # the same flock, one world over
     assert_same_runs(B.run_many(first, p, 60), [B.run(s, p, 60) for s in first])
 
@@ -66,7 +62,7 @@ def test_a_world_smaller_than_twice_the_reach_and_positions_outside_it():
 @pytest.mark.parametrize("population", (2, 3))
 def test_the_smallest_flocks(population):
     p = B.Params(population=population, width=10.0, height=10.0)
-    first = starts(p, (1, 2, 3, 4))
+    first = B.initial_states(p, (1, 2, 3, 4))
     assert_same_runs(B.run_many(first, p, 200), [B.run(s, p, 200) for s in first])
 
 
@@ -74,7 +70,7 @@ def test_a_students_rule_and_the_treat_give_the_same_runs():
     p = B.Params()
     idea = rules_boids.IDEAS[0]
     rule = rules.load(idea.apply(rules_boids.KIND.source()), rules_boids.KIND)
-    first = B.run_many(starts(p, (4, 6, 7)), p, 40)  # flocks already moving
+    first = B.run_many(B.initial_states(p, (4, 6, 7)), p, 40)  # flocks already moving
     treat = B.Treat(True, 80.0, 50.0)
     many = B.run_many(first, p, 120, treat=treat, rule=rule)
     assert_same_runs(many, [B.run(s, p, 120, treat, rule) for s in first])

@@ -7,7 +7,6 @@ rule must be refused with a message naming the problem (and its line), losing no
 """
 
 import json
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -273,7 +272,7 @@ def _measured(code, samples=IDEA_SAMPLES, seconds=90, start=30):
     sample at a time, bit for bit, tests/unit/test_boids_many.py)."""
     rule = rules.load(code, BOIDS)
     p = B.Params()
-    states = [B.initial_state(replace(p, sample=k)) for k in samples]
+    states = B.initial_states(p, samples)
     P, sp = [], []
     for k in range(seconds):
         states = B.run_many(states, p, B.STEPS_PER_SECOND, rule=rule)

@@ -22,7 +22,6 @@ import json
 import platform
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +63,7 @@ def bench_one(n: int, warmup_s: float, min_time: float) -> dict:
 def bench_many(flocks: int, steps: int, rounds: int) -> dict:
     """Time ``flocks`` flocks of 80 for ``steps`` steps: run_many against one by one."""
     params = boids.Params()
-    starts = [boids.initial_state(replace(params, sample=k)) for k in range(1, flocks + 1)]
+    starts = boids.initial_states(params, range(1, flocks + 1))
     together = boids.run_many(starts, params, steps)
     alone = [boids.run(s, params, steps) for s in starts]
     same = all(np.array_equal(a.x, b.x) and np.array_equal(a.v, b.v) for a, b in zip(together, alone))
