@@ -16,10 +16,46 @@ BOOT_TIMEOUT_MS = 90_000
 LABS = ("swarm", "vicsek", "boids")  # the page's labs, in its tab order
 
 
+# What a page that did not boot in time shows: the classes boot.js sets, its stage and the
+# files it saw, and the status line and error panel a student would read.
+BOOT_REPORT = """() => {
+  const B = window.SwarmBoot, s = B && B.state, text = (id) => {
+    const el = document.getElementById(id); return el && !el.hidden ? el.innerText.trim().slice(0, 300) : null; };
+  return { classes: document.documentElement.className, url: location.href.slice(0, 120),
+           stage: s ? s.stage : 'boot.js did not run', pending: s ? s.pending : null,
+           requested: s ? Object.keys(s.requested) : null, finished: s ? Object.keys(s.finished) : null,
+           errors: s ? s.errors.map(String).slice(-5) : null,
+           seconds: s ? Math.round(performance.now() - s.started) / 1000 : null,
+           status: text('boot-message'), panel: text('boot-error'), engine: !!window.swarmlab };
+}"""
+
+
+def wait_for_boot(target, predicate: str, timeout=BOOT_TIMEOUT_MS, arg=None):
+    """``target.wait_for_function(predicate)``; on a timeout, fail with what the page shows
+    (BOOT_REPORT), so a boot that hung in CI says at which stage."""
+    crashed = []
+    page = getattr(target, "page", target)
+    on_crash = lambda p: crashed.append(True)  # noqa: E731
+    page.on("crash", on_crash)
+    try:
+        # Polled on a timer, not on animation frames: a boot must be seen even if frames stall.
+        target.wait_for_function(predicate, arg=arg, timeout=timeout, polling=250)
+    except Exception as exc:
+        try:
+            report = target.evaluate(BOOT_REPORT)
+        except Exception as inner:
+            report = f"(the page did not answer: {inner})"
+        raise AssertionError(f"not booted after {timeout / 1000:.0f} s"
+                             f"{' (the page crashed)' if crashed else ''}: {report}") from exc
+    finally:
+        page.remove_listener("crash", on_crash)
+
+
 def wait_ready(page, timeout=BOOT_TIMEOUT_MS):
     """Wait until the active lab is mounted (or the boot failed: then fail with the panel text)."""
     # An arrow function, not an expression string: Playwright evals strings, which a CSP may forbid.
-    page.wait_for_function(
+    wait_for_boot(
+        page,
         "() => document.documentElement.classList.contains('lab-ready') || document.documentElement.classList.contains('boot-failed')",
         timeout=timeout,
     )

@@ -23,7 +23,7 @@ import shutil
 
 import pytest
 
-from browserlib import BOOT_TIMEOUT_MS, ROOT, SHOTS, Served, pause, screenshot
+from browserlib import BOOT_TIMEOUT_MS, ROOT, SHOTS, Served, pause, screenshot, wait_for_boot
 
 
 CHECK_WARMUP, CHECK_MEASURE = 150, 50
@@ -59,7 +59,7 @@ def call(target, lab, method, args=None):
 
 def wait_booted(target, timeout=BOOT_TIMEOUT_MS):
     """Wait for the Python engine (not the lab page), failing with the error panel's text."""
-    target.wait_for_function(BOOTED, timeout=timeout)
+    wait_for_boot(target, BOOTED, timeout=timeout)
     failed = target.evaluate("() => document.documentElement.classList.contains('boot-failed')")
     assert not failed, "boot failed: " + target.evaluate("() => document.getElementById('boot-error').innerText")
 
