@@ -529,9 +529,16 @@ def turn_rate(theta: np.ndarray, g: np.ndarray, u: np.ndarray | None = None) -> 
     return np.clip(wrap_angle(target - theta) / RESPONSE_TIME, -MAX_TURN, MAX_TURN)
 
 
+_NOISE_AHEAD = noise.NormalsAhead(STREAM_NOISE)
+
+
 def heading_noise(state: SwarmState) -> np.ndarray:
-    """xi (N,): standard normals keyed by (sample, agent ID, step) — counter-based."""
-    return noise.keyed_normal(state.sample, STREAM_NOISE, state.ids, state.step)
+    """xi (N,): standard normals keyed by (sample, agent ID, step) — counter-based.
+
+    Equal to ``noise.keyed_normal(state.sample, STREAM_NOISE, state.ids, state.step)``, bit
+    for bit; drawn for several steps ahead at once (``noise.NormalsAhead``).  Read-only.
+    """
+    return _NOISE_AHEAD(state.sample, state.ids, state.step)
 
 
 def step(state: SwarmState, p: SwarmParams, nb: Neighbourhood | None = None,

@@ -83,3 +83,50 @@ def test_bad_keys_rejected(kwargs):
     args.update(kwargs)
     with pytest.raises(ValueError):
         noise.keyed_bits(**args)
+
+
+# --- NormalsAhead: several steps drawn at once, the same numbers -------------------------------
+def _ahead_equals_keyed(ahead, sample, ids, step):
+    got = ahead(sample, ids, step)
+    want = noise.keyed_normal(sample, ahead.stream, ids, step)
+    return got.shape == want.shape and np.array_equal(got.view(np.uint64), want.view(np.uint64))
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 150, 1000, 9000])
+def test_normals_ahead_are_keyed_normals_step_after_step(n):
+    ahead = noise.NormalsAhead(stream=9)
+    ids = np.arange(5, 5 + 2 * n, 2)
+    ids.flags.writeable = False
+    for step in range(0, 70):
+        assert _ahead_equals_keyed(ahead, 4, ids, step), step
+    # the block really spans several steps where N is small (else the class would be pointless)
+    assert ahead._blocks[0][3].shape[0] == max(1, min(32, 8192 // max(n, 1)))
+
+
+def test_normals_ahead_follow_jumps_samples_and_new_populations():
+    ahead = noise.NormalsAhead(stream=3, keep=2)
+    a = np.arange(40)
+    b = np.array([0, 2, 7, 9, 40, 41])
+    plan = [(0, a, 10), (0, a, 11), (1, a, 11), (0, a, 12), (0, b, 13), (0, a, 13), (1, a, 12),
+            (0, a, 5), (0, a, 200), (2, b, 199), (0, a, 199), (0, a, 2**32 - 2), (0, a, 2**32 - 1)]
+    for sample, ids, step in plan:
+        assert _ahead_equals_keyed(ahead, sample, ids, step), (sample, ids.size, step)
+    assert len(ahead._blocks) == 2
+
+
+def test_normals_ahead_see_ids_changed_in_place():
+    """A writable IDs array edited in place is a new population, not the cached one."""
+    ahead = noise.NormalsAhead(stream=1)
+    ids = np.arange(20)
+    first = ahead(0, ids, 3).copy()
+    ids[4] = 99
+    assert _ahead_equals_keyed(ahead, 0, ids, 4)
+    assert _ahead_equals_keyed(ahead, 0, ids, 3)
+    ids[4] = 4
+    assert np.array_equal(ahead(0, ids, 3), first)
+
+
+def test_normals_ahead_rows_are_read_only():
+    row = noise.NormalsAhead(stream=1)(0, np.arange(10), 0)
+    with pytest.raises(ValueError):
+        row[0] = 1.0
