@@ -117,7 +117,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 import numpy as np
 
@@ -284,15 +284,13 @@ class Params:
         return replace(self, **validate_many(table, values))
 
 
-@lru_cache(maxsize=64)
 def cos_half_view(view_deg: float) -> float:
-    """cos(view / 2) for the field-of-view test, from :func:`detmath.cos` (the same
-    bits in every runtime).  ``view`` >= 360 sees all round: -1 exactly.  Cached: the
-    rules ask for it every step, and detmath's cosine is ~30 numpy calls (0.13 ms in
-    Pyodide, 14 % of a step of 80 boids)."""
+    """cos(view / 2) for the field-of-view test, from :func:`detmath.cos_of` (the same
+    bits in every runtime; remembered, as the rules ask for it every step).  ``view`` >=
+    360 sees all round: -1 exactly."""
     if view_deg >= 360.0:
         return -1.0
-    return float(detmath.cos(np.array(view_deg * (math.pi / 360.0))))
+    return detmath.cos_of(view_deg * (math.pi / 360.0))
 
 
 @dataclass(frozen=True)

@@ -834,11 +834,6 @@ def _all_pairs(x: np.ndarray, inside: bool, W: float, H: float, cutoff: float, h
     return _emit(p[keep], q[keep], dx[keep], dy[keep], np.sqrt(r2[keep]), n, half, sort)
 
 
-@lru_cache(maxsize=64)
-def _cos(angle: float) -> float:
-    return float(detmath.cos(float(angle)))
-
-
 def in_field_of_view(pairs: Pairs, u: np.ndarray, half_angle: float) -> Pairs:
     """Keep pairs with j inside the forward cone of i: angle(u_i, r_ij) <= half_angle.
 
@@ -857,7 +852,7 @@ def in_field_of_view(pairs: Pairs, u: np.ndarray, half_angle: float) -> Pairs:
     u0 = np.ascontiguousarray(u[:, 0])  # 1-D gathers: ~2x faster than u[pairs.i] rows
     u1 = np.ascontiguousarray(u[:, 1])
     i, dx, dy, r = pairs.i, pairs.dx, pairs.dy, pairs.r
-    lim = _cos(half_angle) * r
+    lim = detmath.cos_of(half_angle) * r
     lim -= 1e-12 * r
     cosang = u0[i] * dx
     cosang += u1[i] * dy

@@ -47,6 +47,8 @@ the same ones musl and Java's StrictMath use.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 __all__ = ["sincos", "sin", "cos", "atan2", "log", "hypot", "TWO_OVER_PI_CHUNKS"]
@@ -294,6 +296,14 @@ def cos(x) -> np.ndarray:
     shape = np.shape(x)
     _, s, c, odd, upper, finite = _octant_parts(x)
     return _cos_from(s, c, odd, upper, finite, shape)
+
+
+@lru_cache(maxsize=128)
+def cos_of(angle: float) -> float:
+    """:func:`cos` of one angle, as a Python float, remembered: for a threshold that a rule
+    asks for every step (the field of view's cos(view / 2)).  One call of :func:`cos` is
+    some 30 numpy calls, 0.13 ms in Pyodide: 14 % of a step of 80 boids."""
+    return float(cos(float(angle)))
 
 
 # ----------------------------------------------------------------------------- atan2

@@ -329,3 +329,11 @@ def test_the_array_code_is_the_algorithm_one_value_at_a_time():
     u = np.abs(rng.normal(size=2000)) * 10.0 ** rng.integers(-300, 300, 2000)
     u[:3] = [5e-324, 1.0, 1.7976931348623157e308]
     assert np.array_equal(_bits(D.log(u)), _bits(np.array([_log_one(float(v)) for v in u])))
+
+
+@pytest.mark.parametrize("angle", [0.0, -0.0, 1e-300, 0.5, math.pi / 4, 3 * math.pi / 4, 2.356194490192345, 1e6, -7.25])
+def test_cos_of_one_angle_is_cos(angle):
+    want = detmath.cos(np.array(angle))
+    got = detmath.cos_of(angle)
+    assert type(got) is float and np.array_equal(np.float64(got).view(np.uint64), want.view(np.uint64))
+    assert detmath.cos_of(angle) == got  # remembered
