@@ -144,7 +144,8 @@ class NormalsAhead:
     returns : float64 (N,), read-only (a row of the block)
 
     ``keep`` blocks are kept (least recently used goes first), so a few runs stepping in
-    turn (the page's lab, a trial, the eight-seed check) do not evict each other.
+    turn (the page's run and a trial, or a researcher's runs side by side) do not evict each
+    other.
     """
 
     def __init__(self, stream: int, target: int = 8192, max_block: int = 32, keep: int = 4):
