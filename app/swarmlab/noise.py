@@ -139,8 +139,7 @@ class NormalsAhead:
     drawn in one (block, N) call, with ``block = clamp(target // N, 1, max_block)``, and
     later calls return a row of it.
 
-    ids     : int array (N,), as for keyed_normal; compared by content (a read-only array
-              that is the same object is taken as equal without looking)
+    ids     : int array (N,), as for keyed_normal; compared by content with the copy kept
     returns : float64 (N,), read-only (a row of the block)
 
     ``keep`` blocks are kept (least recently used goes first), so a few runs stepping in
@@ -158,7 +157,7 @@ class NormalsAhead:
     def __call__(self, sample: int, ids: np.ndarray, step: int) -> np.ndarray:
         sample, step = int(sample), int(step)
         for k, (s, known, first, rows) in enumerate(self._blocks):
-            if s == sample and first <= step < first + rows.shape[0] and _same_ids(known, ids):
+            if s == sample and first <= step < first + rows.shape[0] and np.array_equal(known, ids):
                 if k:
                     self._blocks.insert(0, self._blocks.pop(k))
                 return rows[step - first]
@@ -168,13 +167,6 @@ class NormalsAhead:
         counters = np.arange(step, step + block, dtype=np.int64)[:, None]
         rows = keyed_normal(sample, self.stream, ids.reshape(1, -1), counters)
         rows.flags.writeable = False
-        known = ids if not ids.flags.writeable else ids.copy()
-        self._blocks.insert(0, (sample, known, step, rows))
+        self._blocks.insert(0, (sample, ids.copy(), step, rows))
         del self._blocks[self.keep:]
         return rows[0]
-
-
-def _same_ids(known: np.ndarray, ids) -> bool:
-    if known is ids and not known.flags.writeable:
-        return True
-    return isinstance(ids, np.ndarray) and ids.shape == known.shape and bool(np.array_equal(known, ids))
