@@ -31,8 +31,9 @@ BOOT_REPORT = """() => {
 
 
 def wait_for_boot(target, predicate: str, timeout=BOOT_TIMEOUT_MS, arg=None):
-    """``target.wait_for_function(predicate)``; on a timeout, fail with what the page shows
-    (BOOT_REPORT), so a boot that hung in CI says at which stage."""
+    """``target.wait_for_function(predicate)`` (a predicate that is also true once the boot has
+    failed); on a timeout, fail with what the page shows (BOOT_REPORT), so a boot that hung in
+    CI says at which stage, and after a failed boot with the error panel's text."""
     crashed = []
     page = getattr(target, "page", target)
     on_crash = lambda p: crashed.append(True)  # noqa: E731
@@ -49,6 +50,8 @@ def wait_for_boot(target, predicate: str, timeout=BOOT_TIMEOUT_MS, arg=None):
                              f"{' (the page crashed)' if crashed else ''}: {report}") from exc
     finally:
         page.remove_listener("crash", on_crash)
+    if target.evaluate("() => document.documentElement.classList.contains('boot-failed')"):
+        raise AssertionError("boot failed: " + target.evaluate("() => document.getElementById('boot-error').innerText"))
 
 
 def wait_ready(page, timeout=BOOT_TIMEOUT_MS):
@@ -59,9 +62,6 @@ def wait_ready(page, timeout=BOOT_TIMEOUT_MS):
         "() => document.documentElement.classList.contains('lab-ready') || document.documentElement.classList.contains('boot-failed')",
         timeout=timeout,
     )
-    if page.evaluate("document.documentElement.classList.contains('boot-failed')"):
-        what = page.inner_text("#boot-error")
-        raise AssertionError(f"boot failed: {what}")
 
 
 def engine_call(page, lab: str, method: str, args: dict | None = None):

@@ -60,8 +60,6 @@ def call(target, lab, method, args=None):
 def wait_booted(target, timeout=BOOT_TIMEOUT_MS):
     """Wait for the Python engine (not the lab page), failing with the error panel's text."""
     wait_for_boot(target, BOOTED, timeout=timeout)
-    failed = target.evaluate("() => document.documentElement.classList.contains('boot-failed')")
-    assert not failed, "boot failed: " + target.evaluate("() => document.getElementById('boot-error').innerText")
 
 
 def wait_lab_ready(target, errors, timeout=30_000):
