@@ -878,8 +878,8 @@ async function mountLab(section, ctx) {
   if (ctx.reducedMotion) {
     ctx.notify("Your system asks for reduced motion, so the Swarm Lab starts paused. Press Play to start it.", "info");
   }
-  await afterRestart();
-  await stepper.send(0); // the first frame is on screen before the lab is shown as ready
+  await afterRestart(); // its refresh asks for the first frame (and the readouts) ...
+  await stepper.idle(); // ... which is on screen before the lab is shown as ready
 
   return {
     activate() {
