@@ -74,7 +74,7 @@ same bits in CPython (x86-64) and in Pyodide 0.27.7 (wasm32, numpy 2.0.2).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -136,11 +136,17 @@ GENERAL_SPECS: tuple[ParamSpec, ...] = (
               help="key of the Philox kick stream (start and kicks)"),
 )
 _DEFAULT = {s.name: s.default for s in GENERAL_SPECS}
+MAX_PAIRS = 2e7  # neighbour pairs an update that VicsekParams allows (expected at uniform density)
+# peak memory per pair of one update (the search and its pair arrays): 120-135 B measured
+# (one update at N = 4,000, R = 0.25 and 0.5 L: peak RSS less that of R = 0.01 L)
+PAIR_BYTES = 130
 
 
 @dataclass(frozen=True)
 class VicsekParams:
-    """Parameters of the general form.
+    """Parameters of the general form, checked when made (a bad value raises ValueError
+    naming it: the ranges of ``GENERAL_SPECS``, radius and speed at most box/2, and no
+    more than ``MAX_PAIRS`` expected pairs an update).
 
     n      number of agents per replica
     box    side L of the periodic square (length units)
@@ -156,6 +162,29 @@ class VicsekParams:
     speed: float = _DEFAULT["speed"]
     eta: float = _DEFAULT["eta"]
     align: float = _DEFAULT["align"]
+
+    def __post_init__(self):
+        # every value through its spec, as the command line's are (types coerced: "0.5",
+        # np.int64(64); NaN, text, 2.5 agents and values out of range refused)
+        for f in fields(self):
+            value = validate(GENERAL_SPECS, f.name, getattr(self, f.name))
+            object.__setattr__(self, f.name, int(value) if f.name == "n" else float(value))
+        half = self.box / 2
+        if self.radius > half:
+            raise ValueError(f"radius must be at most box/2 = {half:g}, got {self.radius:g}")
+        if self.speed > half:
+            raise ValueError(f"speed must be at most box/2 = {half:g}, got {self.speed:g}")
+        # The one search of an update returns every (i, j) pair within R: about N (1 + (N - 1)
+        # pi R^2 / L^2) at a uniform density.  A crowd in which everyone neighbours everyone
+        # would fill the memory (200,000 agents in 0.01 L: 40 billion pairs) before the first
+        # update ends.
+        n = self.n
+        pairs = n * (1 + (n - 1) * math.pi * self.radius ** 2 / self.box ** 2)
+        if pairs > MAX_PAIRS:
+            raise ValueError(
+                f"n={n}, box={self.box:g} and radius={self.radius:g} give each agent about "
+                f"{pairs / n:,.0f} neighbours, {pairs:.2g} pairs an update (the limit is {MAX_PAIRS:.0e}, "
+                f"about {MAX_PAIRS * PAIR_BYTES / 1e9:.0f} GB of memory); use a larger box, a smaller radius or fewer agents")
 
     @property
     def space(self) -> Box:
@@ -583,10 +612,6 @@ def run_check(mode: str = "batched", **kwargs) -> dict:
 
 
 # ----------------------------------------------------------------------------- general form (CLI)
-MAX_PAIRS = 2e7  # neighbour pairs an update that general_params allows (expected at uniform density)
-# peak memory per pair of one update (the search and its pair arrays): 120-135 B measured
-# (one update at N = 4,000, R = 0.25 and 0.5 L: peak RSS less that of R = 0.01 L)
-PAIR_BYTES = 130
 
 
 def general_params(**values) -> tuple[VicsekParams, dict]:
@@ -599,21 +624,7 @@ def general_params(**values) -> tuple[VicsekParams, dict]:
         if value is None:
             continue
         v[name] = validate(GENERAL_SPECS, name, value)
-    if v["radius"] > v["box"] / 2:
-        raise ValueError(f"radius must be at most box/2 = {v['box'] / 2:g}, got {v['radius']:g}")
-    if v["speed"] > v["box"] / 2:
-        raise ValueError(f"speed must be at most box/2 = {v['box'] / 2:g}, got {v['speed']:g}")
-    # The one search of an update returns every (i, j) pair within R: about N (1 + (N - 1) pi R^2
-    # / L^2) at a uniform density.  A crowd in which everyone neighbours everyone would fill the
-    # memory (200,000 agents in 0.01 L: 40 billion pairs) before the first update ends.
-    pairs = v["n"] * (1 + (v["n"] - 1) * math.pi * v["radius"] ** 2 / v["box"] ** 2)
-    if pairs > MAX_PAIRS:
-        raise ValueError(
-            f"n={v['n']}, box={v['box']:g} and radius={v['radius']:g} give each agent about "
-            f"{pairs / v['n']:,.0f} neighbours, {pairs:.2g} pairs an update (the limit is {MAX_PAIRS:.0e}, "
-            f"about {MAX_PAIRS * PAIR_BYTES / 1e9:.0f} GB of memory); use a larger box, a smaller radius or fewer agents")
-    params = VicsekParams(n=int(v["n"]), box=float(v["box"]), radius=float(v["radius"]),
-                          speed=float(v["speed"]), eta=float(v["eta"]), align=float(v["align"]))
+    params = VicsekParams(**{f.name: v[f.name] for f in fields(VicsekParams)})  # the cross-checks
     return params, {"seed": int(v["seed"]), "warmup": int(v["warmup"]), "measure": int(v["measure"])}
 
 

@@ -373,6 +373,26 @@ def test_general_params_validation():
             vicsek.general_params(**bad)
 
 
+def test_params_made_in_python_get_the_command_lines_checks():
+    """VicsekParams checks itself when made, so run_general, Ensemble and step never run on a
+    value the command line refuses (before, radius=0.9 ran, n=2.5 ran 2 agents, eta=-0.7 and
+    radius=-1 ran, and NaN or -5 agents failed deep inside numpy)."""
+    made = VicsekParams(n=np.int64(500), box="2.5", eta=0.2)
+    assert made == vicsek.general_params(n=500, box=2.5, eta=0.2)[0]
+    assert type(made.n) is int and type(made.box) is float
+    for bad, words in (({"radius": 0.9}, "radius must be at most box/2 = 0.5"),
+                       ({"speed": 0.6}, "speed must be at most box/2"),
+                       ({"n": 2.5}, "n must be a whole number"), ({"n": -5}, "n must be in"),
+                       ({"n": True}, "n must be"), ({"eta": -0.7}, "eta must be in"),
+                       ({"radius": -1}, "radius must be in"), ({"speed": float("nan")}, "speed must be a finite"),
+                       ({"align": "a lot"}, "align"),
+                       ({"n": 200_000, "radius": 0.5}, "pairs an update")):
+        with pytest.raises(ValueError, match=words):
+            VicsekParams(**bad)
+        with pytest.raises(ValueError, match=words):
+            vicsek.general_params(**bad)
+
+
 def test_a_crowd_that_would_fill_the_memory_is_refused_with_what_to_change():
     """Everyone neighbouring everyone: 200,000 agents in a box 0.01 wide would need about
     1.3e9 pairs an update (tens of GB); the settings are refused before anything runs."""
