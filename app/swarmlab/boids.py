@@ -123,7 +123,7 @@ import numpy as np
 
 from . import cells, detmath, metrics, noise
 from .rules import Rule
-from .params import ParamSpec, step_count, validate, validate_many
+from .params import ParamSpec, as_int, shown, step_count, validate, validate_many
 from .space import Box, displacement, norm, shift, wrap  # norm: IEEE-exact, never np.hypot
 
 # --------------------------------------------------------------------------------------
@@ -356,8 +356,9 @@ def initial_state(params: Params) -> BoidsState:
 
 
 def initial_states(params: Params, samples: Iterable[int]) -> list[BoidsState]:
-    """The seeded starts of ``params`` with each sample of ``samples`` (for :func:`run_many`)."""
-    return [initial_state(replace(params, sample=int(k))) for k in samples]
+    """The seeded starts of ``params`` with each sample of ``samples`` (for :func:`run_many`);
+    each sample is checked as ``Params`` checks it (1.5, True or NaN raise ValueError)."""
+    return [initial_state(replace(params, sample=k)) for k in samples]
 
 
 def resize_population(state: BoidsState, n: int, params: Params) -> BoidsState:
@@ -640,6 +641,9 @@ def run_many(states: Sequence[BoidsState], params: Params, n: int, treat: Treat 
     from the pairs and take the number of boids from ``len(v)``, as the page's rules do (one
     that averaged over all boids, or used ``p.population``, would not give each flock's own
     run), and its time limit (``rules.TIME_LIMIT_S``) covers that one call.
+    On Linux call ``allocator.keep_freed_memory()`` first: with ranges of half the world or
+    more the stacked pair arrays are big, and glibc would map them afresh every step (slower
+    than separate runs; README, "Python, for researchers").
     """
     states = list(states)
     steps = step_count(n)
@@ -797,12 +801,19 @@ def liveliness(params: Params, seconds: float = 300.0, start: float = WATCH_STAR
 
 def liveliness_many(params: Params, samples: Iterable[int], seconds: float = 300.0, start: float = WATCH_START) -> list[dict]:
     """:func:`liveliness` of ``params`` with each sample of ``samples``, the flocks stepped
-    together (:func:`run_many`: the same numbers as one run at a time)."""
+    together (:func:`run_many`: the same numbers as one run at a time).
+
+    ``seconds`` must be a whole number of model seconds past ``start``: before it nothing
+    is measured (a summary of NaN and zero counts would read like a measurement)."""
+    whole = None if isinstance(seconds, str) else as_int(seconds)
+    if whole is None or whole <= start:
+        raise ValueError(f"seconds must be a whole number of model seconds after start = {start:g} s "
+                         f"(the measures cover start to seconds), got {shown(seconds)}")
     states = initial_states(params, samples)
     watches = [FlockWatch(params, start) for _ in states]  # (a watch reads the ranges and the world only)
     for watch, state in zip(watches, states):
         watch.observe(state)
-    for _ in range(int(round(seconds))):
+    for _ in range(whole):
         states = run_many(states, params, STEPS_PER_SECOND)
         for watch, state in zip(watches, states):
             watch.observe(state)
@@ -855,7 +866,7 @@ def goal_row(params: Params, seconds: float = GOAL_SECONDS) -> dict:
 def goal_rows(params: Params, samples: Iterable[int], seconds: float = GOAL_SECONDS) -> list[dict]:
     """:func:`goal_row` of ``params`` with each sample of ``samples``, their flocks stepped
     together (:func:`run_many`; the same rows as one sample at a time)."""
-    samples = [int(k) for k in samples]
+    samples = [replace(params, sample=k).sample for k in samples]  # each checked as Params checks it
     rows = liveliness_many(params, samples, seconds)
     for row, k, clump in zip(rows, samples, cohesion_only_many(params, samples)):
         row["sample"] = k

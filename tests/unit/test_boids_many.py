@@ -114,3 +114,22 @@ def test_the_measures_over_many_samples_are_those_of_each_sample():
     assert all(m["seconds"] == 5 for m in many) and many[0] != many[1]
     clumps = B.cohesion_only_many(p, [5, 1], seconds=3.0)
     assert clumps == [B.cohesion_only(replace(p, sample=k), 3.0) for k in (5, 1)]
+
+
+def test_samples_and_seconds_are_checked_before_anything_runs():
+    """A sample list is checked as Params checks a sample (1.5, True and NaN used to run
+    samples 1, 1 and fail inside int()), and the liveliness measures need a whole number of
+    seconds past their start (before, 30 s printed NaN and zero counts that read like a run
+    with no splits and no turns)."""
+    p = B.Params()
+    assert [s.ids.size for s in B.initial_states(p, [np.int64(2), 3.0, "4"])] == [80, 80, 80]
+    for bad in ([1.5, 2.7], [True], [float("nan")]):
+        with pytest.raises(ValueError, match="sample must be"):
+            B.initial_states(p, bad)
+        with pytest.raises(ValueError, match="sample must be"):
+            B.goal_rows(p, bad, 61)
+    for seconds in (-5, 0, 2.6, 60, 60.5, "90", float("nan")):
+        with pytest.raises(ValueError, match="whole number of model seconds after start = 60 s"):
+            B.liveliness_many(p, [1], seconds=seconds)
+    with pytest.raises(ValueError, match="after start = 2 s"):
+        B.liveliness(p, seconds=2, start=2.0)
