@@ -36,7 +36,8 @@ def turn(i, j, d, r, theta, a, kick):
     d, r  : (M, 2), (M,)   the vector from i to j and its length (box units)
     theta : (N,) radians   every agent's heading now
     a     : (N,)           the alignment knob (0 = kicks only, 1 = Vicsek's rule)
-    kick  : (N,) radians   this update's random kicks, uniform in [-0.35, 0.35)
+    kick  : (N,) radians   this update's random kicks, uniform in [-eta/2, eta/2)
+                           (eta = 0.7 on the page: [-0.35, 0.35))
     returns (N,) new headings, radians
     """
     n = len(theta)

@@ -158,11 +158,36 @@ def test_the_sample_is_given_once(capsys, name):
     assert "disagree" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("name", ["swarm", "boids"])
-def test_a_run_shorter_than_one_step_is_refused(capsys, name):
-    with pytest.raises(SystemExit) as exc:
-        cli.main([name, "--seconds", "0.001"])
-    assert exc.value.code == 2 and "shorter than one step" in capsys.readouterr().err
+@pytest.mark.parametrize("name, short, step", [("swarm", "0.009", "1 steps"), ("boids", "0.02", "0.025 s")])
+def test_a_run_shorter_than_one_step_is_refused(capsys, name, short, step):
+    """Shorter than one step is refused, also when the nearest whole step is one (0.009 s would
+    have run 1/60 s, nearly twice as long); from one step on the run is the nearest whole steps."""
+    for seconds in ("0.001", short):
+        with pytest.raises(SystemExit) as exc:
+            cli.main([name, "--seconds", seconds])
+        assert exc.value.code == 2 and "shorter than one step" in capsys.readouterr().err
+    assert cli.main([name, "--seconds", {"swarm": "0.017", "boids": "0.026"}[name]]) == 0
+    assert step in capsys.readouterr().out
+
+
+def test_the_goal_table_needs_seconds_past_the_first_minute(capsys):
+    """--samples measures from 60 s on, once a model second: 30 s used to print a table of NaN
+    and failed goals, and exit 0."""
+    for seconds in ("30", "60", "90.5"):
+        with pytest.raises(SystemExit) as exc:
+            cli.main(["boids", "--samples", "1,2", "--seconds", seconds])
+        assert exc.value.code == 2
+        assert "--seconds must be a whole number above 60" in capsys.readouterr().err
+
+
+def test_the_help_example_of_one_clump_reads_one(capsys):
+    """boids --help says that ``--preset cohesion --seconds 90`` reads one clump: the run prints
+    its liveliness line (longer than 60 s) with one group at the end."""
+    with pytest.raises(SystemExit):
+        cli.main(["boids", "--help"])
+    assert "--preset cohesion --seconds 90``: one" in " ".join(capsys.readouterr().out.split())
+    assert cli.main(["boids", "--preset", "cohesion", "--seconds", "90"]) == 0
+    assert "groups at the end=1" in capsys.readouterr().out
 
 
 # --- a researcher's CSV: every sample, to the run's very end -------------------------------------
@@ -208,6 +233,8 @@ def test_the_rules_templates_run_as_the_built_in_rules(capsys, tmp_path, monkeyp
     assert cli.main(["vicsek", "--rules-template"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("# Swarm Lab: the built-in turn() rule") and "def turn(i, j, d, r, theta, a, kick):" in text
+    # the kicks' range follows --eta (it used to say [-0.35, 0.35) whatever --eta was)
+    assert "uniform in [-eta/2, eta/2)" in text
     (tmp_path / "my_turn.py").write_text(text, encoding="utf-8")
     short = ["vicsek", "--warmup", "5", "--measure", "5", "--json"]
     assert cli.main(short + ["--rules", "my_turn.py"]) == 0

@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .. import rules
+
+MAX_SECONDS = 3600.0  # --seconds: the longest headless run
+
+
+def run_steps(seconds: float, dt: float) -> int:
+    """``--seconds`` as the nearest whole number of steps of ``dt`` (0.26 s at dt = 0.025 s:
+    10 steps, 0.25 s, which the run's summary and CSV then show).  ValueError unless
+    0 < seconds <= MAX_SECONDS and the run holds at least one whole step (0.009 s at
+    dt = 1/60 s would otherwise round up to a step of 0.0167 s, nearly twice what was asked)."""
+    if not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):
+        raise ValueError(f"--seconds must be in (0, {MAX_SECONDS:g}], got {seconds!r}")
+    if seconds < dt * (1 - 1e-9):
+        raise ValueError(f"--seconds {seconds:g} is shorter than one step ({dt:.4g} s)")
+    return int(round(seconds / dt))
 
 
 def one_sample(option: Any, from_set: Any) -> Any:

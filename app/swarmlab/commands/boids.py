@@ -10,7 +10,7 @@ header; "-" for stdout), and prints a one-line summary.  A run longer than 60 mo
 prints the liveliness measures from 60 s to the end (``boids.FlockWatch``,
 once per model second): splits and sudden turns of groups of 6+, the hexatic
 order |psi6| (a lattice reads near 1), the mean P, the share of boids in groups
-of 6+, and the groups of 6+ at the end (``--preset cohesion --seconds 60``: one
+of 6+, and the groups of 6+ at the end (``--preset cohesion --seconds 90``: one
 clump reads 1).  ``--set`` accepts every Lab 3 parameter (k_sep, k_ali, k_coh,
 population, radius, sep_radius, coh_radius, view, max_force, v_min, v_max,
 sample) plus the world ``width``/``height`` in lengths.  Bad values exit with
@@ -29,12 +29,11 @@ import sys
 
 from .. import boids, rules, rules_boids
 from ..cli import stopped_early, write_output
-from . import add_rules_options, one_sample, param_table, rules_template
+from . import MAX_SECONDS, add_rules_options, one_sample, param_table, rules_template, run_steps
 from ..metrics import History, Series
 from ..params import validate
 
 SAMPLE_STEPS = 10  # 0.25 model s at DT = 0.025 s
-MAX_SECONDS = 3600.0
 TABLE_BATCH = 8  # --samples: flocks stepped together (boids.run_many; samples 1-8 x 300 s: 43 s against 100 s)
 SERIES = (
     Series("P", "whole-group agreement P", ""),
@@ -177,10 +176,7 @@ def table(params: boids.Params, samples: list[int], seconds: float, out=None) ->
 def run(args) -> int:
     if rules_template(args, rules_boids.KIND, "boids"):
         return 0
-    if not (math.isfinite(args.seconds) and 0 < args.seconds <= MAX_SECONDS):
-        raise ValueError(f"--seconds must be in (0, {MAX_SECONDS:g}], got {args.seconds!r}")
-    if round(args.seconds / boids.DT) < 1:
-        raise ValueError(f"--seconds {args.seconds:g} is shorter than one step ({boids.DT:g} s)")
+    run_steps(args.seconds, boids.DT)
     params = build_params(args)
     rule = rules.load_file(args.rules, rules_boids.KIND) if args.rules else None
     if args.samples is not None:
@@ -188,6 +184,9 @@ def run(args) -> int:
             raise ValueError("--csv records one run; leave it out with --samples")
         if rule is not None:
             raise ValueError("--rules runs one sample; leave out --samples")
+        if not (args.seconds == int(args.seconds) and args.seconds > boids.WATCH_START):
+            raise ValueError(f"--samples measures from {boids.WATCH_START:g} s on, once a model second: "
+                             f"--seconds must be a whole number above {boids.WATCH_START:g}, got {args.seconds:g}")
         table(params, parse_samples(args.samples), args.seconds)
         return 0
     watch = boids.FlockWatch(params)

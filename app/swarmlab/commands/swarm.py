@@ -15,11 +15,10 @@ import sys
 
 from .. import swarm
 from ..cli import stopped_early, write_output
-from . import one_sample, param_table
+from . import MAX_SECONDS, one_sample, param_table, run_steps
 from ..params import defaults, validate, validate_many
 from ..sessions.swarm import MAX_STEPS_PER_CALL, SwarmSession
 
-MAX_SECONDS = 3600.0
 
 
 def _param_table() -> str:
@@ -64,11 +63,7 @@ def parse_settings(items: list[str]) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    seconds = args.seconds
-    if not math.isfinite(seconds) or not 0 < seconds <= MAX_SECONDS:
-        raise ValueError(f"--seconds must be in (0, {MAX_SECONDS:g}], got {seconds!r}")
-    if round(seconds / swarm.DT) < 1:
-        raise ValueError(f"--seconds {seconds:g} is shorter than one step ({swarm.DT:.4g} s)")
+    target = run_steps(args.seconds, swarm.DT)
     values = defaults(swarm.SPECS)
     if args.trial is not None:
         values.update(swarm.trial(args.trial).settings)
@@ -81,7 +76,6 @@ def run(args: argparse.Namespace) -> int:
 
     session = SwarmSession(**values)
     session.op_continue()  # headless: no five-minute pause
-    target = int(round(seconds / swarm.DT))
     history = session.history
     history.reserve(target // history.base_interval + 2)  # every 0.25 s sample, never thinned
     try:
