@@ -695,7 +695,13 @@ def test_projector_colours_by_control_and_url(browser, server, size, name):
         open_lab(page, server, "swarm", "theme=projector")
         assert page.evaluate("() => document.documentElement.dataset.theme") == "projector"
         assert "theme" not in page.locator("#notices").inner_text()  # a display choice, not a setting
-        assert "invert(1)" in page.locator(".swarm-canvas").evaluate("(c) => getComputedStyle(c).filter")
+        stage_filter = page.locator(".swarm-canvas").evaluate("(c) => getComputedStyle(c).filter")
+        assert "invert(1)" in stage_filter
+        # the legends show each colour as the stage now draws it, and the words name no colour
+        # (the selected animal's yellow is a dark gold on the projector's light stage)
+        for swatch in page.locator("#lab-swarm .legend .swatch").all():
+            assert swatch.evaluate("(e) => getComputedStyle(e).filter") == stage_filter
+        assert "yellow" not in page.locator("#lab-swarm .stage-caption").inner_text()
         btn = page.locator("#lab-swarm .access-projector")
         assert btn.get_attribute("aria-pressed") == "true"
         page.evaluate("() => window.swarmlab.labs.get('swarm').test.setPlaying(false)")
@@ -711,5 +717,10 @@ def test_projector_colours_by_control_and_url(browser, server, size, name):
         assert page.locator(".bd-canvas").evaluate("(c) => getComputedStyle(c).filter") == "none"
         btn.click()
         assert "theme=projector" in page.url
+        show_lab(page, "vicsek")
+        wedge = page.locator("#lab-vicsek .vk-sw-wedge")
+        assert wedge.evaluate("(e) => getComputedStyle(e).filter") == \
+            page.locator(".vk-canvas").evaluate("(c) => getComputedStyle(c).filter") != "none"
+        assert "yellow" not in page.locator("#lab-vicsek").inner_text()
     finally:
         context.close()

@@ -128,7 +128,7 @@ async function mountLab(section, ctx) {
     text: `In the model each animal is a point; it is drawn at least ${GLYPH_LENGTH} lengths long, enlarged so that you can see it. ` +
       "They have no hard collisions: with strong cohesion and weak separation they can overlap. " +
       `Faint lines are the last ${TRAILS.seconds} s of ${EVERY[TRAILS.every] || `every ${TRAILS.every}th`} animal's path; ` +
-      "the yellow one is selected. The world wraps around at every edge.",
+      "the one drawn larger and circled is selected. The world wraps around at every edge.",
   });
 
   // transport

@@ -31,7 +31,7 @@ export const steps = (c) => [
       end up heading the same way?</p>
       <p><strong>One arrow is followed from the start</strong> (tap or click another to follow it
       instead). The circle is the area it takes into account, the outlined arrows are the ones inside it,
-      and the yellow wedge is the range of directions its next random nudge can give it.</p>`,
+      and the shaded wedge is the range of directions its next random nudge can give it.</p>`,
   },
   {
     key: "change",
