@@ -72,6 +72,22 @@ def _num(v: float, digits: int = 2) -> str:
     return "unknown" if v is None or not math.isfinite(v) else f"{v:.{digits}f}"
 
 
+def _finite(v: float | None) -> bool:
+    return v is not None and math.isfinite(v)
+
+
+def _spacing(v: float | None) -> str:
+    """The mean nearest spacing in words; with a single animal there is none to measure (said
+    so, rather than "unknown lengths")."""
+    return f"mean spacing {v:.1f} lengths" if _finite(v) else "no spacing (no other animal)"
+
+
+def _agreement(P: float, local: float) -> str:
+    """Whole-group and local agreement; local needs a social neighbour somewhere."""
+    near = f"{local:.2f} local" if _finite(local) else "none local (no one has a neighbour in range)"
+    return f"agreement {_num(P)} whole group, {near}"
+
+
 # ------------------------------------------------------------------------------------ groups
 def groups(labels: np.ndarray, u: np.ndarray, min_size: int = GROUP_MIN) -> list[dict]:
     """The groups of a labelling, largest first.
@@ -209,8 +225,8 @@ def swarm(n: int, u: np.ndarray, pairs, m: Mapping[str, float], *, threat: bool 
     shape, key = shape_phrase(n, found, "animals", milling=m.get("milling", math.nan))
     parts = [shape]
     if n:
-        parts.append(f"agreement {_num(m['P'])} whole group, {_num(m['local'])} local")
-        parts.append(f"mean spacing {_num(m['spacing'], 1)} lengths")
+        parts.append(_agreement(m["P"], m["local"]))
+        parts.append(_spacing(m["spacing"]))
     if obstacle == "circle":
         parts.append("a circle in the way")
     elif obstacle == "passage":
@@ -327,7 +343,7 @@ def boids(v: np.ndarray, m: Mapping[str, float], *, treat: bool = False,
     label = {s.name: s.label for s in history.series} if history is not None else {}
     if n:
         parts.append(f"{label.get('P', 'shared heading P')} {_num(P)}")
-        parts.append(f"mean spacing {_num(m.get('spacing', math.nan), 1)} lengths")
+        parts.append(_spacing(m.get("spacing", math.nan)))
     if treat:
         parts.append("the treat is held")
     text = "; ".join(parts) + "."

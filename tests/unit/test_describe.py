@@ -268,3 +268,20 @@ def test_boids_summary_of_a_clump_says_it_is_a_group():
     assert m["flocks"] == 0 and m["in_flocks"] + m["loners"] < m["N"]
     grouped = m["N"] - m["in_flocks"] - m["loners"]
     assert f"no flock flying one way ({grouped} in groups that are not)" in s.op_describe()["text"]
+
+
+def test_a_lone_animal_has_no_spacing_and_no_local_agreement_in_words():
+    """With one animal (Lab 1 allows one; Lab 3 at least two) neither the spacing nor the local
+    agreement can be measured: the summary says why, instead of "mean spacing unknown lengths"
+    and "unknown local"."""
+    s = sessions.create("swarm")
+    s.op_population(n=1)
+    m = s.op_metrics()
+    assert not math.isfinite(m["spacing"]) and not math.isfinite(m["local"])
+    text = s.op_describe()["text"]
+    assert "unknown" not in text and "lengths" not in text
+    assert "agreement 1.00 whole group, none local (no one has a neighbour in range); no spacing (no other animal)" in text
+    s.op_population(n=2)  # two far apart: a spacing, still no neighbour in range
+    s.op_set(name="R", value=1)
+    text = s.op_describe()["text"]
+    assert "none local (no one has a neighbour in range)" in text and "mean spacing" in text
