@@ -122,7 +122,7 @@ from functools import cached_property
 import numpy as np
 
 from . import cells, detmath, metrics, noise
-from .rules import Rule
+from .rules import Rule, RuleError
 from .params import ParamSpec, as_int, shown, step_count, validate, validate_many
 from .space import Box, displacement, norm, shift, wrap  # norm: IEEE-exact, never np.hypot
 
@@ -659,8 +659,14 @@ def run_many(states: Sequence[BoidsState], params: Params, n: int, treat: Treat 
     group = np.repeat(np.arange(len(states), dtype=np.intp), size)
     flat = BoidsState(np.concatenate([s.x for s in states]), np.concatenate([s.v for s in states]),
                       np.concatenate([s.ids for s in states]))
-    for _ in range(steps):
-        flat = step(flat, params, treat, rule, group=group)
+    try:
+        for _ in range(steps):
+            flat = step(flat, params, treat, rule, group=group)
+    except RuleError as exc:  # the shapes it names are of all the flocks at once: say so
+        stacked = RuleError(f"{exc} (run_many calls the rule once a step with its {len(states)} flocks "
+                            f"of {size} boids stacked: {len(states) * size} boids)", exc.line, exc.kind)
+        stacked.update = exc.update
+        raise stacked from exc
     return [BoidsState(flat.x[k * size:(k + 1) * size].copy(), flat.v[k * size:(k + 1) * size].copy(),
                        s.ids, s.steps + steps, s.next_id) for k, s in enumerate(states)]
 

@@ -133,3 +133,17 @@ def test_samples_and_seconds_are_checked_before_anything_runs():
             B.liveliness_many(p, [1], seconds=seconds)
     with pytest.raises(ValueError, match="after start = 2 s"):
         B.liveliness(p, seconds=2, start=2.0)
+
+
+def test_a_failing_rule_says_its_shapes_are_of_the_stacked_flocks():
+    """A rule that returns the wrong shape names the boids of all the flocks at once (320 for
+    four flocks of 80); the message says that run_many stacked them, and keeps its line."""
+    p = B.Params()
+    wide = lambda i, j, d, r, v, p: np.zeros((len(v), 3))  # noqa: E731  (one column too many)
+    with pytest.raises(rules.RuleError) as alone:
+        B.run(B.initial_state(p), p, 1, rule=wide)
+    with pytest.raises(rules.RuleError) as many:
+        B.run_many(B.initial_states(p, (1, 2, 3, 4)), p, 1, rule=wide)
+    assert "(320, 3)" in str(many.value) and "(80, 3)" in str(alone.value)
+    assert str(many.value).endswith("(run_many calls the rule once a step with its 4 flocks of 80 boids stacked: 320 boids)")
+    assert (many.value.line, many.value.kind) == (alone.value.line, alone.value.kind)
