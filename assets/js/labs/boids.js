@@ -36,7 +36,7 @@ import { viewHeight } from "../embed.js";
 import { layoutHtml, HEADER_HTML, explainHtml, sourcesHtml, worldCaption, randomLevel, RULES_INTRO, RULES_HELP } from "./boids/text.js";
 import { BoidsStage } from "./boids/stage.js";
 import { ScalingPanel } from "./boids/scaling.js";
-import { mountRules } from "../ui/rules.js";
+import { mountRules, preloadEditor } from "../ui/rules.js";
 
 const LAB = "boids";
 const CURSOR_STEP = 3;              // lengths per arrow key press (Shift: x4)
@@ -47,6 +47,7 @@ const SERIES_STYLE = {
 };
 
 export async function mount(section, ctx) {
+  preloadEditor(); // the rules panel's editor loads while the lab asks for its specs and first state
   ensureStylesheet("assets/css/boids.css");
   const engine = ctx.engine;
   const specs = await engine.spec(LAB);

@@ -25,7 +25,7 @@ import { PPlot } from "./vicsek/pplot.js";
 import { CheckRunner, renderTable, renderDotPlot, fmt3 } from "./vicsek/check.js";
 import { steps, ruleHtml, checkIntroHtml, NOTES_HTML, headerHtml, checkName } from "./vicsek/text.js";
 import { ensureStylesheet, plural, capital, say, setText } from "../ui/dom.js";
-import { mountRules } from "../ui/rules.js";
+import { mountRules, preloadEditor } from "../ui/rules.js";
 import { MinimalControls } from "../ui/minimal.js";
 
 const LAB = "vicsek";
@@ -111,6 +111,7 @@ const layoutHtml = (c, { readouts, charts: [plot] }) => `${headerHtml(c)}
   </div>`;
 
 export async function mount(section, ctx) {
+  preloadEditor(); // the rules panel's editor loads while the lab asks for its specs and first state
   ensureStylesheet("assets/css/vicsek.css");
   const engine = ctx.engine;
   const specs = await engine.spec(LAB);

@@ -287,14 +287,28 @@ export async function mountRules(host, opts) {
 
 // ------------------------------------------------------------------------------ the editor
 
+let editorModules = null;
+
+/** Start loading the editor's modules (PyScript's CodeMirror chunks) now, so that mountRules
+ *  finds them loaded: a lab calls it as it starts mounting, and the download and parsing
+ *  overlap the lab's first requests instead of delaying its first frame.  A failed load is
+ *  forgotten, so the next call tries again.  Resolves to [core, python, state]. */
+export function preloadEditor() {
+  if (!editorModules) {
+    editorModules = import("../../vendor/pyscript/core.js")
+      .then(({ codemirror }) => Promise.all([codemirror.core, codemirror.python, codemirror.state]));
+    editorModules.catch(() => { editorModules = null; });
+  }
+  return editorModules;
+}
+
 /**
  * CodeMirror 6 from PyScript's own bundle (python highlighting, line numbers, undo), or a
  * textarea when it cannot load.  {kind, getCode(), setCode(text), showLine(n)}
  */
 async function createEditor(host, code, note) {
   try {
-    const { codemirror } = await import("../../vendor/pyscript/core.js");
-    const [core, lang, state] = await Promise.all([codemirror.core, codemirror.python, codemirror.state]);
+    const [core, lang, state] = await preloadEditor();
     const view = new core.EditorView({
       parent: host,
       state: state.EditorState.create({
