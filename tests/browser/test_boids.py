@@ -571,6 +571,17 @@ def test_touch_treat_on_a_phone(phone_page, open_lab):
                                         "els => els.filter(e => e.scrollWidth > e.clientWidth + 1).length")
     assert clipped == 0
     assert not math.isnan(float(page.get_attribute("#lab-boids", "data-t")))
+    # the flocks readout's changing words never move what is below it (an embedded lab's frame
+    # follows the lab's height: it went up and down by a line every second or two at 400 px)
+    page.evaluate("() => window.swarmlab.labs.get('boids').pause()")
+    settle(page, LAB)
+    sizes = []
+    for words in ("1 (all in flocks)", "3 (13 in groups not flying one way, 2 boids alone)",
+                  "12 (1234 in groups not flying one way, 12 boids alone)", "0 (no boids)"):
+        sizes.append(page.evaluate("""(words) => { document.querySelector('#lab-boids .bd-flocks').textContent = words;
+                                      return [document.querySelector('#lab-boids .bd-readouts').offsetHeight,
+                                              document.documentElement.scrollHeight]; }""", words))
+    assert len({tuple(s) for s in sizes}) == 1, sizes
 
 
 REPLAY = """async () => {
