@@ -85,6 +85,22 @@ def test_lab_query_selects_tab(page, server):
     assert page.get_attribute("#tab-boids", "aria-selected") == "true"
 
 
+def test_another_labs_keys_are_said_and_copy_link_keeps_the_pages_look(page, server):
+    """trial= (the Swarm Lab's) and world= (Three rules') on another lab were dropped without a
+    word; "Copy link" dropped controls=minimal and theme=projector (it still leaves out embed=1:
+    a copied link opens the whole page)."""
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
+    page.goto(f"{server}/?lab=vicsek&trial=passage&world=20x10&theme=projector&controls=minimal&embed=1&a=0.5")
+    wait_ready(page)
+    notices = page.locator("#notices").text_content()  # (two notes: folded into one "details")
+    assert "trial=passage was ignored: only lab=swarm reads it" in notices
+    assert "world=20x10 was ignored: only lab=boids reads it" in notices
+    page.locator("#lab-vicsek .vk-copy").click()
+    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('Link copied')")
+    url = page.evaluate("() => navigator.clipboard.readText()")
+    assert url == f"{server}/?lab=vicsek&controls=minimal&theme=projector&a=0.5", url
+
+
 def test_unknown_lab_gives_notice(page, server):
     page.goto(f"{server}/?lab=nonsense")
     wait_ready(page)

@@ -10,8 +10,12 @@
 /** The whole page's own query keys and the values each takes (every lab keeps them). */
 export const PAGE_VALUES = { embed: ["1"], controls: ["minimal"], theme: ["projector"], engine: ["main", "worker"] };
 export const PAGE_KEYS = new Set(["lab", ...Object.keys(PAGE_VALUES)]);
+/** The page keys a "Copy link" keeps (see shareUrl). */
+export const LINK_PAGE_KEYS = ["controls", "theme"];
+/** Keys that one lab's page reads itself (a Swarm Lab trial, the Three rules world size). */
+export const LAB_PAGE_KEYS = { trial: "swarm", world: "boids" };
 /** Query keys that belong to the shell (or a lab's page, like the boids world size), not to a lab's parameters. */
-export const SHELL_KEYS = new Set([...PAGE_KEYS, "trial", "world"]);
+export const SHELL_KEYS = new Set([...PAGE_KEYS, ...Object.keys(LAB_PAGE_KEYS)]);
 
 /** The page's own keys of `params` (URLSearchParams): all that a lab other than the one a
  *  link names gets of it (a link's settings and code are for its own lab). */
@@ -31,6 +35,12 @@ export async function readQuery(engine, lab, params) {
     else query[k] = v;
   }
   const notes = [...repeated].map(([k, n]) => `${k} was given ${n} times; the first value (${query[k]}) is used`);
+  for (const [k, owner] of Object.entries(LAB_PAGE_KEYS)) {
+    const v = params.get(k);
+    if (owner !== lab && v !== null) {
+      notes.push(`${k}=${v.length > 40 ? `${v.slice(0, 39)}…` : v} was ignored: only lab=${owner} reads it`);
+    }
+  }
   if (Object.keys(query).length === 0) return { values: {}, notices: notes };
   const res = await engine.tryCall(lab, "parse_query", { query });
   if (!res.ok) return { values: {}, notices: [...notes, res.error] };
@@ -47,13 +57,17 @@ function encode(spec, value) {
  * A full URL for the current page that opens `lab` with `values`.
  * Only settings that differ from their spec default are written.
  * `extra` adds shell keys (e.g. {trial: "passage"}).
- * The link opens as a page of its own, also when copied from an embedded lab (`embed=1` is not
- * carried over: a classmate gets the full page, where code in a link can be run; a teacher who
- * embeds it adds `embed=1`, as the README says).
+ * The link keeps the page's look (`controls=minimal`, `theme=projector`) and opens as a page of
+ * its own, also when copied from an embedded lab (`embed=1` is not carried over: a classmate
+ * gets the full page, where code in a link can be run; a teacher who embeds it adds `embed=1`,
+ * as the README says).
  */
 export function shareUrl(lab, values, specs, extra = {}) {
   const q = new URLSearchParams();
   q.set("lab", lab);
+  // the page's look as the teacher set it up; not embed=1 (above) nor engine= (a developer's switch)
+  const here = new URLSearchParams(location.search);
+  for (const k of LINK_PAGE_KEYS) if (PAGE_VALUES[k].includes(here.get(k))) q.set(k, here.get(k));
   for (const [k, v] of Object.entries(extra)) if (v !== null && v !== undefined) q.set(k, String(v));
   for (const spec of specs) {
     if (!(spec.name in values)) continue;
