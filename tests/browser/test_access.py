@@ -322,10 +322,19 @@ def _styles(locator, props):
 PROPS = ["backgroundColor", "color", "borderTopWidth", "borderTopStyle", "outlineStyle", "textDecorationLine"]
 
 
+def _text_contrast(locator, ground=None):
+    """Contrast of an element's text colour against its own (or ``ground``'s) background."""
+    fg = _rgb(locator.evaluate("(e) => getComputedStyle(e).color"))
+    bg = _rgb((ground or locator).evaluate("(e) => getComputedStyle(e).backgroundColor"))
+    return contrast(fg, bg)
+
+
 def test_forced_colors_keep_selected_and_pressed_states_visible(browser, server):
     for size, name in (({"width": 1280, "height": 800}, "desktop"), ({"width": 390, "height": 844}, "phone")):
         phone = name == "phone"
-        context = browser.new_context(viewport=size, forced_colors="active", has_touch=phone, is_mobile=phone)
+        # the phone in a dark system theme: the selected step's label was authored ink on black
+        context = browser.new_context(viewport=size, forced_colors="active", has_touch=phone, is_mobile=phone,
+                                      color_scheme="dark" if phone else "light")
         page = context.new_page()
         try:
             open_lab(page, server, "swarm")
@@ -349,7 +358,12 @@ def test_forced_colors_keep_selected_and_pressed_states_visible(browser, server)
             sel = page.locator("#lab-vicsek .vk-steptab[aria-selected=true]")
             uns = page.locator("#lab-vicsek .vk-steptab[aria-selected=false]").first
             assert _styles(sel, PROPS) != _styles(uns, PROPS)
+            assert _text_contrast(sel) >= 4.5 and _text_contrast(sel.locator(".vk-stepnum")) >= 4.5
             page.screenshot(path=str(SHOTS / f"access-forced-colors-vicsek-{name}.png"), full_page=True)
+            # a pressed preset's weights ("1.5 / 1 / 1") in the button's own colour (they were grey)
+            show_lab(page, "boids")
+            pressed = page.locator("#lab-boids .bd-preset[aria-pressed=true]")
+            assert _text_contrast(pressed.locator(".bd-preset-w"), pressed) >= 4.5
         finally:
             context.close()
 

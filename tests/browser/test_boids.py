@@ -712,8 +712,20 @@ def test_quick_presses_on_the_scaling_slider_end_at_the_last_size(page, server):
     start = int(slider.input_value())
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
+    # while a size is timed "Measure every size" is unavailable but keeps the keyboard focus
+    # (a disabled button dropped it to the page's body); Enter on it then does nothing
+    measure = panel.locator(".bd-scale-all")
+    measure.focus()
+    assert measure.get_attribute("aria-disabled") == "true"
+    page.keyboard.press("Enter")
     want = engine_call(page, LAB, "layout")["constants"]["scale_sizes"][start + 2]
     page.wait_for_function("() => document.querySelector('#lab-boids .bd-scale').dataset.points === '2'", timeout=120_000)
-    page.wait_for_function("() => !document.querySelector('#lab-boids .bd-scale-all').disabled", timeout=60_000)
+    page.wait_for_function("() => document.querySelector('#lab-boids .bd-scale-all').getAttribute('aria-disabled') === 'false'",
+                           timeout=60_000)
+    assert page.evaluate("() => document.activeElement.classList.contains('bd-scale-all')")
+    assert page.locator("#lab-boids .bd-scale").get_attribute("data-points") == "2"  # Enter started no sweep
+    # the live region says the last size's result only (the progress line is not live)
+    assert panel.locator(".bd-scale-said").text_content().startswith(f"{want:,} boids: ")
+    assert panel.locator(".bd-scale-status").get_attribute("role") is None
     assert state(page)["N"] == want
     assert panel.locator(".bd-scale-out").inner_text() == f"{want:,} boids"

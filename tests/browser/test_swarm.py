@@ -699,6 +699,8 @@ def _play_to_the_limit_and_continue(page, limit):
     page.get_by_role("button", name="Continue").click()
     settle(page, LAB)
     assert page.locator(".swarm-limit").is_hidden()
+    # the focus was on Continue, which is hidden now: it moves to Play/Pause, not to <body>
+    assert page.evaluate("() => document.activeElement.classList.contains('swarm-play')")
     assert ctl(page, "t.playing")
     ctl(page, "t.tick(0.1)")
     g = frame(page)

@@ -438,7 +438,7 @@ async function mountLab(section, ctx) {
     stepper.restart();
     newRun = true;
     atLimit = false;
-    limitBox.hidden = true;
+    hideLimit();
     hist.clear();
     await refreshState();
     if (state.selected_index === null && state.N > 0) await engine.tryCall(LAB, "select", { index: 0 });
@@ -594,8 +594,16 @@ async function mountLab(section, ctx) {
       return;
     }
     atLimit = false;
-    limitBox.hidden = true;
+    hideLimit();
     setPlaying(true);
+  }
+
+  /** Hide the five-minute note; focus on its Continue button moves to Play/Pause, next to it
+   *  in the tab order, instead of being lost with the hidden button. */
+  function hideLimit() {
+    const had = limitBox.contains(document.activeElement);
+    limitBox.hidden = true;
+    if (had) playBtn.focus();
   }
 
   async function selectAt(x, y) {

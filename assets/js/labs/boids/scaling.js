@@ -40,7 +40,10 @@ export class ScalingPanel {
     this.slider = el("input", { type: "range", id, min: "0", max: String(this.sizes.length - 1), step: "1" });
     this.out = el("output", { for: id, class: "bd-scale-out" });
     this.measureBtn = el("button", { type: "button", class: "btn bd-scale-all", text: "Measure every size" });
-    this.status = el("p", { class: "bd-scale-status", role: "status", "aria-live": "polite" });
+    // what is timed now, on screen; a live region says only a size's result or a sweep's start
+    // and end (a sweep rewrites the progress line 17 times in half a minute)
+    this.status = el("p", { class: "bd-scale-status" });
+    this.said = el("p", { class: "bd-scale-said sr-only", role: "status" });
     this.svg = document.createElementNS(SVG, "svg");
     this.svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
     this.svg.setAttribute("class", "bd-scale-chart");
@@ -56,7 +59,7 @@ export class ScalingPanel {
         "the bigger the flock." }),
       el("div", { class: "ctl bd-scale-ctl" }, el("label", { for: id, text: o.words.slider }), this.out, this.slider),
       el("div", { class: "bd-scale-actions" }, this.measureBtn),
-      this.status,
+      this.status, this.said,
       el("figure", { class: "bd-scale-fig" }, this.svg,
         el("figcaption", { class: "bd-scale-legend" }, ...this.series.map((s) =>
           el("span", { class: `bd-scale-key ${s.cls}` }, el("span", { class: `bd-scale-swatch ${s.mark}`, "aria-hidden": "true" }), s.label)))),
@@ -88,8 +91,7 @@ export class ScalingPanel {
    *  last one asked for is where the flock ends up, as the slider says. */
   async scaleTo(n) {
     if (this.busy) { this.pending = n; return; }
-    this.busy = true;
-    this.measureBtn.disabled = true;
+    this.setBusy(true);
     try {
       await this.scaleAndMeasure(n);
       while (this.pending !== undefined) {
@@ -98,9 +100,16 @@ export class ScalingPanel {
         if (next !== this.current) await this.scaleAndMeasure(next);
       }
     } finally {
-      this.busy = false;
-      this.measureBtn.disabled = false;
+      this.setBusy(false);
     }
+    this.said.textContent = this.status.textContent; // the last size's result
+  }
+
+  /** While a size is timed the button says it is unavailable without being `disabled`, which
+   *  would drop the keyboard focus on it to the page's body; a click then does nothing. */
+  setBusy(on) {
+    this.busy = on;
+    this.measureBtn.setAttribute("aria-disabled", String(on));
   }
 
   async scaleAndMeasure(n) {
@@ -122,17 +131,18 @@ export class ScalingPanel {
   /** Every size from the smallest to the largest, then back to the size it started at. */
   async measureAll() {
     if (this.busy) return;
-    this.busy = true;
-    this.measureBtn.disabled = true;
+    this.setBusy(true);
     const back = this.current;
+    this.said.textContent = `Measuring ${this.sizes.length} sizes, from ${fmtN(this.sizes[0])} to ` +
+      `${fmtN(this.sizes[this.sizes.length - 1])} boids…`;
     try {
       for (const n of this.sizes) if (!(await this.scaleAndMeasure(n))) return;
       await this.scaleAndMeasure(back);
       this.status.textContent = `Done: ${this.points.size} sizes measured, back to ${fmtN(back)} boids. ` + this.trend();
+      this.said.textContent = this.status.textContent;
     } finally {
       this.pending = undefined; // a slider move during the sweep: the sweep's end wins
-      this.busy = false;
-      this.measureBtn.disabled = false;
+      this.setBusy(false);
     }
   }
 
