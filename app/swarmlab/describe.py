@@ -325,19 +325,25 @@ def boids(v: np.ndarray, m: Mapping[str, float], *, treat: bool = False,
         if math.isfinite(P) and P >= HEADED and float(norm(mean)) > 1e-12:
             a = -math.atan2(mean[1], mean[0])  # y down: north is -y
             heading, oct_ = f", heading {compass(a)}", octant(a)
+    known = "in_flocks" in m and "loners" in m  # where the other boids are, as the readout says
+    in_flocks, loners = (int(m["in_flocks"]), int(m["loners"])) if known else (0, 0)
+    grouped = n - in_flocks - loners if known else 0
     if not n:
         shape = "no boids"
     elif flocks == 0:
         # linked but not flying one way (a clump, a swirl) is not "no flock yet"
-        grouped = n - int(m["in_flocks"]) - int(m["loners"]) if "in_flocks" in m and "loners" in m else 0
         if grouped > 0:
             shape = f"{head}, no flock flying one way ({grouped} in groups that are not){heading}"
         else:
             shape = f"{head}, no flock yet{heading}"
-    elif flocks == 1:
-        shape = f"{head}, one flock flying one way{heading}"
     else:
-        shape = f"{head} in {flocks} flocks{heading}"
+        which = "one flock" if flocks == 1 else f"{flocks} flocks"
+        where = ""
+        if known:  # "80 boids, 2 flocks flying one way (10 in them, 69 in groups that are not, 1 alone)"
+            rest = [f"{grouped} in groups that are not"] if grouped > 0 else []
+            rest += [f"{loners} alone"] if loners > 0 else []
+            where = f" ({', '.join([f'{in_flocks} in them', *rest])})" if rest else " (all in them)"
+        shape = f"{head}, {which} flying one way{where}{heading}"
     parts = [shape]
     # the chart's own words when there is a history (the session's HISTORY_SERIES)
     label = {s.name: s.label for s in history.series} if history is not None else {}

@@ -199,7 +199,7 @@ def test_boids_summary():
     assert f"shared heading P {m['P']:.2f}" in d["text"]
     grouped = m["N"] - m["in_flocks"] - m["loners"]
     none = f"no flock flying one way ({grouped} in groups that are not)" if grouped else "no flock yet"
-    flocks = {0: none, 1: "one flock flying one way"}.get(m["flocks"], f"in {m['flocks']} flocks")
+    flocks = none if m["flocks"] == 0 else f"{'one flock' if m['flocks'] == 1 else str(m['flocks']) + ' flocks'} flying one way"
     assert flocks in d["text"]
     assert "Weights: separation 1.5, alignment 1, cohesion 1." in d["text"]
     assert "treat" not in d["text"]
@@ -221,7 +221,13 @@ def test_boids_words_follow_flocks_and_heading():
     d = describe.boids(v, {"P": 1.0, "spacing": 2.0, "flocks": 1})
     assert d["text"].startswith("80 boids, one flock flying one way, heading north;")
     d = describe.boids(v, {"P": 0.3, "spacing": 2.0, "flocks": 3})
-    assert d["text"].startswith("80 boids in 3 flocks; shared heading P 0.30")
+    assert d["text"].startswith("80 boids, 3 flocks flying one way; shared heading P 0.30")
+    # where the other boids are, as the flocks readout says: "80 boids in 2 flocks" read as if
+    # every boid were in one when the readout said "2 (69 in groups not flying one way, 1 boid alone)"
+    d = describe.boids(v, {"P": 0.3, "spacing": 2.0, "flocks": 2, "in_flocks": 10, "loners": 1})
+    assert d["text"].startswith("80 boids, 2 flocks flying one way (10 in them, 69 in groups that are not, 1 alone);")
+    d = describe.boids(v, {"P": 0.9, "spacing": 2.0, "flocks": 1, "in_flocks": 80, "loners": 0})
+    assert d["text"].startswith("80 boids, one flock flying one way (all in them), heading north;")
     assert describe.boids(v, {"P": 0.1, "spacing": 5.0, "flocks": 0})["text"].startswith("80 boids, no flock yet;")
 
 
