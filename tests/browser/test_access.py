@@ -133,6 +133,20 @@ def test_playing_speaks_summaries_at_most_every_10_s_and_answers_actions(page, s
     assert f"Trial: {title}." in said["text"]
 
 
+def test_a_pause_brings_the_stage_name_and_the_chart_texts_up_to_date(page, server):
+    """The summaries refresh the stage's name and the charts' text alternatives only while a lab
+    plays; after Pause they kept numbers up to 2.5 s older than the readouts beside them."""
+    open_lab(page, server, "swarm")
+    page.wait_for_timeout(3000)  # playing: several refreshes, and steps after the last one
+    page.locator("#lab-swarm .swarm-play").click()
+    settle(page, "swarm")
+    d = engine_call(page, "swarm", "describe")
+    page.wait_for_function("""(t) => document.querySelector('#lab-swarm .swarm-canvas')
+                                      .getAttribute('aria-label').endsWith('Now: ' + t)""", arg=d["text"], timeout=2_000)
+    for key, text in d["charts"].items():
+        assert page.locator(f"#access-chart-swarm-{key}").text_content() == text
+
+
 def test_population_buttons_say_what_they_did_and_nothing_at_the_bounds(page, server):
     """'Add 10' / 'Remove 10' answer with how many animals they added or removed, read from the
     engine's range: near the minimum fewer, at it none (before: always 'Added 10 animals')."""

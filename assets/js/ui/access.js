@@ -95,6 +95,8 @@ export function installAccess({ engine, activeLab, controller }) {
     if (now) poll(true);
   }
 
+  const paused = new WeakSet(); // lab sections whose pauses are watched (see decorate)
+
   function stateOf(lab) {
     if (!perLab.has(lab)) {
       perLab.set(lab, { lastKey: null, labelKey: null, lastSummaryAt: performance.now(), baseLabel: null, busy: false, playingSince: null });
@@ -205,6 +207,13 @@ export function installAccess({ engine, activeLab, controller }) {
     const after = section.querySelector(cfg.barAfter);
     if (!stage || !after) return; // the lab failed to build: nothing to describe
     section.dataset.access = "1";
+    // a pause: the stage's name and the charts' texts say the paused state at once (the summaries
+    // refresh them only while playing, so they kept the numbers of up to 2.5 s before)
+    if (!paused.has(section)) {
+      paused.add(section);
+      new MutationObserver(() => { if (!playing(lab)) describe(lab); })
+        .observe(section, { attributes: true, attributeFilter: ["data-playing"] });
+    }
 
     // the stage: keys of its own make it an application (browse mode would swallow them)
     const hintsId = `access-keys-${lab}`;
