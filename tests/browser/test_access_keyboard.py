@@ -216,7 +216,12 @@ def _chart_tables(page, lab):
     engine_call(page, lab, "step", {"n": step})
     # one set of chart ids and series: the session's display.charts, its spoken chart texts,
     # the page's chart canvases (LAB_ACCESS) and the tables agree, and are what this test expects
-    published = {c["id"]: [s["key"] for s in c["series"]] for c in engine_call(page, lab, "layout")["display"]["charts"]}
+    display = engine_call(page, lab, "layout")["display"]
+    published = {c["id"]: [s["key"] for s in c["series"]] for c in display["charts"]}
+    # a column whose readout is scaled is written as the readout and the chart's axis write it:
+    # the very-close share in % (the table wrote it as a fraction beside a 0-100 % axis)
+    scaled = {r["key"]: r for r in display["readouts"] if r.get("scale") not in (None, 1)}
+    assert ("very_close" in scaled and scaled["very_close"]["unit"] == "%") == (lab == "swarm")
     assert published == TABLES[lab]
     assert set(engine_call(page, lab, "describe")["charts"]) == set(published)
     page_ids = page.evaluate("async (lab) => Object.keys((await import('/assets/js/ui/keys.js')).LAB_ACCESS[lab].charts)", lab)
@@ -235,7 +240,8 @@ def _chart_tables(page, lab):
         box = page.locator(f"#chart-table-{lab}-{chart} .chart-table-box")
         assert box.get_attribute("tabindex") == "0" and box.get_attribute("role") == "region"
         t = read_table(page, sel)
-        heads = [h["time_label"]] + [f"{n} ({h['units'][k]})" if h["units"][k] else n for n, k in zip(names, keys)] + ["changes"]
+        units = {k: scaled[k]["unit"] if k in scaled else h["units"][k] for k in keys}
+        heads = [h["time_label"]] + [f"{n} ({units[k]})" if units[k] else n for n, k in zip(names, keys)] + ["changes"]
         assert [x for x, _ in t["head"]] == heads and all(s == "col" for _, s in t["head"])
         count = h["count"]
         assert count >= 2
@@ -250,7 +256,8 @@ def _chart_tables(page, lab):
                 if v is None:
                     assert row[1 + j][1] == "–"
                 else:
-                    assert float(row[1 + j][1]) == pytest.approx(v, abs=0.006)
+                    scale = scaled[key]["scale"] if key in scaled else 1
+                    assert float(row[1 + j][1]) == pytest.approx(v * scale, abs=0.006 * scale)
     # an open table follows the run (while the lab is on screen)
     sel = f"#chart-table-{lab}-{next(iter(TABLES[lab]))} tbody tr"
     before = page.locator(sel).count()

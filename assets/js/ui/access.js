@@ -318,11 +318,17 @@ export function installAccess({ engine, activeLab, controller }) {
       }
       // and a table view of its samples, from the session's history (ui/charttable.js); the
       // columns are the chart's series as the session publishes them (display.charts, this id)
-      const keys = engine.layout(lab).then((l) =>
+      const layout = engine.layout(lab);
+      const keys = layout.then((l) =>
         ((l.display.charts || []).find((c) => c.id === id)?.series || []).map((s) => s.key));
+      // a column with a scaled readout (the very-close share: scale 100, "%") is written as the
+      // readout and the chart's axis write it
+      const shown = layout.then((l) => Object.fromEntries((l.display.readouts || [])
+        .filter((r) => r.scale && r.scale !== 1).map((r) => [r.key, { scale: r.scale, unit: r.unit }])));
       const table = new ChartTable({
         id: `${lab}-${id}`,
         keys,
+        shown,
         fetch: async () => { const r = await engine.tryCall(lab, "history"); return r.ok ? r.value : null; },
         active: () => activeLab() === lab,
       });

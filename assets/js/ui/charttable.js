@@ -88,14 +88,17 @@ export class ChartTable {
    *              session's display.charts, asked for once)
    *   id         an id stem for the elements (e.g. "swarm-agree")
    *   active()   true while the table should follow the run (its lab on screen)
+   *   shown      {key: {scale, unit}} (or a promise of it): a column written as the lab's
+   *              readout and chart write it (the very-close share in %, not as a fraction)
    */
-  constructor({ fetch, keys, id, active = () => true }) {
+  constructor({ fetch, keys, id, active = () => true, shown = {} }) {
     this.fetch = fetch;
+    this.shown = {};
     this.stamp = null; // what the table shows: "version:count:markers:last time"
     this.meta = null;  // the last answer's labels (for the summary's name)
     this.keys = [];
     this.active = active;
-    this.queue = Promise.resolve(keys).then((k) => { this.keys = k || []; }); // everything waits for them
+    this.queue = Promise.all([keys, shown]).then(([k, v]) => { this.keys = k || []; this.shown = v || {}; }); // everything waits for them
     this.waiting = 0;
     this.timer = null;
     this.element = el("details", { class: "chart-table", id: `chart-table-${id}` });
@@ -168,9 +171,10 @@ export class ChartTable {
     const tr = el("tr");
     tr.append(el("th", { scope: "col" }, timeLabel));
     keys.forEach((k, i) => {
-      const unit = h.units && h.units[k];
+      const unit = (this.shown[k] && this.shown[k].unit) || (h.units && h.units[k]);
       tr.append(el("th", { scope: "col" }, unit ? `${names[i]} (${unit})` : names[i]));
     });
+    const scales = keys.map((k) => (this.shown[k] && this.shown[k].scale) || 1);
     tr.append(el("th", { scope: "col" }, "changes"));
     this.head.replaceChildren(tr);
 
@@ -178,7 +182,7 @@ export class ChartTable {
     for (const r of rows) {
       const row = el("tr");
       row.append(el("th", { scope: "row" }, time(r.t)));
-      for (const v of r.values) row.append(el("td", { class: "num" }, formatValue(v)));
+      r.values.forEach((v, i) => row.append(el("td", { class: "num" }, formatValue(v == null ? v : v * scales[i]))));
       row.append(el("td", {}, r.events.join("; ")));
       frag.append(row);
     }
