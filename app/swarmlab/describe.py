@@ -11,9 +11,13 @@ the words never disagree with the page.  Each function returns a dict::
 
     text   the summary (one or two sentences)
     values the numbers the page sonifies ({"P": whole-group agreement, 0..1})
-    key    a coarse signature of the state (group shape, heading octant, agreement
-           band, events); the page speaks a new summary while playing only when the
-           key changes, so noise in the third decimal never reaches the listener
+    key    a coarse signature of the state (group shape, whether it heads one way,
+           agreement band, events); the page speaks a new summary while playing only
+           when the key changes or ``heading`` turns by an octant's width (45 degrees),
+           so noise in the third decimal never reaches the listener, and a heading that
+           wavers across the line between two compass words is not news either
+    heading the compass angle of the (largest) group's heading in degrees, east = 0,
+           counterclockwise; None when it does not head one way
     charts {chart id: text alternative}: current values and the trend over the last
            ``TREND_SECONDS`` of the lab's history
 
@@ -50,11 +54,6 @@ def compass(angle: float) -> str:
     """Eight-point compass word of an angle (radians, counter-clockwise from east = +x)."""
     k = int(math.floor(angle / (math.pi / 4.0) + 0.5)) % 8
     return COMPASS[k]
-
-
-def octant(angle: float) -> int:
-    """0..7, the compass sector of ``angle`` (same sectors as :func:`compass`)."""
-    return int(math.floor(angle / (math.pi / 4.0) + 0.5)) % 8
 
 
 def band(value: float, edges: Sequence[float] = AGREEMENT_BANDS) -> int:
@@ -113,8 +112,9 @@ def groups(labels: np.ndarray, u: np.ndarray, min_size: int = GROUP_MIN) -> list
 
 
 def shape_phrase(n: int, found: list[dict], noun: str, *, milling: float = math.nan,
-                 y_down: bool = False) -> tuple[str, tuple]:
-    """"150 animals, mostly in one group heading north-east" and its coarse key.
+                 y_down: bool = False) -> tuple[str, tuple, float | None]:
+    """"150 animals, mostly in one group heading north-east", its coarse key, and the
+    largest group's compass heading in degrees (None when it heads many ways or circles).
 
     n      : number of agents
     found  : :func:`groups` of the current state, largest first
@@ -123,35 +123,40 @@ def shape_phrase(n: int, found: list[dict], noun: str, *, milling: float = math.
     flip = -1.0 if y_down else 1.0
     head = plural(n, noun[:-1] if noun.endswith("s") else noun, noun)
     if n == 0:
-        return f"no {noun}", ("empty",)
+        return f"no {noun}", ("empty",), None
     grouped = sum(g["size"] for g in found)
     alone = n - grouped
 
-    def heading(g: dict) -> tuple[str, int]:
+    def heading(g: dict) -> tuple[str, str, float | None]:
         if g["agreement"] >= HEADED and math.isfinite(g["heading"]):
             a = flip * g["heading"]
-            return f"heading {compass(a)}", octant(a)
+            return f"heading {compass(a)}", "headed", _degrees(a)
         if math.isfinite(milling) and milling >= MILLING:
-            return "circling", -2
-        return "heading many ways", -1
+            return "circling", "circling", None
+        return "heading many ways", "many ways", None
 
     if not found:
-        return f"{head}, scattered, none in a group", ("scattered",)
+        return f"{head}, scattered, none in a group", ("scattered",), None
     first = found[0]
-    words, oct_ = heading(first)
+    words, way, angle = heading(first)
     if first["size"] >= MOSTLY_ONE * n:
         shape = "all in one group" if first["size"] == n else "mostly in one group"
         text = f"{head}, {shape} {words}"
-        key = ("one", oct_)
+        key = ("one", way)
     elif len(found) == 1:
         text = f"{head}; one group of {first['size']} {words}, the rest on their own"
-        key = ("one-part", oct_)
+        key = ("one-part", way)
     else:
         text = f"{head} in {len(found)} groups; the largest, {first['size']} {noun}, {words}"
-        key = ("many", min(len(found), 4), oct_)
+        key = ("many", min(len(found), 4), way)
         if alone:
             text += f"; {alone} on {'its' if alone == 1 else 'their'} own"
-    return text, key
+    return text, key, angle
+
+
+def _degrees(angle: float) -> float:
+    """A compass angle (radians, east = 0, counterclockwise) in degrees, 0 to 360."""
+    return round(math.degrees(angle) % 360.0, 1)
 
 
 # ------------------------------------------------------------------------------------ charts
@@ -222,7 +227,7 @@ def swarm(n: int, u: np.ndarray, pairs, m: Mapping[str, float], *, threat: bool 
     very_close : the very-close threshold in lengths (``swarm.VERY_CLOSE``), named in that text
     """
     found = groups(metrics.group_labels(pairs), u)
-    shape, key = shape_phrase(n, found, "animals", milling=m.get("milling", math.nan))
+    shape, key, angle = shape_phrase(n, found, "animals", milling=m.get("milling", math.nan))
     parts = [shape]
     if n:
         parts.append(_agreement(m["P"], m["local"]))
@@ -245,7 +250,7 @@ def swarm(n: int, u: np.ndarray, pairs, m: Mapping[str, float], *, threat: bool 
     if extra:
         text += " " + " ".join(extra)
     out = {"text": text, "key": _key(key, band(m.get("P", math.nan)), threat, at_limit, obstacle, n),
-           "values": {"P": m.get("P", math.nan)}, "charts": {}}
+           "heading": angle, "values": {"P": m.get("P", math.nan)}, "charts": {}}
     if history is not None:
         t = history.times()
         agree = [trend_phrase("whole-group agreement P", trend(t, history.values["P"]), _fmt2),
@@ -279,7 +284,7 @@ def vicsek(x: np.ndarray, theta: np.ndarray, pairs, P: float, a: float, t: int, 
     n = int(theta.shape[0])
     u = np.column_stack([np.cos(theta), np.sin(theta)]) if n else np.zeros((0, 2))
     found = groups(metrics.group_labels(pairs), u, min_size=3)
-    shape, key = shape_phrase(n, found, "arrows")
+    shape, key, angle = shape_phrase(n, found, "arrows")
     if math.isfinite(baseline) and P < 2.0 * baseline:
         state = "close to random headings"
     elif P >= 0.8:
@@ -293,7 +298,7 @@ def vicsek(x: np.ndarray, theta: np.ndarray, pairs, P: float, a: float, t: int, 
     steps, hist = history_series(history, "P") if history is not None else ([], [])
     tr = trend(steps, hist, window=window)
     chart = trend_phrase("P", tr, _fmt2, unit_word="updates")
-    return {"text": text, "key": _key(key, band(P), a), "values": {"P": P},
+    return {"text": text, "key": _key(key, band(P), a), "heading": angle, "values": {"P": P},
             "charts": {"P": f"P chart: {chart}."}}
 
 
@@ -316,7 +321,7 @@ def boids(v: np.ndarray, m: Mapping[str, float], *, treat: bool = False,
     P = float(m.get("P", math.nan))
     flocks = int(m.get("flocks", 0) or 0)
     head = plural(n, "boid")
-    oct_ = -1
+    angle = None
     heading = ""
     if n:
         s = norm(v)
@@ -324,7 +329,7 @@ def boids(v: np.ndarray, m: Mapping[str, float], *, treat: bool = False,
         mean = u.mean(axis=0)
         if math.isfinite(P) and P >= HEADED and float(norm(mean)) > 1e-12:
             a = -math.atan2(mean[1], mean[0])  # y down: north is -y
-            heading, oct_ = f", heading {compass(a)}", octant(a)
+            heading, angle = f", heading {compass(a)}", _degrees(a)
     known = "in_flocks" in m and "loners" in m  # where the other boids are, as the readout says
     in_flocks, loners = (int(m["in_flocks"]), int(m["loners"])) if known else (0, 0)
     grouped = n - in_flocks - loners if known else 0
@@ -355,8 +360,8 @@ def boids(v: np.ndarray, m: Mapping[str, float], *, treat: bool = False,
     text = "; ".join(parts) + "."
     if all(math.isfinite(w) for w in weights):
         text += f" Weights: separation {weights[0]:g}, alignment {weights[1]:g}, cohesion {weights[2]:g}."
-    out = {"text": text, "key": _key(min(flocks, 4), oct_, band(P), treat, n),
-           "values": {"P": P}, "charts": {}}
+    out = {"text": text, "key": _key(min(flocks, 4), angle is not None, band(P), treat, n),
+           "heading": angle, "values": {"P": P}, "charts": {}}
     if history is not None:
         t = history.times()
         sp = history.values["spacing"]

@@ -69,19 +69,22 @@ def test_groups_match_breadth_first_search():
 
 def test_shape_phrases():
     one = [{"size": 140, "agreement": 0.9, "heading": math.pi / 4}]
-    text, key = describe.shape_phrase(150, one, "animals")
+    text, key, angle = describe.shape_phrase(150, one, "animals")
     assert text == "150 animals, mostly in one group heading north-east"
-    assert key == ("one", 1)
-    text, _ = describe.shape_phrase(150, [{"size": 150, "agreement": 0.9, "heading": 0.0}], "animals")
-    assert text == "150 animals, all in one group heading east"
+    # the heading is not in the key (a heading wavering across a compass word's boundary would
+    # make every summary news): the page compares the angle, in degrees, east = 0, counterclockwise
+    assert key == ("one", "headed") and angle == 45.0
+    text, _, angle = describe.shape_phrase(150, [{"size": 150, "agreement": 0.9, "heading": 0.0}], "animals")
+    assert text == "150 animals, all in one group heading east" and angle == 0.0
     # Lab 3 keeps screen coordinates: +y is south
-    text, _ = describe.shape_phrase(80, [{"size": 80, "agreement": 0.9, "heading": math.pi / 2}], "boids", y_down=True)
-    assert text.endswith("heading south")
+    text, _, angle = describe.shape_phrase(80, [{"size": 80, "agreement": 0.9, "heading": math.pi / 2}], "boids", y_down=True)
+    assert text.endswith("heading south") and angle == 270.0
     two = [{"size": 60, "agreement": 0.2, "heading": 0.3}, {"size": 30, "agreement": 0.95, "heading": 0.0}]
-    text, key = describe.shape_phrase(100, two, "animals")
+    text, key, angle = describe.shape_phrase(100, two, "animals")
     assert text == "100 animals in 2 groups; the largest, 60 animals, heading many ways; 10 on their own"
-    text, _ = describe.shape_phrase(100, two[:1], "animals", milling=0.7)
-    assert "circling" in text and "one group of 60" in text
+    assert key == ("many", 2, "many ways") and angle is None
+    text, key, _ = describe.shape_phrase(100, two[:1], "animals", milling=0.7)
+    assert "circling" in text and "one group of 60" in text and key == ("one-part", "circling")
     assert describe.shape_phrase(5, [], "animals")[0] == "5 animals, scattered, none in a group"
     assert describe.shape_phrase(1, [], "animals")[0].startswith("1 animal,")
 
@@ -219,7 +222,9 @@ def test_boids_words_follow_flocks_and_heading():
     scattered = describe.boids(v, {"P": 0.2, "spacing": 9.0, "flocks": 0, "in_flocks": 0, "loners": 80})
     assert scattered["text"].startswith("80 boids, no flock yet;")
     d = describe.boids(v, {"P": 1.0, "spacing": 2.0, "flocks": 1})
-    assert d["text"].startswith("80 boids, one flock flying one way, heading north;")
+    assert d["text"].startswith("80 boids, one flock flying one way, heading north;") and d["heading"] == 90.0
+    turned = describe.boids(np.tile([[3.0, 0.0]], (80, 1)), {"P": 1.0, "spacing": 2.0, "flocks": 1})
+    assert "heading east" in turned["text"] and turned["heading"] == 0.0 and turned["key"] == d["key"]
     d = describe.boids(v, {"P": 0.3, "spacing": 2.0, "flocks": 3})
     assert d["text"].startswith("80 boids, 3 flocks flying one way; shared heading P 0.30")
     # where the other boids are, as the flocks readout says: "80 boids in 2 flocks" read as if

@@ -29,6 +29,18 @@ import { ChartTable } from "./charttable.js";
 
 export const SUMMARY_EVERY_MS = 10000; // at most one automatic summary per 10 s
 export const POLL_MS = 2500;           // how often a playing lab's description is refreshed
+export const TURN_DEG = 45;            // a heading turn that is news (describe.py: "heading")
+
+/** Whether description `d` says something new against `seen` (an earlier description): its
+ *  coarse key changed, or its heading turned by TURN_DEG or more.  The heading is not in the
+ *  key, so one that wavers across the line between two compass words ("west", "north-west")
+ *  is not repeated every 10 s with the same numbers. */
+export function isNews(d, seen) {
+  if (!seen || d.key !== seen.key) return true;
+  if (d.heading == null || seen.heading == null) return false;
+  const turn = Math.abs((((d.heading - seen.heading) % 360) + 540) % 360 - 180);
+  return turn >= TURN_DEG;
+}
 
 let live = null;
 
@@ -99,7 +111,7 @@ export function installAccess({ engine, activeLab, controller }) {
 
   function stateOf(lab) {
     if (!perLab.has(lab)) {
-      perLab.set(lab, { lastKey: null, labelKey: null, lastSummaryAt: performance.now(), baseLabel: null, busy: false, playingSince: null });
+      perLab.set(lab, { lastSeen: null, labelSeen: null, lastSummaryAt: performance.now(), baseLabel: null, busy: false, playingSince: null });
     }
     return perLab.get(lab);
   }
@@ -123,10 +135,10 @@ export function installAccess({ engine, activeLab, controller }) {
     if (stage) {
       if (st.baseLabel === null) st.baseLabel = stage.dataset.accessLabel || stage.getAttribute("aria-label") || "";
       const label = `${st.baseLabel} Now: ${d.text}`;
-      const quiet = document.activeElement === stage && d.key === st.labelKey && !force;
+      const quiet = document.activeElement === stage && !isNews(d, st.labelSeen) && !force;
       if (!quiet && stage.getAttribute("aria-label") !== label) {
         stage.setAttribute("aria-label", label);
-        st.labelKey = d.key;
+        st.labelSeen = d;
       }
     }
     for (const [id, text] of Object.entries(d.charts || {})) {
@@ -139,7 +151,7 @@ export function installAccess({ engine, activeLab, controller }) {
     const d = await describe(lab, true);
     if (!d) return;
     const st = stateOf(lab);
-    st.lastKey = d.key;
+    st.lastSeen = d;
     const shown = document.querySelector(`#lab-${lab} .access-said`);
     if (shown) shown.textContent = d.text;
     say(prefix ? `${prefix} ${d.text}` : d.text, prefix ? "response" : "describe");
@@ -185,10 +197,10 @@ export function installAccess({ engine, activeLab, controller }) {
       // never contradict the picture; only the spoken summaries keep their 10 s spacing
       const shown = document.querySelector(`#lab-${lab} .access-said`);
       if (shown && shown.textContent && shown.textContent !== d.text) shown.textContent = d.text;
-      if (st.lastKey === null) st.lastKey = d.key;
+      if (st.lastSeen === null) st.lastSeen = d;
       const now = performance.now();
-      if (d.key !== st.lastKey && now - st.lastSummaryAt >= SUMMARY_EVERY_MS) {
-        st.lastKey = d.key;
+      if (isNews(d, st.lastSeen) && now - st.lastSummaryAt >= SUMMARY_EVERY_MS) {
+        st.lastSeen = d;
         st.lastSummaryAt = now;
         say(d.text, "summary");
       }

@@ -1,0 +1,30 @@
+// When a spoken summary is news (ui/access.js isNews): its coarse key changed, or its heading
+// turned by TURN_DEG or more, however the compass words' boundaries fall.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import { TURN_DEG, isNews } from "../../assets/js/ui/access.js";
+
+const d = (key, heading) => ({ key, heading });
+
+test("nothing seen yet, or a new key, is news", () => {
+  assert.equal(isNews(d("one|headed|3", 10), null), true);
+  assert.equal(isNews(d("one|headed|3", 10), d("one|headed|4", 10)), true);
+});
+
+test("a heading that wavers across a compass boundary is not news; a turn of TURN_DEG is", () => {
+  // 157.5 degrees is the line between "west" and "north-west": 150 and 165 read as two words
+  assert.equal(isNews(d("k", 150), d("k", 165)), false);
+  assert.equal(isNews(d("k", 165), d("k", 150)), false);
+  assert.equal(isNews(d("k", 150 + TURN_DEG), d("k", 150)), true);
+  // across east (0 / 360) the turn is the short way round
+  assert.equal(isNews(d("k", 350), d("k", 10)), false);
+  assert.equal(isNews(d("k", 10), d("k", 350)), false);
+  assert.equal(isNews(d("k", 330), d("k", 20)), true);
+  assert.equal(isNews(d("k", 180), d("k", 0)), true);
+});
+
+test("without a heading on either side only the key counts", () => {
+  assert.equal(isNews(d("k", null), d("k", 90)), false);
+  assert.equal(isNews(d("k", 90), d("k", undefined)), false);
+});
