@@ -92,6 +92,9 @@ def test_page_builds_and_runs(vpage):
     for sel in (".ctl[data-param=a] input[type=range]", ".vk-play", ".vk-step", ".vk-restart", ".vk-copy",
                 ".vk-P", ".vk-pplot", "#vk-rate"):
         assert page.locator(f"{SECTION} {sel}").count() == 1, sel
+    # the notes are sections of their own, not parts of the eight-seed check's (h3 after its h2)
+    h2 = page.eval_on_selector_all(f"{SECTION} h2", "els => els.map((e) => e.textContent.trim())")
+    assert h2[-2:] == ["What this model leaves out", "Sources"], h2
     # playing by default (no reduced motion): the update count grows, also while the
     # eight-seed check runs in the background (it works in pieces between frames)
     assert page.get_attribute(SECTION, "data-playing") == "1"

@@ -95,7 +95,7 @@ export const checkIntroHtml = (c) => `
 
 export const NOTES_HTML = `
   <div class="vk-notes-grid"><div>
-  <h3>What this model leaves out</h3>
+  <h2>What this model leaves out</h2>
   <ul>
     <li>The arrows are points: no body size, and they pass through each other without colliding.</li>
     <li>There is no pull towards the group (no cohesion), no leader, no blind spot (an arrow sees all
@@ -108,7 +108,7 @@ export const NOTES_HTML = `
       what is around them and change speed; Lab 1 and Lab 3 add some of that.</li>
   </ul>
   </div><div>
-  <h3>Sources</h3>
+  <h2>Sources</h2>
   <ul class="sources">
     <li>T. Vicsek, A. Czirók, E. Ben-Jacob, I. Cohen and O. Shochet, <em>Phys. Rev. Lett.</em> 75, 1226 (1995),
       <a href="https://doi.org/10.1103/PhysRevLett.75.1226" rel="noopener" target="_blank">doi:10.1103/PhysRevLett.75.1226</a>;
