@@ -31,7 +31,8 @@ Each rule gives a direction, and the boid's *desired velocity* is full speed
 ``v_max`` that way; the rule's steering is desired minus current velocity,
 capped at the maximum force ``max_force`` (an acceleration, lengths/s^2)::
 
-    separation  s_i = sum_{j in S_i} (p_i - p_j) / (|p_i - p_j|^2 + EPS)   (inverse-square)
+    separation  s_i = sum_{j in S_i} (p_i - p_j) / (|p_i - p_j|^2 + EPS)   (inverse-square
+                weight on the displacement: each term is about 1/distance long)
     alignment   a_i = mean_{j in A_i} v_j                                  (neighbours' velocity)
     cohesion    c_i = mean_{j in C_i} (p_j - p_i)                          (towards their centre)
 
@@ -157,7 +158,8 @@ PRESET_WORDS: dict[str, dict[str, str]] = {
     "separation": {
         "title": "Separation only",
         "look": "Every boid only steers away from anyone too close in front or beside it, so the boids fan "
-                "out over the whole sky and each guards its own space, but nobody flies with anybody.",
+                "out over the whole sky and each guards its own space, but nobody flies with anybody (the "
+                "flocks readout still finds two or three small flocks by chance, as at the start).",
     },
     "cohesion": {
         "title": "Cohesion only",

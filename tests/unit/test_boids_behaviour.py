@@ -155,6 +155,19 @@ def test_separation_only_fans_out_and_each_keeps_its_space(seed):
     assert np.mean([m["spacing"] for m in ser[-10:]]) > 0.9 * ser[0]["spacing"]  # and it does not clump
 
 
+def test_the_flocks_readouts_chance_level_is_what_the_page_says():
+    """The page: random headings make a couple of small "flocks" by chance (about two at the
+    seeded start), and separation only reads two or three; a real flock holds more boids.
+    Samples 1-8 at the start; separation only and balanced from 20 to 40 s."""
+    start = [B.measure(B.initial_state(B.Params(sample=k)), B.Params(sample=k)) for k in range(1, 9)]
+    assert 1.0 <= np.mean([m["flocks"] for m in start]) <= 3.0
+    chance = np.mean([m["in_flocks"] for m in start])
+    sep = [m for k in (1, 2, 3) for m in series("separation", k, 40.0)[0][20:]]
+    assert 1.5 <= np.mean([m["flocks"] for m in sep]) <= 3.5
+    flowing = [m for k in (1, 2, 3) for m in series("balanced", k, 40.0)[0][20:]]
+    assert np.mean([m["in_flocks"] for m in flowing]) > 3 * chance
+
+
 @pytest.mark.parametrize("seed", (1, 2, 3))
 def test_treat_gathers_the_flock_and_release_lets_it_disperse(seed):
     p = B.Params(sample=seed)

@@ -126,9 +126,10 @@ export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
     <msub>${b("r")}<mtext>sep</mtext></msub><mo>=</mo>${sum("S")}
     <mfrac><mrow>${pi}<mo>−</mo>${pj}</mrow><mrow><msup><mrow><mo>|</mo>${pi}<mo>−</mo>${pj}<mo>|</mo></mrow><mn>2</mn></msup><mo>+</mo><mi>ε</mi></mrow></mfrac>
   </math></div>
-  <p>Each close neighbour adds an arrow along the line from it to you, longer the closer it is (an inverse-square
-  weight; <var>ε</var> = ${c.eps} length² keeps it finite when two boids touch), so the nearest decide which way to
-  turn. How hard the boid turns away does not depend on how close they are: see the steering below.</p>
+  <p>Each close neighbour adds an arrow along the line from it to you, longer the closer it is: the
+  displacement is divided by the squared distance (an inverse-square weight), so the arrow's length
+  falls as about 1/distance, and <var>ε</var> = ${c.eps} length² keeps it finite when two boids touch.
+  So the nearest decide which way to turn. How hard the boid turns away does not depend on how close they are: see the steering below.</p>
   <div class="formula"><math display="block" aria-label="alignment">
     <msub>${b("r")}<mtext>ali</mtext></msub><mo>=</mo>${mean("A")}${sum("A")}${vj}
   </math></div>
@@ -225,7 +226,9 @@ export function worldCaption(world, p, C, linked = false) {
     `within ${p.radius} lengths it matches them, within ${p.coh_radius} lengths it is drawn to them. ` +
     `Boids are drawn a little larger than life; colour shows heading. ` +
     `In the readouts a flock is ${C.flock_min} or more boids, linked by a chain of neighbours within ${p.radius} lengths ` +
-    `that head within ${C.flock_link_deg}° of each other, flying roughly one way.`;
+    `that head within ${C.flock_link_deg}° of each other, flying roughly one way. ` +
+    `Random headings make a couple of small flocks by chance (about two at the seeded start, before any rule acts): ` +
+    `a real flock holds more boids, and lasts.`;
 }
 
 /** The "Rules in Python" panel's words (ui/rules.js shows rules_boids.steering itself). */
