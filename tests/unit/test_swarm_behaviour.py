@@ -61,3 +61,22 @@ def test_switching_alignment_off_lowers_local_agreement():
     assert on.mean() > 0.95
     assert np.all(off < on), (on, off)
     assert on.mean() - off.mean() > 0.05, (on, off)
+
+
+def test_local_agreement_with_every_rule_off_is_the_chance_level_of_small_neighbourhoods():
+    """The page's caveat: with every rule off the animals spread out, their neighbourhoods
+    shrink to two or three, and local agreement reads about 0.5 by chance.  The same
+    neighbourhoods with fresh random headings read the same, within the noise."""
+    from swarmlab import metrics
+
+    for sample in (1, 42):
+        p = swarm.SwarmParams.from_values(sample=sample, separation=False, alignment=False, cohesion=False)
+        s = swarm.advance(swarm.initial_state(p), p, 3600)  # 60 model seconds
+        social = swarm.find_neighbours(s, p).social
+        local = metrics.local_agreement(s.u, social)
+        rng = np.random.default_rng(sample)
+        chance = np.mean([metrics.local_agreement(swarm.unit_vectors(rng.uniform(-math.pi, math.pi, s.n)), social)
+                          for _ in range(20)])
+        per = social.counts()
+        assert 1.5 <= per[per > 0].mean() <= 4.0  # small neighbourhoods
+        assert 0.4 <= chance <= 0.65 and abs(local - chance) < 0.1, (sample, local, chance)

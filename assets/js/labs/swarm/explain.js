@@ -128,8 +128,10 @@ Read them with care:</p>
   these teaching rules not every state need appear.</li>
   <li><strong>Two groups</strong> that are each perfectly aligned but travel in opposite directions cancel each other in P, while the local agreement stays high.</li>
   <li>Even <strong>random headings</strong> give a small P above zero because the sample is finite: on average about ${C.random_p_coefficient.toFixed(2)}/√N, roughly ${C.random_p_default.toFixed(2)} for ${num(C.n_default)} animals.</li>
-  <li><strong>Local agreement</strong> can creep up with every rule switched off: animals that happen to head the same way stay neighbours,
-  while the others drift apart. Compare it with a run where the rules are on before reading it as coordination.</li>
+  <li><strong>Local agreement</strong> is high by chance when neighbourhoods are small: the average of an animal's own heading and two or
+  three random ones is about half as long as one arrow, so with two or three neighbours it reads about 0.5 even when nobody aligns.
+  With every rule switched off the animals spread out, their neighbourhoods shrink, and it creeps up towards that level. Compare it
+  with a run where the rules are on, at a similar spacing, before reading it as coordination.</li>
   <li>A high P on its own proves neither that the group <strong>holds together</strong> (aligned animals can be scattered across the world; look at the spacing chart),
   nor that the order is <strong>stable</strong> (it can break up a moment later), nor that <strong>information spreads</strong> between them (they could share the direction by chance or by a common cue).</li>
   <li>Agreement is shown from 0 to 1: 1 means every heading matches, whatever the readout's number of decimals.</li>
