@@ -50,7 +50,7 @@ const layoutHtml = (c, { readouts, charts: [plot] }) => `${headerHtml(c)}
       <ul class="legend vk-legend" aria-label="What the stage shows">
         <li><span class="swatch vk-sw-wheel"></span>arrow colour = its heading</li>
         <li><span class="swatch vk-sw-followed"></span>followed arrow</li>
-        <li><span class="swatch vk-sw-circle"></span>its neighbourhood (R = ${c.radius}) and the arrows in it</li>
+        <li><span class="swatch vk-sw-circle"></span>its neighbourhood (R = ${c.radius} of the box side) and the arrows in it</li>
         <li><span class="swatch vk-sw-wedge"></span>where its next random nudge can point it (±${c.kick} rad)</li>
       </ul>
       <p class="stage-caption vk-caption"></p>

@@ -70,7 +70,7 @@ export const ruleHtml = (c) => `
   <p class="formula"><var>θ</var><sub>i</sub> ← <var>θ</var><sub>i</sub> + <var>a</var> · wrap(<var>θ̄</var><sub>i</sub> − <var>θ</var><sub>i</sub>) + ${c.kick} · <var>ξ</var><sub>i</sub></p>
   <ul>
     <li><var>θ̄</var><sub>i</sub> is the average direction (circular mean) of every arrow within
-      R = ${c.radius} of arrow <var>i</var>, however many there are, counting <var>i</var> itself and measuring
+      a distance R (${num(c.radius / c.box)} of the box side) of arrow <var>i</var>, however many there are, counting <var>i</var> itself and measuring
       distances across the wrapped edges.
       If those directions cancel exactly, the arrow keeps its own heading before the nudge.</li>
     <li>wrap(…) turns the difference into the smaller of the two possible turns (between −π and π), so an
