@@ -54,8 +54,8 @@ if RUNNING_IN_WORKER:
             return
         try:
             text, frame = host.handle(data.request)
-        except Exception as exc:  # a bug in the engine: say so, keep the worker alive
-            reply.crash = "".join(traceback.format_exception(exc))
+        except BaseException as exc:  # a bug in the engine (or a rule's KeyboardInterrupt): say so,
+            reply.crash = "".join(traceback.format_exception(exc))  # and keep the worker alive
             xworker.postMessage(reply)
             return
         reply.reply = text

@@ -235,7 +235,19 @@ class Rule:
         if not self.user:
             return self.fn(*args)
         n = len(args[4])  # the boids' velocities / the agents' headings: one row per agent
-        return self.kind.check(call_limited(self.fn, args), n)
+        # the student's code sees the model's arrays read-only: "v[:] = 0" or "theta *= 2" is an
+        # error on its line (the rule is refused), not a change to the run behind the engine's back
+        out = self.kind.check(call_limited(self.fn, tuple(_read_only(a) for a in args)), n)
+        return out if not isinstance(out, np.ndarray) or out.flags.writeable else out.copy()
+
+
+def _read_only(a: Any) -> Any:
+    """A read-only view of an array (no copy); anything else as it is."""
+    if not isinstance(a, np.ndarray):
+        return a
+    view = a.view()
+    view.flags.writeable = False
+    return view
 
 
 def builtin(kind: RuleKind) -> Rule:
@@ -339,7 +351,8 @@ def call_limited(fn: Callable, args: tuple, limit: float = TIME_LIMIT_S) -> Any:
                         f"(an endless loop?)", line=line, kind="timeout") from None
     except RuleError:
         raise
-    except (MemoryError, RecursionError, Exception) as exc:
+    except (MemoryError, RecursionError, Exception, SystemExit) as exc:
+        # (SystemExit too: sys.exit() in a rule is a broken rule, not the end of the engine)
         raise explain(exc) from None
     finally:
         sys.settrace(previous)

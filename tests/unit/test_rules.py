@@ -200,6 +200,34 @@ def test_a_refused_rule_changes_nothing_and_the_last_good_rule_keeps_running():
     assert s.op_snapshot() == before and s.rule.code == good
 
 
+@pytest.mark.parametrize("lab", ["boids", "vicsek"])
+def test_a_rule_cannot_change_the_models_arrays_or_stop_the_engine(lab):
+    """The student's code gets read-only arrays: "v[:] = np.nan" (then returning nothing) or
+    "theta *= 2" used to change the run even though the rule was refused; sys.exit() and
+    SystemExit are refused like any other exception (they used to escape every handler, so
+    the page got no answer), on their line."""
+    s = BoidsSession() if lab == "boids" else VicsekSession()
+    head = "def steering(i, j, d, r, v, p):\n" if lab == "boids" else "def turn(i, j, d, r, theta, a, kick):\n"
+    arr = "v" if lab == "boids" else "theta"
+    before = s.op_snapshot()
+    for body, words in ((f"    {arr}[:] = np.nan\n    return None\n", "read-only"),
+                        (f"    {arr} *= 0\n    return {arr}\n", "read-only"),
+                        ("    import sys\n    sys.exit(1)\n", "SystemExit on line 3"),
+                        ("    raise SystemExit\n", "SystemExit on line 2")):
+        out = s.op_rules(code=head + body)
+        assert out["ok"] is False and words in out["error"]["message"], (body, out)
+        assert s.op_snapshot() == before
+    # a rule that returns its input unchanged is fine, and the engine may work on the result
+    assert s.op_rules(code=head + (f"    return {arr}\n" if lab == "vicsek" else "    return np.zeros_like(v)\n"))["ok"]
+    s.op_step(n=3)
+    # and one that exits later gives way to the original rules, as any later error does
+    s.op_rules_original()
+    assert s.op_rules(code="calls = [0]\n" + head + f"    calls[0] += 1\n    if calls[0] > 3:\n        raise SystemExit\n"
+                      + (f"    return {arr}\n" if lab == "vicsek" else "    return np.zeros_like(v)\n"))["ok"]
+    out = s.op_step(n=10)
+    assert out["rules"]["user"] is False and "SystemExit" in out["rules"]["error"]["message"]
+
+
 def test_a_rule_that_fails_later_gives_way_to_the_original_without_losing_a_step():
     s = BoidsSession()
     # fine for the first calls, then NaN: the trial passes, a later step fails
