@@ -248,6 +248,10 @@ def test_a_share_link_with_code_asks_before_running(page, server):
     assert get_code(page) == code
     page.wait_for_timeout(500)
     assert engine_call(page, LAB, "rules_source")["user"] is False  # not run by itself
+    # the question is far below the stage: a notice at the top says it waits, and the panel's
+    # status says that the code shown is not the code running
+    assert "This link carries its own rules" in page.locator("#notices").text_content()
+    assert "not running yet" in status(page).inner_text()
     ask.locator(".rules-ask-run").click()
     status(page).locator("text=Your rules run from now on").wait_for(timeout=10_000)
     assert engine_call(page, LAB, "rules_source")["user"] is True

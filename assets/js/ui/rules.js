@@ -85,7 +85,8 @@ export async function mountRules(host, opts) {
   // every other name the code can use, as the session lists them (RuleKind.helpers)
   $(".rules-help-text").append(` Ready to use without importing: ${src.helpers.join(", ")}.`);
   $(".rules-help-text").append(" In the editor, Enter keeps the indentation; indent with spaces. Tab moves on to the " +
-    "next control, so the keyboard never gets stuck in the code.");
+    "next control, so the keyboard never gets stuck in the code. The arrays it gets are read-only (make a copy to " +
+    "change one), and print() writes to the browser's console (its developer tools), not to this page.");
 
   const editor = await createEditor($(".rules-editor"), src.code, $(".rules-note"));
   root.dataset.editor = editor.kind;
@@ -260,6 +261,9 @@ export async function mountRules(host, opts) {
         editor.setCode(code);
         $(".rules-ask").hidden = false;
         root.dataset.asking = "1";
+        // the question sits by the editor, screens below the stage: say at the top that it waits
+        notify(`This link carries its own rules. They run only if you say so: read them in “${opts.title || "Rules in Python"}” ` +
+          "below the stage; until then the original rules run.", "info");
         const done = () => { $(".rules-ask").hidden = true; delete root.dataset.asking; };
         $(".rules-ask-run").addEventListener("click", () => { done(); run(editor.getCode()); });
         $(".rules-ask-no").addEventListener("click", () => {
@@ -274,7 +278,8 @@ export async function mountRules(host, opts) {
   }
 
   showUser(user);
-  show(user ? "Your rules are running." : "These are the rules the model runs now. Change them and press “Run my rules”.", "info");
+  show(root.dataset.asking ? "The code in the editor came with the link and is not running yet; the original rules run until you choose above."
+    : user ? "Your rules are running." : "These are the rules the model runs now. Change them and press “Run my rules”.", "info");
   return {
     root,
     editor,
