@@ -232,6 +232,9 @@ starting.then(async (started) => {
       return c && typeof c.then !== "function" ? c : null;
     },
   });
+  // No new worker could be started after the watchdog stopped one (offline, say): said once, at
+  // the top; every lab's next request fails with the same words and stops its run.
+  engine.restartFailListeners.add((msg) => notify(`The simulation has stopped: ${msg}.`, "error"));
   // The watchdog replaced the engine's worker (a student's rule ran away in the lab shown,
   // which restores its own run): every other lab's session went with the old worker, so it is
   // built afresh when next shown instead of showing settings the new engine does not have.

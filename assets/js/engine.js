@@ -45,6 +45,10 @@ export class EngineStalled extends Error {
   }
 }
 
+/** How long a replacement worker may take to start and answer (it boots Python afresh: a few
+ *  seconds, more on a slow machine) before the engine gives up on it. */
+export const RESPAWN_MS = 60000;
+
 export class Engine {
   /** @param transport  WorkerTransport or MainThreadTransport: send(requestText, buffer) -> Promise */
   constructor(transport) {
@@ -59,6 +63,8 @@ export class Engine {
     this._lastAnswer = 0; // performance.now() of the worker's latest reply
     this.restarting = null; // a Promise while a stopped worker is being replaced
     this.restartListeners = new Set(); // called once a stopped worker is replaced (new, empty sessions)
+    this.restartFailListeners = new Set(); // called with a message when no replacement answers
+    this.respawnMs = RESPAWN_MS;
     this.restarts = 0;
   }
 
@@ -130,8 +136,19 @@ export class Engine {
     this.restarting = (async () => {
       old.stop(why);
       this._buffers.clear();
-      this.transport = await old.respawn();
-      await this.batch(null, [["info", {}]], { urgent: true });
+      try {
+        this.transport = await timeLimit(old.respawn(), this.respawnMs);
+        await timeLimit(this.batch(null, [["info", {}]], { urgent: true }), this.respawnMs);
+      } catch (err) {
+        // offline, say: the new worker cannot fetch the runtime.  Rather than "starting again"
+        // for ever, the engine stays stopped, says why on every request, and the page is told
+        const msg = "the engine could not be started again (is the connection down?); reload the page once you are online";
+        if (this.transport !== old) this.transport.stop(msg);
+        old.dead = msg;
+        this.transport = old;
+        for (const fn of this.restartFailListeners) fn(msg);
+        throw err;
+      }
       try {
         await onStall(this);
       } finally {
@@ -182,6 +199,15 @@ export class Engine {
   info() {
     return this.call(null, "info");
   }
+}
+
+/** `promise`, or a rejection once `ms` have passed without it settling. */
+function timeLimit(promise, ms) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** The engine in a PyScript worker: messages {id, request, buffer} <-> {id, reply, frame, length}. */

@@ -188,6 +188,25 @@ def test_a_loop_inside_one_numpy_call_stops_the_worker_and_the_run_is_restored(l
     page.wait_for_function(f"Number(document.querySelector('#lab-boids').dataset.t) > {st['t'] + 0.5}", timeout=15_000)
 
 
+def test_a_runaway_rule_while_offline_says_the_engine_could_not_start_again(lab, page):
+    """Offline after boot, a new worker cannot fetch the runtime: the page said "starting it
+    again" for ever and every request hung.  Now the wait ends (here after 4 s instead of 60 s),
+    the panel and a notice at the top say what happened and what to do, and the page answers."""
+    page.evaluate("window.swarmlab.engine.respawnMs = 4000")
+    page.context.set_offline(True)
+    try:
+        run_a_runaway_rule(page)
+        page.evaluate("window.swarmlab.labs.get('boids').play()")
+        status(page).locator("text=could not be started again").wait_for(timeout=30_000)
+        assert "reload the page once you are online" in status(page).inner_text()
+        page.wait_for_function("() => document.querySelector('#notices').textContent.includes('The simulation has stopped')",
+                               timeout=10_000)
+        assert page.evaluate("window.swarmlab.engine.restarting") is None  # nothing waits any more
+        assert page.evaluate("1 + 1") == 2
+    finally:
+        page.context.set_offline(False)
+
+
 def test_after_the_watchdog_restarts_the_engine_another_lab_is_built_afresh(lab, page):
     """The new worker has new sessions: a lab other than the one whose rule ran away is built
     again when next shown, says why, and shows what its new session has (not the old settings)."""

@@ -137,6 +137,11 @@ export async function mountRules(host, opts) {
     show(`Your rules ran for more than ${watchMs / 1000} s in one go: the engine was stopped. ` +
       "Starting it again from the last good second…", "error");
   }
+  // no replacement worker answered (offline?): the panel stops saying "starting it again"
+  function onRestartFailed(msg) {
+    show(`Your rules ran too long and the engine was stopped, but ${msg}.`, "error");
+  }
+  engine.restartFailListeners.add(onRestartFailed);
   async function onStall(eng) {
     stopGuard();
     user = false;
@@ -286,7 +291,7 @@ export async function mountRules(host, opts) {
     run: () => run(editor.getCode()),
     original,
     get user() { return user; },
-    dispose() { stopGuard(); engine.listeners.delete(listener); },
+    dispose() { stopGuard(); engine.listeners.delete(listener); engine.restartFailListeners.delete(onRestartFailed); },
   };
 }
 
