@@ -395,7 +395,7 @@ def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, s
         assert "R = 0.15" in vk.locator(".vk-legend").inner_text()
         assert _readout_labels(vk)["t"] == "Updates so far"
         assert page.evaluate("() => window.swarmlab.labs.get('vicsek').stage.radius") == 0.15
-        assert "R = 0.15 of arrow" in vk.locator(".vk-rule").inner_text()  # the rule's words too
+        assert "a distance R (0.15 of the box side) of arrow" in vk.locator(".vk-rule").inner_text()  # the rule's words too
         assert "noise amplitude η = 0.9;" in vk.locator(".vk-rule").inner_text()
         assert "at most 0.45 rad" in vk.locator(".vk-rule").inner_text()
 
