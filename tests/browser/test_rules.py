@@ -186,6 +186,9 @@ def test_a_loop_inside_one_numpy_call_stops_the_worker_and_the_run_is_restored(l
     assert engine_call(page, LAB, "rules_source")["user"] is False
     assert page.evaluate("window.swarmlab.engine.restarts") == 1
     page.wait_for_function(f"Number(document.querySelector('#lab-boids').dataset.t) > {st['t'] + 0.5}", timeout=15_000)
+    # the stopped worker's unanswered requests are all handled (the spoken summaries' poll let
+    # "the engine did not answer within 3 s" escape as an uncaught error)
+    assert page.rec.page_errors == [], page.rec.page_errors
 
 
 def test_a_runaway_rule_while_offline_says_the_engine_could_not_start_again(lab, page):

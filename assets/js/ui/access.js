@@ -117,7 +117,12 @@ export function installAccess({ engine, activeLab, controller }) {
   }
 
   async function describe(lab, force = false) {
-    const res = await engine.tryCall(lab, "describe");
+    let res;
+    try {
+      res = await engine.tryCall(lab, "describe");
+    } catch (err) {
+      return null; // the engine was stopped or failed: the lab's own stepper says so, once
+    }
     if (!res.ok) return null;
     apply(lab, res.value, force);
     return res.value;
@@ -341,7 +346,10 @@ export function installAccess({ engine, activeLab, controller }) {
         id: `${lab}-${id}`,
         keys,
         shown,
-        fetch: async () => { const r = await engine.tryCall(lab, "history"); return r.ok ? r.value : null; },
+        fetch: async () => { // (a stopped engine: no table update; the lab says why)
+          const r = await engine.tryCall(lab, "history").catch(() => null);
+          return r && r.ok ? r.value : null;
+        },
         active: () => activeLab() === lab,
       });
       p.after(table.element);
