@@ -124,7 +124,7 @@ import numpy as np
 
 from . import cells, detmath, metrics, noise
 from .rules import Rule, RuleError
-from .params import ParamSpec, as_int, shown, step_count, validate, validate_many
+from .params import ParamSpec, shown, step_count, validate, validate_many, whole_number
 from .space import Box, displacement, norm, shift, wrap  # norm: IEEE-exact, never np.hypot
 
 # --------------------------------------------------------------------------------------
@@ -813,7 +813,7 @@ def liveliness_many(params: Params, samples: Iterable[int], seconds: float = 300
 
     ``seconds`` must be a whole number of model seconds past ``start``: before it nothing
     is measured (a summary of NaN and zero counts would read like a measurement)."""
-    whole = None if isinstance(seconds, str) else as_int(seconds)
+    whole = whole_number(seconds)
     if whole is None or whole <= start:
         raise ValueError(f"seconds must be a whole number of model seconds after start = {start:g} s "
                          f"(the measures cover start to seconds), got {shown(seconds)}")

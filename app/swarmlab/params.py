@@ -184,10 +184,16 @@ def as_int(value: Any) -> int | None:
     return None
 
 
+def whole_number(value: Any) -> int | None:
+    """A count given from Python (steps, seconds) as an int, or None when it is not a whole
+    number; text is not one here (unlike a link's "5", which :func:`as_int` reads)."""
+    return None if isinstance(value, str) else as_int(value)
+
+
 def step_count(n: Any, name: str = "n", least: int = 0) -> int:
     """A number of steps given from Python: a whole number >= ``least`` (ValueError saying so;
     ``range(int(n))`` would quietly run 0 steps for -5 and 2 for 2.9)."""
-    v = None if isinstance(n, str) else as_int(n)
+    v = whole_number(n)
     if v is None or v < least:
         raise ValueError(f"{name} must be a whole number of steps, {least} or more, got {shown(n)}")
     return v
