@@ -7,6 +7,8 @@
 // out-of-range numbers are clamped, unknown or malformed values are ignored, and
 // each case produces a notice the page shows.  Nothing ever blanks the page.
 
+import { clip } from "./notices.js";
+
 /** The whole page's own query keys and the values each takes (every lab keeps them). */
 export const PAGE_VALUES = { embed: ["1"], controls: ["minimal"], theme: ["projector"], engine: ["main", "worker"] };
 export const PAGE_KEYS = new Set(["lab", ...Object.keys(PAGE_VALUES)]);
@@ -38,7 +40,7 @@ export async function readQuery(engine, lab, params) {
   for (const [k, owner] of Object.entries(LAB_PAGE_KEYS)) {
     const v = params.get(k);
     if (owner !== lab && v !== null) {
-      notes.push(`${k}=${v.length > 40 ? `${v.slice(0, 39)}…` : v} was ignored: only lab=${owner} reads it`);
+      notes.push(`${k}=${clip(v, 40)} was ignored: only lab=${owner} reads it`);
     }
   }
   if (Object.keys(query).length === 0) return { values: {}, notices: notes };
