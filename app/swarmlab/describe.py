@@ -13,7 +13,8 @@ the words never disagree with the page.  Each function returns a dict::
     values the numbers the page sonifies ({"P": whole-group agreement, 0..1})
     key    a coarse signature of the state (group shape, whether it heads one way,
            agreement band, events); the page speaks a new summary while playing only
-           when the key changes or ``heading`` turns by an octant's width (45 degrees),
+           when the key changes or ``heading`` turns far enough (``TURN_DEG`` in
+           assets/js/ui/access.js, an octant's width: the page decides what is news),
            so noise in the third decimal never reaches the listener, and a heading that
            wavers across the line between two compass words is not news either
     heading the compass angle of the (largest) group's heading in degrees, east = 0,
