@@ -57,7 +57,7 @@ export class Engine {
     this._specs = new Map();
     this._layouts = new Map();
     this._buffers = new Map(); // lab -> the frame array to reuse for that lab's next frame
-    this.listeners = new Set(); // called with (lab, reply, source) after every request
+    this.listeners = new Set(); // called with (lab, reply, source) after every request (see batch)
     this._watch = null; // {ms, onStall} while a student's rule runs (see watch)
     this._patient = 0; // requests in flight that asked the watchdog for patience
     this._lastAnswer = 0; // performance.now() of the worker's latest reply
@@ -81,8 +81,10 @@ export class Engine {
     return this._watch !== null;
   }
 
-  /** Run ops on a lab's session in order; with {frame: true} also return its frame buffer. */
-  async batch(lab, ops, { frame = false, source = null, urgent = false, patienceMs = 0 } = {}) {
+  /** Run ops on a lab's session in order; with {frame: true} also return its frame buffer.
+   *  `reads: true` says the ops only read the session (a description, the history), so the
+   *  listeners are told that no view needs a fresh frame (`reply.reads`). */
+  async batch(lab, ops, { frame = false, source = null, urgent = false, patienceMs = 0, reads = false } = {}) {
     if (this.restarting && !urgent) await this.restarting;
     const request = JSON.stringify({ lab, ops, frame });
     const buffer = frame ? this._buffers.get(lab) || null : null;
@@ -95,6 +97,7 @@ export class Engine {
     reply.frame = out.frame || null;
     reply.length = out.length || 0;
     reply.ops = ops;
+    reply.reads = reads;
     for (const fn of this.listeners) fn(lab, reply, source);
     return reply;
   }
@@ -180,12 +183,12 @@ export class Engine {
   }
 
   async spec(lab) {
-    if (!this._specs.has(lab)) this._specs.set(lab, this.call(lab, "spec"));
+    if (!this._specs.has(lab)) this._specs.set(lab, this.call(lab, "spec", {}, { reads: true }));
     return this._specs.get(lab);
   }
 
   async layout(lab) {
-    if (!this._layouts.has(lab)) this._layouts.set(lab, this.call(lab, "layout"));
+    if (!this._layouts.has(lab)) this._layouts.set(lab, this.call(lab, "layout", {}, { reads: true }));
     return this._layouts.get(lab);
   }
 

@@ -147,6 +147,31 @@ def test_a_pause_brings_the_stage_name_and_the_chart_texts_up_to_date(page, serv
         assert page.locator(f"#access-chart-swarm-{key}").text_content() == text
 
 
+@pytest.mark.parametrize("lab", ["swarm", "boids"])
+def test_reading_a_paused_lab_asks_for_no_frames(page, server, lab):
+    """The spoken description and an open chart table only read the session: a paused lab with
+    its tables open used to send a frame request after each of their reads (every 2 s)."""
+    open_lab(page, server, lab)
+    pause(page, lab)
+    _open_tables(page, lab)
+    settle(page, lab)
+    page.evaluate("""() => {
+        const e = window.swarmlab.engine, batch = e.batch.bind(e);
+        window.__sent = { frames: 0, reads: 0 };
+        e.batch = (lab, ops, o = {}) => {
+            if (o.frame) window.__sent.frames++;
+            if (o.reads) window.__sent.reads++;
+            return batch(lab, ops, o);
+        };
+    }""")
+    page.wait_for_timeout(4_500)  # two of the tables' refreshes (REFRESH_MS) at least
+    page.locator(f"#lab-{lab} .access-describe").click()  # and a description asked for
+    page.wait_for_timeout(500)
+    sent = page.evaluate("window.__sent")
+    assert sent["reads"] >= 3, sent  # the tables and the description did read
+    assert sent["frames"] == 0, sent
+
+
 def test_population_buttons_say_what_they_did_and_nothing_at_the_bounds(page, server):
     """'Add 10' / 'Remove 10' answer with how many animals they added or removed, read from the
     engine's range: near the minimum fewer, at it none (before: always 'Added 10 animals')."""

@@ -119,7 +119,7 @@ export function installAccess({ engine, activeLab, controller }) {
   async function describe(lab, force = false) {
     let res;
     try {
-      res = await engine.tryCall(lab, "describe");
+      res = await engine.tryCall(lab, "describe", {}, { reads: true });
     } catch (err) {
       return null; // the engine was stopped or failed: the lab's own stepper says so, once
     }
@@ -347,7 +347,7 @@ export function installAccess({ engine, activeLab, controller }) {
         keys,
         shown,
         fetch: async () => { // (a stopped engine: no table update; the lab says why)
-          const r = await engine.tryCall(lab, "history").catch(() => null);
+          const r = await engine.tryCall(lab, "history", {}, { reads: true }).catch(() => null);
           return r && r.ok ? r.value : null;
         },
         active: () => activeLab() === lab,

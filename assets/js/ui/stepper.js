@@ -95,8 +95,9 @@ export class Stepper {
     this.pace = { real: 0, asked: 0, done: 0, ratio: 1 };
     this.sinceRead = 0; // real seconds since the readouts were last asked for
     this.actions = new Set(); // user actions still talking to the engine (see track)
-    // A request for this lab from anywhere else (an action, a test) makes the view stale.
-    this._listener = (l, reply, source) => { if (l === lab && source !== this) this.stale = true; };
+    // A request for this lab from anywhere else (an action, a test) makes the view stale,
+    // unless it only read the session (the spoken description, a chart's table).
+    this._listener = (l, reply, source) => { if (l === lab && source !== this && !reply.reads) this.stale = true; };
     engine.listeners.add(this._listener);
   }
 
