@@ -235,12 +235,13 @@ starting.then(async (started) => {
   // No new worker could be started after the watchdog stopped one (offline, say): said once, at
   // the top; every lab's next request fails with the same words and stops its run.
   engine.restartFailListeners.add((msg) => notify(`The simulation has stopped: ${msg}.`, "error"));
-  // The watchdog replaced the engine's worker (a student's rule ran away in the lab shown,
-  // which restores its own run): every other lab's session went with the old worker, so it is
-  // built afresh when next shown instead of showing settings the new engine does not have.
-  engine.restartListeners.add(() => {
+  // The watchdog replaced the engine's worker (a student's rule ran away in lab `kept`, which
+  // restores its own run, even if another lab was opened meanwhile): every other lab's session
+  // went with the old worker, so it is built afresh when next shown instead of showing settings
+  // the new engine does not have.
+  engine.restartListeners.add((kept) => {
     for (const [lab, c] of [...mounted]) {
-      if (lab === active || !c || typeof c.then === "function") continue;
+      if (lab === (kept ?? active) || !c || typeof c.then === "function") continue;
       if (c.deactivate) c.deactivate();
       if (c.stepper) c.stepper.dispose(); // (their engine listeners: the new build adds its own)
       if (c.rules && c.rules.dispose) c.rules.dispose();
@@ -249,6 +250,11 @@ starting.then(async (started) => {
       section.replaceChildren();
       delete section.dataset.access; // access.decorate adds its bar to the new build
       rebuilt.add(lab);
+    }
+    // a student who opened another lab while the new worker started sees it built again now
+    if (rebuilt.has(active)) {
+      const lab = active;
+      loadLab(lab).then((c) => { if (active === lab && c && c.activate) c.activate(); });
     }
   });
   window.SwarmBoot.ready();

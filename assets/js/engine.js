@@ -62,7 +62,7 @@ export class Engine {
     this._patient = 0; // requests in flight that asked the watchdog for patience
     this._lastAnswer = 0; // performance.now() of the worker's latest reply
     this.restarting = null; // a Promise while a stopped worker is being replaced
-    this.restartListeners = new Set(); // called once a stopped worker is replaced (new, empty sessions)
+    this.restartListeners = new Set(); // called with the restored lab once a stopped worker is replaced (new, empty sessions)
     this.restartFailListeners = new Set(); // called with a message when no replacement answers
     this.respawnMs = RESPAWN_MS;
     this.restarts = 0;
@@ -72,12 +72,14 @@ export class Engine {
    * Guard the worker while a student's rule runs: a request that takes longer than `ms`
    * terminates the worker (the only way to stop a loop inside one numpy call), starts a new
    * one and then calls `onStall(engine)`, which restores the run (with `{urgent: true}`
-   * requests); `onStop(why)` is told at once, when the worker is terminated.  Requests made meanwhile wait for it; the one that stalled rejects with
-   * EngineStalled.  `watch(null)` ends the guard.  Only a worker can be stopped: on the main
-   * thread (the single file) the Python time limit of rules.py is the only guard.
+   * requests); `onStop(why)` is told at once, when the worker is terminated.  Requests made
+   * meanwhile wait for it; the one that stalled rejects with EngineStalled.  `lab` is the lab
+   * that restores its run: the restart listeners are told it (every other lab's session is
+   * gone with the old worker).  `watch(null)` ends the guard.  Only a worker can be stopped: on
+   * the main thread (the single file) the Python time limit of rules.py is the only guard.
    */
-  watch(ms, onStall, onStop = null) {
-    this._watch = ms > 0 && onStall && this.transport.respawn ? { ms, onStall, onStop } : null;
+  watch(ms, onStall, onStop = null, lab = null) {
+    this._watch = ms > 0 && onStall && this.transport.respawn ? { ms, onStall, onStop, lab } : null;
     return this._watch !== null;
   }
 
@@ -108,7 +110,7 @@ export class Engine {
    *  queued behind others in the worker is not stalled while the worker keeps answering: the
    *  watchdog fires only when nothing has come back for `ms` (and no patient request runs). */
   _watched(sent, patienceMs = 0) {
-    const { onStall, onStop } = this._watch;
+    const { onStall, onStop, lab } = this._watch;
     const ms = Math.max(this._watch.ms, patienceMs);
     if (patienceMs > 0) this._patient++;
     let timer;
@@ -125,14 +127,14 @@ export class Engine {
       if (patienceMs > 0) this._patient--;
     }).catch((err) => {
       if (err instanceof EngineStalled && !this.restarting) {
-        this._restart(onStall, err.message);
+        this._restart(onStall, err.message, lab);
         if (onStop) onStop(err.message);
       }
       throw err;
     });
   }
 
-  _restart(onStall, why) {
+  _restart(onStall, why, lab) {
     this._watch = null;
     const old = this.transport;
     this.restarts++;
@@ -155,7 +157,7 @@ export class Engine {
       try {
         await onStall(this);
       } finally {
-        for (const fn of this.restartListeners) fn();
+        for (const fn of this.restartListeners) fn(lab);
       }
     })().finally(() => { this.restarting = null; });
     this.restarting.catch((err) => console.error("[swarmlab] the engine could not be restarted", err));

@@ -233,6 +233,35 @@ def test_after_the_watchdog_restarts_the_engine_another_lab_is_built_afresh(lab,
     assert page.evaluate("window.swarmlab.engine.listeners.size") == listeners  # the old lab's stepper is gone
 
 
+def test_opening_another_lab_while_the_engine_restarts_keeps_the_stopped_labs_run(lab, page):
+    """The lab whose rule ran away restores its run even if the student opens another lab while
+    the new worker starts: it was the lab shown at the end of the restart that was kept, so the
+    stopped lab started again from 0 with its original code in the editor, and the lab opened
+    went blank."""
+    page.locator(".lab-tabs [role=tab][data-lab=vicsek]").click()
+    page.wait_for_function("() => document.querySelector('#lab-vicsek[data-access=\"1\"]')")
+    page.locator(".lab-tabs [role=tab][data-lab=boids]").click()
+    page.evaluate("window.swarmlab.labs.get('boids').pause()")
+    engine_call(page, LAB, "step", {"n": 200})
+    t_before = engine_call(page, LAB, "state")["t"]
+    run_a_runaway_rule(page)
+    code = get_code(page)
+    page.evaluate("window.swarmlab.labs.get('boids').play()")
+    page.wait_for_function("document.querySelector('#lab-boids .rules-panel').dataset.stopped", timeout=10_000)
+    page.locator(".lab-tabs [role=tab][data-lab=vicsek]").click()  # while the new worker starts
+    page.wait_for_function("() => window.swarmlab.engine.restarts === 1 && !window.swarmlab.engine.restarting", timeout=60_000)
+    # the lab shown is built again on the new engine and says why
+    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('started again from the beginning')")
+    page.wait_for_function("() => document.querySelector('#lab-vicsek[data-access=\"1\"] .vk-canvas')")
+    page.wait_for_function("() => Number(document.querySelector('#lab-vicsek').dataset.t) > 0", timeout=15_000)
+    # the stopped lab carries on from its last good state, with the student's code kept
+    page.locator(".lab-tabs [role=tab][data-lab=boids]").click()
+    status(page).locator("text=carries on from model time").wait_for(timeout=10_000)
+    assert engine_call(page, LAB, "state")["t"] >= t_before
+    assert get_code(page) == code
+    assert page.rec.page_errors == [], page.rec.page_errors
+
+
 def test_a_rule_that_fails_during_a_step_names_the_moment_as_the_readout_does(lab, page):
     """A rule that passes its trial and fails inside a later step: the message names the
     model time in the lab's own unit, also on a whole second (it said "update 5" there)."""

@@ -124,7 +124,7 @@ export async function mountRules(host, opts) {
   }
   function startGuard() {
     if (engine.mode !== "worker") return;
-    engine.watch(watchMs, onStall, onStop);
+    engine.watch(watchMs, onStall, onStop, lab);
     if (!snapTimer) snapTimer = setInterval(() => { if (!engine.restarting && performance.now() >= nextSnap) takeSnapshot(); }, SNAPSHOT_MS);
   }
   function stopGuard() {
@@ -162,7 +162,7 @@ export async function mountRules(host, opts) {
     try {
       if (engine.mode === "worker") {
         await takeSnapshot();        // the state before the new rule: the restore point
-        engine.watch(watchMs, onStall, onStop);
+        engine.watch(watchMs, onStall, onStop, lab);
       }
       let r;
       try {
