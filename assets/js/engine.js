@@ -378,7 +378,11 @@ export async function startEngine({ forceMainThread = false } = {}) {
       onViolation = (ev) => { if (/^worker-src|^script-src|^default-src/.test(ev.effectiveDirective || "") && /^blob/.test(ev.blockedURI || "")) resolve(null); };
       document.addEventListener("securitypolicyviolation", onViolation);
     });
-    const spawn = () => PyWorker(src, { config, version: interpreter });
+    // The config goes by URL (`configURL`: the worker fetches and parses it) and `config` is an
+    // empty object: PyScript's own start-up code, which runs in a worker started once PyScript
+    // has set itself up (a respawn), writes `config["type"]`, and failed with a traceback when
+    // `config` was the URL.
+    const spawn = () => PyWorker(src, { config: {}, configURL: config, version: interpreter });
     const worker = await Promise.race([spawn(), blocked]);
     document.removeEventListener("securitypolicyviolation", onViolation);
     if (!worker) {

@@ -189,6 +189,9 @@ def test_a_loop_inside_one_numpy_call_stops_the_worker_and_the_run_is_restored(l
     # the stopped worker's unanswered requests are all handled (the spoken summaries' poll let
     # "the engine did not answer within 3 s" escape as an uncaught error)
     assert page.rec.page_errors == [], page.rec.page_errors
+    # and the new worker starts cleanly (it logged a traceback from PyScript's start-up code,
+    # which was handed the config's URL where it expects the config)
+    assert not [e for e in page.rec.console_errors if "Traceback" in e], page.rec.console_errors
 
 
 def test_a_runaway_rule_while_offline_says_the_engine_could_not_start_again(lab, page):
