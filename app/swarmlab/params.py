@@ -16,6 +16,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class ParamSpec:
@@ -42,6 +44,7 @@ class ParamSpec:
     choice_labels: tuple[str, ...] = field(default_factory=tuple)
     group: str = ""
     advanced: bool = False
+    above_min: bool = False  # the minimum itself is refused: values must be greater (R > 0)
 
     def __post_init__(self) -> None:
         if self.choice_labels and len(self.choice_labels) != len(self.choices):
@@ -122,9 +125,9 @@ def validate(specs: Iterable[ParamSpec], name: str, value: Any) -> Any:
     """
     s = spec_named(specs, name)
     if s.kind == "bool":
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value in (0, 1):
+        if isinstance(value, (bool, np.bool_)):  # numpy's too (a sweep over a boolean array)
+            return bool(value)
+        if isinstance(value, numbers.Real) and value in (0, 1):  # 0/1, numpy's integers included
             return bool(value)
         if isinstance(value, str) and value.strip().lower() in ("1", "true", "on", "yes", "0", "false", "off", "no"):
             return value.strip().lower() in ("1", "true", "on", "yes")
@@ -137,7 +140,7 @@ def validate(specs: Iterable[ParamSpec], name: str, value: Any) -> Any:
     # numeric
     got = shown(value)
     within = _within(s)
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be a number {within}, got {got}")
     if s.kind == "int":
         v = as_int(value)  # integers stay integers: 2**63 - 1 or 9007199254740993 are exact
@@ -150,7 +153,7 @@ def validate(specs: Iterable[ParamSpec], name: str, value: Any) -> Any:
             raise ValueError(f"{name} must be a number {within}, got {got}") from None
         if not math.isfinite(v):
             raise ValueError(f"{name} must be a finite number {within}, got {got}")
-    if (s.min is not None and v < s.min) or (s.max is not None and v > s.max):
+    if (s.min is not None and (v <= s.min if s.above_min else v < s.min)) or (s.max is not None and v > s.max):
         raise ValueError(f"{name} must be {within}{(' ' + s.unit) if s.unit else ''}, got {got}")
     return v
 
@@ -160,7 +163,7 @@ _INT_TEXT = re.compile(r"^[+-]?[0-9]{1,40}(\.0*)?$")
 
 def as_int(value: Any) -> int | None:
     """An exact integer from an int, an integral finite float or integer text; else None."""
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):
         return None
     if isinstance(value, numbers.Integral):  # int, and numpy's integers (np.arange sweeps)
         return int(value)
@@ -250,9 +253,9 @@ def specs_to_json(specs: Iterable[ParamSpec]) -> list[dict]:
 
 
 def _within(s: ParamSpec) -> str:
-    """The allowed range: "in [1, 40]", or "≥ 0" where there is no upper bound."""
+    """The allowed range: "in [1, 40]", or "≥ 0" (or "> 0") where there is no upper bound."""
     if s.max is None:
-        return "" if s.min is None else f"≥ {_fmt(s.min)}"
+        return "" if s.min is None else f"{'>' if s.above_min else '≥'} {_fmt(s.min)}"
     if s.min is None:
         return f"≤ {_fmt(s.max)}"
     return f"in [{_fmt(s.min)}, {_fmt(s.max)}]"

@@ -169,11 +169,12 @@ DRAWING_ONLY = ("appearance",)
 
 # What SwarmParams(...) made from Python (or dataclasses.replace) checks: the same specs without
 # the sliders' upper bounds (tools/bench runs 10,000 animals), with lower bounds of at most 0
-# (at least 1 animal and 1 nearest neighbour); NaN, text and negative values are refused, as
-# boids.Params does.  The sample keeps its range: the page and the CLI can replay only those.
+# (at least 1 animal and 1 nearest neighbour, and R > 0: cohesion divides by it); NaN, text and
+# negative values are refused, as boids.Params does.  The sample keeps its range: the page and
+# the CLI can replay only those.
 _PYTHON_SPECS: tuple[ParamSpec, ...] = tuple(
     s if s.name == "sample" or s.kind in ("bool", "choice")
-    else replace(s, max=None, min=s.min if s.name in ("N", "k") else min(s.min, 0))
+    else replace(s, max=None, min=s.min if s.name in ("N", "k") else min(s.min, 0), above_min=s.name == "R")
     for s in SPECS)
 
 

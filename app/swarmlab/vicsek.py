@@ -495,8 +495,9 @@ class Ensemble:
 
     def run(self, updates: int) -> np.ndarray:
         """Advance ``updates`` updates; return P after each, shape (updates, B)."""
-        out = np.empty((int(updates), len(self.seeds)))
-        for k in range(int(updates)):
+        updates = step_count(updates, "updates")
+        out = np.empty((updates, len(self.seeds)))
+        for k in range(updates):
             out[k] = self.step()
         return out
 
@@ -525,11 +526,11 @@ class CheckRun:
         if mode not in ("batched", "serial"):
             raise ValueError(f"mode must be 'batched' or 'serial', got {mode!r}")
         self.mode = mode
-        self.seeds = tuple(int(s) for s in seeds)
-        self.warmup = int(warmup)
-        self.measure = int(measure)
-        if self.warmup < 0 or self.measure < 1:
-            raise ValueError("warmup must be >= 0 and measure >= 1")
+        # whole seeds and update counts, as Ensemble and run_general check them (int() made
+        # seed 1.5 or True run seed 1, and warmup 2.7 run 2 updates)
+        self.seeds = tuple(validate(GENERAL_SPECS, "seed", s) for s in seeds)
+        self.warmup = step_count(warmup, "warmup")
+        self.measure = step_count(measure, "measure", least=1)
         self.params = params
         self.replicas = [(s, a) for s in self.seeds for a in (0.0, 1.0)]
         self._per_run = self.warmup + self.measure

@@ -180,6 +180,46 @@ def test_the_goal_table_needs_seconds_past_the_first_minute(capsys):
         assert "--seconds must be a whole number above 60" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("one", [["--sample", "5"], ["--set", "sample=5"]])
+def test_the_goal_table_refuses_a_single_sample_beside_its_list(capsys, one):
+    """--samples with --sample 5 ran samples 1 and 2 and dropped the 5 without a word."""
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["boids", "--samples", "1-2", "--seconds", "61"] + one)
+    assert exc.value.code == 2
+    assert "leave out --sample and --set sample=" in capsys.readouterr().err
+
+
+def test_the_liveliness_line_needs_a_whole_second_after_the_first_minute(capsys):
+    """The watch observes whole model seconds: a 60.5 s run has only t = 60 s and printed
+    "liveliness 60-60.5 s ... splits=0, turns=0" as if measured; now it prints none, and a
+    61.5 s run's line ends at 61 s, the last second it observed."""
+    assert cli.main(["boids", "--seconds", "60.5"]) == 0
+    assert "liveliness" not in capsys.readouterr().out
+    assert cli.main(["boids", "--seconds", "61.5"]) == 0
+    assert "liveliness 60-61 s" in capsys.readouterr().out
+
+
+def test_the_presets_help_says_everything_a_preset_sets():
+    """--preset cohesion also sets the cohesion range and the view; the help said "rule weights"."""
+    from swarmlab import boids
+    from swarmlab.commands import boids as command
+
+    words = command.preset_words(boids.PRESETS["cohesion"])
+    assert f"coh_radius={boids.COH_RADIUS_CLUMP:g}, view={boids.VIEW_CLUMP:g}" in words
+    for name, values in boids.PRESETS.items():
+        assert f"{name} ({command.preset_words(values)})" in " ".join(_help("boids").split())
+
+
+def _help(name):
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        cli.main([name, "--help"])
+    return out.getvalue()
+
+
 def test_the_help_example_of_one_clump_reads_one(capsys):
     """boids --help says that ``--preset cohesion --seconds 90`` reads one clump: the run prints
     its liveliness line (longer than 60 s) with one group at the end."""

@@ -4,6 +4,7 @@ import json
 import math
 import re
 
+import numpy as np
 import pytest
 
 from swarmlab.params import ParamSpec, clamp, defaults, specs_to_json, validate, validate_many
@@ -148,6 +149,16 @@ def test_python_values_are_checked_where_they_enter():
         (3, 2**60 + 1, None, 10**400)
     assert swarm.SwarmParams.from_values(N=np.int64(5)).N == 5
     assert boids.Params().with_values(population=np.arange(98, 101)[-1]).population == 100
+    # on/off from numpy (a sweep over a boolean array): numpy's bools, and its 0/1 integers as
+    # Python's are; a numpy bool is no number, as a Python bool is not
+    on = swarm.SwarmParams.from_values(alignment=np.bool_(False), cohesion=np.True_, separation=np.int64(0))
+    assert (on.alignment, on.cohesion, on.separation) == (False, True, False)
+    assert type(on.cohesion) is bool
+    with pytest.raises(ValueError, match="alignment must be on/off"):
+        swarm.SwarmParams.from_values(alignment=np.int64(2))
+    for name in ("N", "R"):
+        with pytest.raises(ValueError, match=f"{name} must be a number"):
+            swarm.SwarmParams.from_values(**{name: np.True_})
     s, sp = swarm.initial_state(swarm.SwarmParams.from_values()), swarm.SwarmParams.from_values()
     for n in (-5, 2.9, "10", math.nan):
         with pytest.raises(ValueError, match="whole number of steps"):
@@ -172,12 +183,15 @@ def test_swarm_params_made_directly_or_by_replace_are_checked_like_boids_params(
 
     p = swarm.SwarmParams.from_values()
     for bad, words in [(dict(sigma=math.nan), "sigma must be a finite number ≥ 0, got nan"),
-                       (dict(R=-3), "R must be ≥ 0 lengths, got -3"), (dict(N="lots"), "N must be a whole number ≥ 1"),
+                       (dict(R=-3), "R must be > 0 lengths, got -3"), (dict(N="lots"), "N must be a whole number ≥ 1"),
+                       (dict(R=0), "R must be > 0 lengths, got 0"),  # cohesion divides by R: all NaN a step later
                        (dict(N=0), "N must be ≥ 1"), (dict(mode="x"), "mode must be one of range, nearest"),
                        (dict(separation="maybe"), "separation must be on/off"), (dict(sample=-1), "sample must be in [0, ")]:
         with pytest.raises(ValueError, match=re.escape(words)):
             dataclasses.replace(p, **bad)
     big = dataclasses.replace(p, N=10_000, R=60, sigma="0.5")
     assert (big.N, big.R, big.sigma) == (10_000, 60.0, 0.5)
+    tiny = dataclasses.replace(p, R=1e-6, v=0)  # any positive range, and animals that stand still
+    assert np.isfinite(swarm.advance(swarm.initial_state(tiny), tiny, 3).theta).all()
     with pytest.raises(ValueError, match=re.escape("R must be in [1, 40] lengths")):
         p.with_values(R=60)  # the sliders' ranges, as the page's

@@ -412,6 +412,30 @@ def test_a_seed_that_is_not_a_whole_number_in_range_is_refused(seed):
         vicsek.run_general(params, seed, 0, 1)
     with pytest.raises(ValueError, match="seed"):
         Ensemble([(seed, 1.0)])
+    with pytest.raises(ValueError, match="seed"):  # the eight-seed check's own seeds too
+        vicsek.run_check(seeds=[seed], warmup=1, measure=1)
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"warmup": 2.7}, "warmup must be a whole number of steps, 0 or more"),
+    ({"warmup": -1}, "warmup must be a whole number"),
+    ({"measure": 0}, "measure must be a whole number of steps, 1 or more"),
+    ({"measure": True}, "measure must be a whole number"),
+])
+def test_the_checks_update_counts_are_whole_numbers(kw, message):
+    """CheckRun took int(): warmup 2.7 ran 2 updates."""
+    with pytest.raises(ValueError, match=message):
+        vicsek.run_check(**{"seeds": [1], "warmup": 1, "measure": 1, **kw})
+
+
+@pytest.mark.parametrize("updates", [2.9, -3, "4", True])
+def test_an_ensemble_runs_only_whole_numbers_of_updates(updates):
+    """Ensemble.run(2.9) ran 2 updates and run(-3) failed inside numpy."""
+    ens = Ensemble([(1, 1.0)])
+    with pytest.raises(ValueError, match="updates must be a whole number of steps"):
+        ens.run(updates)
+    assert ens.t == 0
+    assert ens.run(2.0).shape == (2, 1)  # a whole float is a whole number
 
 
 def test_a_plain_turn_function_gets_the_checks_a_rules_file_gets():

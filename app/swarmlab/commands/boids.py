@@ -58,7 +58,8 @@ def register(subparsers) -> None:
     p.add_argument("--seconds", type=float, default=60.0, metavar="T",
                    help=f"model seconds to run, 0 < T <= {MAX_SECONDS:g} (default %(default)s)")
     p.add_argument("--preset", choices=tuple(boids.PRESETS), default=None,
-                   help="rule weights: separation (1.5/0/0), cohesion (0/0/1) or balanced (1.5/1/1)")
+                   help="the page's presets, which set (units: below): " + "; ".join(f"{name} ({preset_words(values)})"
+                                                          for name, values in boids.PRESETS.items()))
     p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VALUE",
                    help="set a parameter (repeatable); applied after --preset")
     p.add_argument("--csv", default=None, metavar="FILE", help="write the sampled history as CSV ('-' = stdout)")
@@ -67,6 +68,11 @@ def register(subparsers) -> None:
                         "each --seconds long, plus cohesion only at 60 s, checked against issue 13's goals")
     add_rules_options(p, rules_boids.KIND, "steering(i, j, d, r, v, p)", "boids")
     p.set_defaults(func=run)
+
+
+def preset_words(values: dict) -> str:
+    """What a preset sets, as --set would write it: "k_sep=1.5, k_ali=0, ..., view=200"."""
+    return ", ".join(f"{k}={v:g}" for k, v in values.items())
 
 
 def parse_sets(items: list[str]) -> dict:
@@ -184,6 +190,9 @@ def run(args) -> int:
             raise ValueError("--csv records one run; leave it out with --samples")
         if rule is not None:
             raise ValueError("--rules runs one sample; leave out --samples")
+        if args.sample is not None or "sample" in parse_sets(args.sets):
+            raise ValueError("--samples lists the samples to run; leave out --sample and --set sample=... "
+                             "(or put that sample in the list)")
         if not (args.seconds == int(args.seconds) and args.seconds > boids.WATCH_START):
             raise ValueError(f"--samples measures from {boids.WATCH_START:g} s on, once a model second: "
                              f"--seconds must be a whole number above {boids.WATCH_START:g}, got {args.seconds:g}")
@@ -213,7 +222,9 @@ def run(args) -> int:
     )
     out = sys.stderr if args.csv == "-" else sys.stdout
     print(line, file=out)
-    end = history.times()[-1]
-    if end > watch.start:
-        print(liveliness_line(watch.summary(), watch.start, end), file=out)
+    # the watch observes whole model seconds: liveliness needs one after its start (60.5 s has
+    # none), and it ends at the last one
+    last = math.floor(history.times()[-1] + 1e-9)
+    if last > watch.start:
+        print(liveliness_line(watch.summary(), watch.start, last), file=out)
     return 0
