@@ -617,16 +617,19 @@ def test_minimal_controls_keep_every_setting_one_button_away(page, server):
     assert page.rec.page_errors == []
 
 
-def test_a_link_whose_speeds_do_not_fit_together_starts_from_the_defaults(page, server):
+def test_a_link_whose_speeds_do_not_fit_together_keeps_its_other_settings(page, server):
     """Each setting of a link is in range on its own, but a lowest speed above the highest
-    cannot hold: the page says so and the lab runs from its defaults (it once failed to start)."""
-    page.goto(f"{server}/?lab={LAB}&v_min=10&k_sep=2")
+    cannot hold: the page says so and drops the speeds only (it once failed to start, then
+    threw every setting of the link away for them)."""
+    page.goto(f"{server}/?lab={LAB}&v_min=10&v_max=5&k_sep=2&population=120")
     wait_ready(page)
-    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('do not fit together')")
-    assert "v_min (10) must not exceed v_max (6)" in page.inner_text("#notices")
+    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('ignored v_min=10 and v_max=5')")
+    assert "v_min (10) must not exceed v_max (5)" in page.inner_text("#notices")
+    assert "do not fit together" not in page.inner_text("#notices")
     assert page.locator("#lab-boids .lab-error").count() == 0
     st = state(page)
-    assert st["params"]["v_min"] == 3 and st["params"]["v_max"] == 6 and st["params"]["k_sep"] == 1.5
+    assert (st["params"]["v_min"], st["params"]["v_max"]) == (3, 6)  # the defaults' speeds
+    assert (st["params"]["k_sep"], st["N"]) == (2, 120)  # and the link's other settings
     wait_model_time_passes(page, st["t"])
 
 

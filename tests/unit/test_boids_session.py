@@ -338,3 +338,19 @@ def test_readouts_and_history_share_one_search_per_step(monkeypatch):
     assert s.op_metrics() == real(s.state, s.params) and calls == [0, 10, 10]
     s.op_metrics()["P"] = -1.0  # a caller's copy: the cache keeps its own
     assert s.op_metrics()["P"] >= 0
+
+
+def test_a_link_whose_speeds_clash_loses_its_speeds_only():
+    """A lowest speed above the highest (each in range alone) is dropped from a link with a
+    notice; the link's other settings stay (the page threw them all away for it)."""
+    s = sessions.create("boids")
+    got = s.op_parse_query({"population": "500", "k_sep": "2", "v_min": "10", "v_max": "5", "sample": "1.5"})
+    assert got["values"] == {"population": 500, "k_sep": 2.0, "sample": 2}
+    assert got["notices"][-1] == "ignored v_min=10 and v_max=5: v_min (10) must not exceed v_max (5) lengths/s"
+    # one speed against the session's other one
+    got = s.op_parse_query({"v_min": "10", "k_ali": "0.5"})
+    assert got["values"] == {"k_ali": 0.5} and got["notices"][0].startswith("ignored v_min=10: ")
+    # speeds that fit are kept, and the reset the page then makes runs
+    got = s.op_parse_query({"v_min": "10", "v_max": "20"})
+    assert got == {"values": {"v_min": 10.0, "v_max": 20.0}, "notices": []}
+    assert s.op_reset(**got["values"])["params"]["v_max"] == 20.0

@@ -135,6 +135,22 @@ class BoidsSession(Session):
     def op_reset(self, **params: Any) -> dict:
         return self._restart(self.params.with_values(**params))  # raises before anything changes
 
+    def op_parse_query(self, query: dict) -> dict:
+        """Each setting read on its own (the base), then the one pair that must hold together:
+        a lowest speed above the highest drops the link's speeds, and only them, with a notice
+        (the whole link's settings were thrown away for it)."""
+        out = super().op_parse_query(query)
+        values = out["values"]
+        try:
+            self.params.with_values(**values)
+        except ValueError as exc:
+            speeds = {k: values.pop(k) for k in ("v_min", "v_max") if k in values}
+            if not speeds:  # (no other pair can clash today; the page's reset would say so)
+                return out
+            given = " and ".join(f"{k}={v:g}" for k, v in speeds.items())
+            out["notices"].append(f"ignored {given}: {exc}")
+        return out
+
     def _restart(self, new: boids.Params) -> dict:
         self.params = new
         self.treat = boids.Treat()
