@@ -44,6 +44,19 @@ def mean_spacing(page, seconds=20):
     return sum(out) / len(out)
 
 
+def capture_copies(page):
+    """Keep what the page copies in ``window.__copied`` (and which clipboard call made it in
+    ``window.__calls``) instead of the clipboard."""
+    page.evaluate("""() => {
+        window.__calls = [];
+        navigator.clipboard.write = async (items) => {
+            window.__calls.push('write');
+            window.__copied = await (await items[0].getType('text/plain')).text();
+        };
+        navigator.clipboard.writeText = async (t) => { window.__calls.push('writeText'); window.__copied = t; };
+    }""")
+
+
 @pytest.fixture
 def lab(page, server):
     page.goto(f"{server}/?lab={LAB}")
@@ -316,7 +329,7 @@ def test_a_share_link_with_code_asks_before_running(page, server):
     assert panel(page).locator(".rules-ask").is_hidden()
     assert get_code(page) != code
     # ... but a link copied from the embedded lab opens as a page of its own, so its code is offered
-    page.evaluate("() => { navigator.clipboard.writeText = async (t) => { window.__copied = t; }; }")
+    capture_copies(page)
     set_code(page, code)
     panel(page).locator(".rules-link").click()
     page.wait_for_function("() => window.__copied")
@@ -327,6 +340,66 @@ def test_a_share_link_with_code_asks_before_running(page, server):
     wait_ready(page)
     panel(page).locator(".rules-ask").wait_for()
     assert get_code(page) == code
+
+
+def test_copy_link_with_my_rules_asks_for_the_clipboard_within_the_click(lab, page):
+    """The code is packed asynchronously; the copy was asked for after that await, which WebKit
+    refuses (the click no longer counts as the student's): a prompt opened every time.  Now the
+    clipboard is asked within the click, with the link to follow."""
+    capture_copies(page)
+    # after the button's own handler (bubbling, registered later): what it asked for so far
+    page.evaluate("() => window.addEventListener('click', () => { window.__inClick = window.__calls.slice(); })")
+    code = "def steering(i, j, d, r, v, p):\n    return np.zeros_like(v)  # copied\n"
+    set_code(page, code)
+    panel(page).locator(".rules-link").click()
+    page.wait_for_function("() => window.__copied")
+    assert page.evaluate("window.__inClick") == ["write"]
+    link = page.evaluate("window.__copied")
+    packed = link.split("#code=")[1]
+    assert page.evaluate("async (p) => (await import('./assets/js/ui/rules.js')).unpackCode(p)", packed) == code
+    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('Whoever opens it sees your code')")
+
+
+def test_a_code_link_pasted_into_the_same_address_is_offered(lab, page):
+    """Pasting a #code= link into a tab that shows its address changes only the hash, which
+    reloads nothing: the lab read the hash once, when it was built, and ignored the new code."""
+    code = "def steering(i, j, d, r, v, p):\n    return np.zeros_like(v)  # second version\n"
+    packed = page.evaluate("async (c) => (await import('./assets/js/ui/rules.js')).packCode(c)", code)
+    page.evaluate("(p) => { location.hash = '#code=' + p; }", packed)
+    panel(page).locator(".rules-ask").wait_for()
+    assert get_code(page) == code
+    assert "This link carries its own rules" in page.locator("#notices").text_content()
+    assert engine_call(page, LAB, "rules_source")["user"] is False  # asked, not run
+
+
+def test_the_rules_buttons_keep_the_keyboards_focus(lab, page):
+    """Buttons that cannot act now are aria-disabled: "Run my rules" was disabled while it ran
+    and "Back to the original" once the original ran, which dropped the focus to the page's
+    start; the question of a code link moved it there too when it closed."""
+    def focused():
+        return page.evaluate("document.activeElement.className")
+
+    set_code(page, "def steering(i, j, d, r, v, p):\n    return np.zeros_like(v)\n")
+    panel(page).locator(".rules-run").focus()
+    page.keyboard.press("Enter")
+    status(page).locator("text=Your rules run from now on").wait_for(timeout=10_000)
+    assert "rules-run" in focused()
+    panel(page).locator(".rules-orig").focus()
+    page.keyboard.press("Enter")
+    status(page).locator("text=The original rules run again").wait_for(timeout=10_000)
+    assert "rules-orig" in focused()
+    assert panel(page).locator(".rules-orig").get_attribute("aria-disabled") == "true"
+    page.keyboard.press("Enter")  # unavailable: nothing happens
+    page.wait_for_timeout(300)
+    assert "The original rules run again" in status(page).inner_text()
+    # the question of a link, answered from the keyboard: focus goes on to Run my rules
+    packed = page.evaluate("async (c) => (await import('./assets/js/ui/rules.js')).packCode(c)",
+                           "def steering(i, j, d, r, v, p):\n    return 0.5 * v\n")
+    page.evaluate("(p) => { location.hash = '#code=' + p; }", packed)
+    panel(page).locator(".rules-ask-run").focus()
+    page.keyboard.press("Enter")
+    status(page).locator("text=Your rules run from now on").wait_for(timeout=10_000)
+    assert "rules-run" in focused()
 
 
 def test_lab2_shows_its_turn_and_runs_an_edit(page, server):

@@ -102,10 +102,14 @@ export async function mountRules(host, opts) {
     root.dataset.state = kind;
     if (line) editor.showLine(line);
   }
+  // Buttons that cannot act now say so with aria-disabled, not `disabled`: a disabled button
+  // drops the keyboard's focus to the page's start (after Enter on "Back to the original").
+  const unavailable = (sel, on) => $(sel).setAttribute("aria-disabled", String(on));
+  const available = (sel) => $(sel).getAttribute("aria-disabled") !== "true";
   function showUser(on) {
     user = on;
     root.dataset.user = on ? "1" : "0";
-    $(".rules-orig").disabled = !on;
+    unavailable(".rules-orig", !on);
     if (on) startGuard(); else stopGuard();
   }
 
@@ -157,8 +161,9 @@ export async function mountRules(host, opts) {
 
   // ---- run, back to the original
   async function run(code) {
+    if (!available(".rules-run")) return; // one run at a time
     show("Checking your rules…", "busy");
-    $(".rules-run").disabled = true;
+    unavailable(".rules-run", true);
     try {
       if (engine.mode === "worker") {
         await takeSnapshot();        // the state before the new rule: the restore point
@@ -183,7 +188,7 @@ export async function mountRules(host, opts) {
         "a line on the chart marks the change.", "ok");
       stepper.invalidate();
     } finally {
-      $(".rules-run").disabled = false;
+      unavailable(".rules-run", false);
     }
   }
   async function original() {
@@ -195,6 +200,7 @@ export async function mountRules(host, opts) {
   }
   $(".rules-run").addEventListener("click", () => run(editor.getCode()));
   $(".rules-orig").addEventListener("click", () => {
+    if (!available(".rules-orig")) return; // the original rules run already
     original().catch((err) => show(String(err.message || err), "error"));
   });
 
@@ -239,22 +245,30 @@ export async function mountRules(host, opts) {
 
   // ---- share links with code
   if (shareLink) {
-    $(".rules-link").addEventListener("click", async () => {
+    $(".rules-link").addEventListener("click", () => {
       const code = editor.getCode();
-      let url = shareLink();
-      if (code !== src.original) {
-        const packed = await packCode(code);
-        if (packed.length > MAX_LINK_CODE) {
-          notify("Your code is too long to fit in a link; the link carries the settings only.", "warn");
-        } else {
-          url += `#code=${packed}`;
-        }
-      }
-      await copyLink(url, notify, "Link copied. Whoever opens it sees your code first and decides whether to run it.");
+      const base = shareLink();
+      // packing is asynchronous: copyLink gets the link as a promise and asks for the clipboard
+      // at once, within the click (WebKit refuses a copy made after an await)
+      const url = code === src.original ? base : packCode(code).then((packed) => {
+        if (packed.length <= MAX_LINK_CODE) return `${base}#code=${packed}`;
+        notify("Your code is too long to fit in a link; the link carries the settings only.", "warn");
+        return base;
+      });
+      copyLink(url, notify, "Link copied. Whoever opens it sees your code first and decides whether to run it.");
     });
   }
-  const fromLink = new URLSearchParams(location.hash.slice(1)).get("code");
-  if (fromLink) {
+  // ---- code from a link (#code=...): shown, and run only if the student says so
+  const asked = () => { $(".rules-ask").hidden = true; delete root.dataset.asking; $(".rules-run").focus(); };
+  $(".rules-ask-run").addEventListener("click", () => { asked(); run(editor.getCode()); });
+  $(".rules-ask-no").addEventListener("click", () => {
+    asked();
+    editor.setCode(src.original);
+    show("The code from the link was put aside; the original rules run.", "info");
+  });
+  async function codeFromLink() {
+    const fromLink = new URLSearchParams(location.hash.slice(1)).get("code");
+    if (!fromLink) return;
     if (embed) {
       notify("This embedded page does not take code from links; it runs the original rules.", "info");
     } else if (engine.mode !== "worker") {
@@ -269,18 +283,16 @@ export async function mountRules(host, opts) {
         // the question sits by the editor, screens below the stage: say at the top that it waits
         notify(`This link carries its own rules. They run only if you say so: read them in “${opts.title || "Rules in Python"}” ` +
           "below the stage; until then the original rules run.", "info");
-        const done = () => { $(".rules-ask").hidden = true; delete root.dataset.asking; };
-        $(".rules-ask-run").addEventListener("click", () => { done(); run(editor.getCode()); });
-        $(".rules-ask-no").addEventListener("click", () => {
-          done();
-          editor.setCode(src.original);
-          show("The code from the link was put aside; the original rules run.", "info");
-        });
       } catch (err) {
         notify("The code in this link could not be read; the original rules run.", "warn");
       }
     }
   }
+  await codeFromLink();
+  // A link pasted into a tab that already shows its address changes only the #code= part, which
+  // reloads nothing: the lab shown (this one, when its section is) reads it then.
+  const onHash = () => { if (!host.closest("section.lab")?.hidden) codeFromLink(); };
+  window.addEventListener("hashchange", onHash);
 
   showUser(user);
   show(root.dataset.asking ? "The code in the editor came with the link and is not running yet; the original rules run until you choose above."
@@ -291,7 +303,12 @@ export async function mountRules(host, opts) {
     run: () => run(editor.getCode()),
     original,
     get user() { return user; },
-    dispose() { stopGuard(); engine.listeners.delete(listener); engine.restartFailListeners.delete(onRestartFailed); },
+    dispose() {
+      stopGuard();
+      engine.listeners.delete(listener);
+      engine.restartFailListeners.delete(onRestartFailed);
+      window.removeEventListener("hashchange", onHash);
+    },
   };
 }
 

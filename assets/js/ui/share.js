@@ -82,12 +82,26 @@ export function shareUrl(lab, values, specs, extra = {}) {
   return `${location.href.split(/[?#]/)[0]}?${q.toString()}`;
 }
 
-/** Copy `url` to the clipboard and say `done` through `notify`.  Where the page may not write
+/** Copy `url` (a string, or a promise of one) to the clipboard and say `done` through `notify`.  Where the page may not write
  *  the clipboard (a frame without clipboard-write, an old browser) it offers the link in a
  *  prompt; where prompts are blocked too (a sandboxed frame), or the prompt is dismissed, a
  *  notice shows the link to copy by hand, so the click is never silent. */
 export async function copyLink(url, notify,
   done = "Link copied. Opening it replays this run from its start with the same settings.") {
+  if (typeof url !== "string") {
+    // A link still being made (a promise): the clipboard is asked now, inside the click, with
+    // the text to follow; WebKit refuses a copy asked for after an await.
+    const text = Promise.resolve(url);
+    if (typeof ClipboardItem === "function" && navigator.clipboard && navigator.clipboard.write) {
+      try {
+        await navigator.clipboard.write([new ClipboardItem({
+          "text/plain": text.then((u) => new Blob([u], { type: "text/plain" })) })]);
+        notify && notify(done);
+        return await text;
+      } catch (err) { /* not with a promise here: copy the text below */ }
+    }
+    url = await text;
+  }
   try {
     await navigator.clipboard.writeText(url);
     notify && notify(done);
