@@ -34,7 +34,8 @@ LAB_READY = "() => document.documentElement.classList.contains('lab-ready')"
 
 # The policy the README documents (see the report / README "Content-Security-Policy").
 CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval' 'unsafe-eval'; worker-src 'self' blob:; "
-       "style-src 'self'; img-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'")
+       "style-src 'self' 'unsafe-inline'; img-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; "
+       "form-action 'self'")
 
 RECORD_CSP = """
 window.__csp = [];
@@ -337,6 +338,49 @@ def test_dist_site_embedded_in_another_origin_under_the_csp(browser, serve_root,
 
         assert app.evaluate("() => window.__csp") == []
         assert page.evaluate("() => window.__csp") == []
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_the_readme_documents_the_policy_the_tests_use():
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert CSP in readme
+
+
+@pytest.mark.parametrize("style_src", ["style-src 'self' 'unsafe-inline'", "style-src 'self'"],
+                         ids=["documented", "no-inline-styles"])
+def test_the_rules_editor_under_a_policy(browser, serve_root, style_src):
+    """CodeMirror adds its styles in a <style> element: under the documented policy the editor
+    has them and nothing is refused; a policy without 'unsafe-inline' in style-src refused them
+    and the editor lost its layout (line numbers above the code, indentation gone), so the
+    lab then gives a plain text box and says why, and the rules still run."""
+    policy = CSP.replace("style-src 'self' 'unsafe-inline'", style_src)
+    served = serve_root(ROOT, csp=policy)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.add_init_script(RECORD_CSP)
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(f"{served.url}/?lab=boids")
+        wait_booted(page)
+        wait_lab_ready(page, errors)
+        panel = page.locator("#lab-boids .rules-panel")
+        panel.wait_for()
+        note = panel.locator(".rules-note")
+        if "unsafe-inline" in style_src:
+            assert panel.get_attribute("data-editor") == "codemirror"
+            assert page.evaluate("() => window.__csp") == []
+            assert note.is_hidden()
+        else:
+            assert panel.get_attribute("data-editor") == "textarea"
+            assert any("style-src" in v for v in page.evaluate("() => window.__csp"))
+            assert "Content-Security-Policy does not allow the code editor's styles" in note.inner_text()
+            assert panel.locator(".cm-editor").count() == 0  # the refused editor is gone
+            panel.locator("textarea.rules-textarea").fill("def steering(i, j, d, r, v, p):\n    return np.zeros_like(v)\n")
+            panel.locator(".rules-run").click()
+            panel.locator(".rules-status").locator("text=Your rules run from now on").wait_for(timeout=10_000)
         assert errors == []
     finally:
         context.close()

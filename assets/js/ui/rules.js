@@ -331,9 +331,10 @@ export function preloadEditor() {
 
 /**
  * CodeMirror 6 from PyScript's own bundle (python highlighting, line numbers, undo), or a
- * textarea when it cannot load.  {kind, getCode(), setCode(text), showLine(n)}
+ * textarea when it cannot load or cannot be styled.  {kind, getCode(), setCode(text), showLine(n)}
  */
 async function createEditor(host, code, note) {
+  let why = "the code editor with colours could not be loaded here";
   try {
     const [core, lang, state] = await preloadEditor();
     const view = new core.EditorView({
@@ -345,6 +346,14 @@ async function createEditor(host, code, note) {
           core.EditorView.contentAttributes.of({ "aria-label": "Rule function, Python", spellcheck: "false" })],
       }),
     });
+    // CodeMirror adds its own styles in a <style> element, which a Content-Security-Policy
+    // without 'unsafe-inline' in style-src refuses: line numbers above the code, indentation
+    // lost.  Its base theme lays the scroller out as a flex row; without it, the text box.
+    if (getComputedStyle(view.scrollDOM).display !== "flex") {
+      view.destroy();
+      why = "this site's Content-Security-Policy does not allow the code editor's styles (style-src 'unsafe-inline')";
+      throw new Error(why);
+    }
     return {
       kind: "codemirror",
       view,
@@ -367,7 +376,7 @@ async function createEditor(host, code, note) {
     ta.setAttribute("aria-label", "Rule function, Python");
     host.append(ta);
     note.hidden = false;
-    note.textContent = "A plain text box: the code editor with colours could not be loaded here. Indent with spaces.";
+    note.textContent = `A plain text box: ${why}. Indent with spaces.`;
     return {
       kind: "textarea",
       getCode: () => ta.value,
