@@ -15,9 +15,14 @@ import { notify } from "./ui/notices.js";
 
 const BUILD = null;
 
+// A page left open learns of a new deploy too: it asks for sw.js again every UPDATE_EVERY_MS
+// while it is in view, and when it comes back into view after a minute or more.
+const UPDATE_EVERY_MS = 15 * 60 * 1000;
+const UPDATE_POLL_MS = 5000; // how often the page looks whether a check is due (a comparison)
+
 const SW_URL = new URL("../../sw.js", import.meta.url);
 const SCOPE = new URL("../../", import.meta.url);
-const status = (window.swarmlabOffline = { build: BUILD, state: "off", error: null });
+const status = (window.swarmlabOffline = { build: BUILD, state: "off", error: null, updateEveryMs: UPDATE_EVERY_MS });
 
 /** The one "new version" notice (ui/notices.js; the same id replaces an earlier one). */
 function notice(text, button) {
@@ -62,6 +67,23 @@ async function register() {
     if (status.state !== "update-ready") status.state = "installing";
     watch(reg.installing);
   });
+  keepChecking(reg);
+}
+
+/** Ask the server for a newer sw.js now and then (an update found is offered as above). */
+function keepChecking(reg) {
+  let last = performance.now();
+  const check = () => {
+    last = performance.now();
+    reg.update().catch(() => { /* offline or the server is away: the next check tries again */ });
+  };
+  const visible = () => document.visibilityState === "visible";
+  document.addEventListener("visibilitychange", () => {
+    if (visible() && performance.now() - last >= 60000) check();
+  });
+  setInterval(() => {
+    if (visible() && status.state !== "update-ready" && performance.now() - last >= status.updateEveryMs) check();
+  }, UPDATE_POLL_MS);
 }
 
 // Listened for from the start, not only once this page has registered: another tab may

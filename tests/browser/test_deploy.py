@@ -481,9 +481,17 @@ def test_second_visit_works_offline_and_a_new_deploy_waits_for_reload(browser, t
         assert model_time_advances(page, "vicsek")
         assert engine_version(page) == v1
         context.set_offline(False)
+        # the check that registering made is over (a deploy during it would be found by it)
+        page.wait_for_function(SW_READY, timeout=60_000)
+        page.evaluate("async () => (await navigator.serviceWorker.getRegistration()).update()")
 
         build2 = new_deploy(site, "v2")
         assert build2 != page.evaluate("() => window.swarmlabOffline.build")
+        # A page left open learns of it too (it checks every 15 min; here every second), and
+        # offers it without a reload of its own.
+        page.evaluate("() => { window.swarmlabOffline.updateEveryMs = 1000; }")
+        page.wait_for_selector("#sw-update-reload", timeout=60_000)
+        assert engine_version(page) == v1
         page.reload()
         wait_booted(page)
         # Still the first build, JS and engine alike; the new one is offered.
