@@ -172,6 +172,17 @@ def test_swarm_lab_served(eng, app_url):
     check_canvas_moves(eng, "swarm")
     check_population_slider(eng, "swarm", 60)
     check_pause_and_play(eng, "swarm")
+    # a trial started from its card, below the stage: the stage and the trial's question come
+    # into view (Firefox ended at the page's top: its scrollBy during a smooth scroll adds up)
+    eng.js("(document.querySelector('#lab-swarm .swarm-trial-start[data-trial=passage]').scrollIntoView(), true)")
+    eng.click("#lab-swarm .swarm-trial-start[data-trial=passage]")
+    wait_for(eng, """(() => { const h = window.innerHeight, q = document.querySelector('#lab-swarm .swarm-trial-now');
+        const s = document.querySelector('#lab-swarm .swarm-stage').getBoundingClientRect(), b = q.getBoundingClientRect();
+        return !q.hidden && b.top >= 0 && b.bottom <= h + 1 && s.top >= -0.25 * s.height && s.top <= 0.4 * h; })()""",
+             10, "the stage and the trial's question to come into view")
+    time.sleep(1.6)  # past the correction after the smooth scroll: still in view
+    assert eng.js("document.querySelector('#lab-swarm .swarm-trial-now').getBoundingClientRect().bottom <= window.innerHeight + 1")
+    assert eng.js("window.scrollY") > 0
     assert page_errors(eng) == []
 
 

@@ -537,20 +537,25 @@ async function mountLab(section, ctx) {
     if (!trialNow.hidden) trialNow.focus({ preventScroll: true });
     const d = stageScroll();
     if (!d) return;
+    // Absolute positions (scrollTo), not scrollBy: Firefox adds a scrollBy made during a smooth
+    // scroll to that scroll's destination, so the correction below took the page to its top.
+    const most = document.documentElement.scrollHeight - window.innerHeight;
+    const goal = Math.min(Math.max(0, window.scrollY + d), Math.max(0, most));
     if (ctx.reducedMotion) {
-      window.scrollBy({ top: d, behavior: "auto" });
+      window.scrollTo({ top: goal, behavior: "auto" });
       return;
     }
-    window.scrollBy({ top: d, behavior: "smooth" });
+    window.scrollTo({ top: goal, behavior: "smooth" });
     // The target was measured before the scroll; the layout may still change while it runs
     // (the trial's readouts fill in): once it ends, correct what is left without animation.
+    // (Firefox may fire a scrollend early, at a jump of the layout: only the end counts.)
     let done = false;
-    const finish = () => {
-      if (done) return;
+    const finish = (ev) => {
+      if (done || (ev && Math.abs(window.scrollY - goal) > 2)) return;
       done = true;
       window.removeEventListener("scrollend", finish);
       const rest = stageScroll();
-      if (rest) window.scrollBy({ top: rest, behavior: "auto" });
+      if (rest) window.scrollTo({ top: window.scrollY + rest, behavior: "auto" });
     };
     window.addEventListener("scrollend", finish);
     setTimeout(finish, 1500); // (browsers without scrollend, or a scroll that never ends)
