@@ -10,10 +10,10 @@
 // so a connection that drops after boot cannot leave a lab blank.
 
 import { startEngine } from "./engine.js";
-import { notify, notifyMany } from "./ui/notices.js";
+import { clip, notify, notifyMany } from "./ui/notices.js";
 import { ensureStylesheet } from "./ui/dom.js";
 import { installAccess } from "./ui/access.js";
-import { PAGE_VALUES, pageParams } from "./ui/share.js";
+import { PAGE_VALUES, SHELL_KEYS, pageParams } from "./ui/share.js";
 import "./embed.js";
 
 const LABS = [...document.querySelectorAll(".lab-tabs [role=tab][data-lab]")].map((t) => t.dataset.lab);
@@ -27,8 +27,15 @@ if (embed) document.documentElement.classList.add("embed");
 for (const [key, allowed] of Object.entries(PAGE_VALUES)) {
   const v = params.get(key);
   if (v !== null && !allowed.includes(v)) {
-    notify(`${key}=${v.slice(0, 40)} is not understood, so it is ignored; use ${allowed.map((a) => `${key}=${a}`).join(" or ")}.`, "warn");
+    notify(`${key}=${clip(v, 40)} is not understood, so it is ignored; use ${allowed.map((a) => `${key}=${a}`).join(" or ")}.`, "warn");
   }
+}
+
+// ... and each is read once: a key given twice keeps its first value, as a lab's settings do
+// (ui/share.js readQuery), and says so.
+for (const key of SHELL_KEYS) {
+  const all = params.getAll(key);
+  if (all.length > 1) notify(`${key} was given ${all.length} times; the first value (${clip(all[0], 40)}) is used.`, "warn");
 }
 
 let requested = params.get("lab") || "swarm";

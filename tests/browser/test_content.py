@@ -243,6 +243,18 @@ def test_lab1_stage_and_live_charts_are_seen_together(browser, server, size):
     context.close()
 
 
+def test_a_page_key_given_twice_says_which_value_is_used(page, server):
+    """lab= and trial= (and the other page keys) given twice used their first value without a
+    word, while a lab's settings given twice were named in a notice."""
+    page.goto(f"{server}/?lab=swarm&lab=boids&trial=passage&trial=rules-matter")
+    wait_ready(page)
+    text = page.inner_text("#notices")
+    assert "lab was given 2 times; the first value (swarm) is used" in text
+    assert "trial was given 2 times; the first value (passage) is used" in text
+    assert page.evaluate("() => window.swarmlab.active") == "swarm"
+    page.wait_for_function("async () => (await window.swarmlab.engine.call('swarm', 'state')).trial === 'passage'")
+
+
 def test_a_hostile_link_gives_one_short_summary(page, server):
     """200 unknown keys, a 40,000-character key and repeated keys: one notice with a details
     toggle, nothing wider than the screen, and the first value of a repeated key is used."""
