@@ -369,6 +369,7 @@ def test_a_code_link_pasted_into_the_same_address_is_offered(lab, page):
     panel(page).locator(".rules-ask").wait_for()
     assert get_code(page) == code
     assert "This link carries its own rules" in page.locator("#notices").text_content()
+    assert "not running yet" in status(page).inner_text()
     assert engine_call(page, LAB, "rules_source")["user"] is False  # asked, not run
 
 

@@ -34,6 +34,9 @@ import { ensureStylesheet } from "./dom.js";
 import { copyLink } from "./share.js";
 import { formatReadout } from "./controls.js";
 
+/** The panel's status while a link's code waits for the student's answer. */
+const ASKING = "The code in the editor came with the link and is not running yet; the original rules run until you choose above.";
+
 /** Mount the panel into `host` (prepended). Resolves to its controller. */
 export async function mountRules(host, opts) {
   const { engine, lab, stepper, notify = () => {}, embed = false, shareLink = null, clock, agents } = opts;
@@ -280,6 +283,7 @@ export async function mountRules(host, opts) {
         editor.setCode(code);
         $(".rules-ask").hidden = false;
         root.dataset.asking = "1";
+        show(ASKING, "info");
         // the question sits by the editor, screens below the stage: say at the top that it waits
         notify(`This link carries its own rules. They run only if you say so: read them in “${opts.title || "Rules in Python"}” ` +
           "below the stage; until then the original rules run.", "info");
@@ -295,7 +299,7 @@ export async function mountRules(host, opts) {
   window.addEventListener("hashchange", onHash);
 
   showUser(user);
-  show(root.dataset.asking ? "The code in the editor came with the link and is not running yet; the original rules run until you choose above."
+  show(root.dataset.asking ? ASKING
     : user ? "Your rules are running." : "These are the rules the model runs now. Change them and press “Run my rules”.", "info");
   return {
     root,
