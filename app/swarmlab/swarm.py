@@ -665,8 +665,9 @@ HISTORY_SERIES = (
     metrics.Series("P", "whole-group agreement P", "0 to 1"),
     metrics.Series("local", "local agreement", "0 to 1"),
     metrics.Series("spacing", "mean nearest spacing", "lengths"),
-    metrics.Series("very_close", f"very-close share (nearest < {VERY_CLOSE:g} lengths)", "fraction of animals"),
-    metrics.Series("milling", "rotation order", "0 to 1"),
+    # (the page's readouts and charts take these words: one name for each measure everywhere)
+    metrics.Series("very_close", f"share under {VERY_CLOSE:g} lengths", "fraction of animals"),
+    metrics.Series("milling", "rotation order (milling)", "0 to 1"),
     metrics.Series("N", "population", "animals"),
 )
 

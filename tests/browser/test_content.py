@@ -368,10 +368,10 @@ def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, s
             ('"a circle", "a narrow passage"', '"a circle", "a gap between two rocks"'),  # a choice label
             ('ParamSpec("N", 150, "Population"', 'ParamSpec("N", 100, "Population"'),  # a default, quoted
             ("BOX = Box(160.0, 100.0)", "BOX = Box(160.0, 120.0)"),                # the world's shape
+            ('"rotation order (milling)"', '"milling (rotation)"'),                # a measure's name
         ],
         "app/swarmlab/sessions/swarm.py": [
             ('Group("rules", "Social rules")', 'Group("rules", "The three social rules")'),  # a group title
-            ('Readout("milling", "rotation (milling)")', 'Readout("milling", "milling (rotation)")'),
             ('URGE_LABELS = {"separation": "space"', 'URGE_LABELS = {"separation": "personal space"'),
         ],
         "app/swarmlab/vicsek.py": [('ParamSpec("radius", 0.12,', 'ParamSpec("radius", 0.15,'),

@@ -726,9 +726,10 @@ def test_csv_last_row_matches_readout(lab):
     assert float(last[head[0]]) == pytest.approx(3.25)
     def readout(key):
         return page.locator(f".swarm-readouts .readout[data-key={key}] .v").inner_text()
-    col = {k: next(h for h in head if h.startswith(lbl)) for k, lbl in
-           (("P", "whole-group agreement"), ("local", "local agreement"), ("spacing", "mean nearest spacing"),
-            ("very_close", "very-close share"), ("N", "population"))}
+    def label(key):
+        return page.locator(f".swarm-readouts .readout[data-key={key}] .k").inner_text()
+    # each column is found by its readout's own words: one name for a measure everywhere
+    col = {k: next(h for h in head if h.startswith(label(k) + " (")) for k in ("P", "local", "spacing", "very_close", "N")}
     assert readout("P") == f"{float(last[col['P']]):.3f}"
     assert readout("local") == f"{float(last[col['local']]):.3f}"
     assert readout("spacing") == f"{float(last[col['spacing']]):.2f} lengths"

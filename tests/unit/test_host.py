@@ -94,3 +94,20 @@ def test_history_is_one_protocol_for_every_lab_that_keeps_one():
         assert more["full"] is False and more["t"] and more["t"][0] > full["t"][-1]
         reply, _ = ask(h, lab, ["history", {"since": float("nan"), "version": 0}])
         assert "error" in reply["results"][0]
+
+
+@pytest.mark.parametrize("lab", sessions.LABS)
+def test_a_measure_has_one_name_in_its_readout_its_chart_and_its_table(lab):
+    """The chart tables and the CSV show the history's labels: in Lab 2 P was "shared heading P"
+    in its readout and plot but "order parameter P" in its table; in Lab 1 "rotation (milling)"
+    and "share under 1.2 lengths" were "rotation order" and "very-close share (...)"."""
+    s = sessions.create(lab)
+    named = s.op_history()["labels"]
+    display = s.op_layout()["display"]
+    readouts = {r["key"]: r["label"] for r in display["readouts"] if r["key"] in named}
+    assert readouts, display["readouts"]
+    for key, label in readouts.items():
+        assert label == named[key], (key, label, named[key])
+    for chart in display.get("charts", []):
+        for series in chart["series"]:
+            assert named[series["key"]] in series["label"], (series, named[series["key"]])

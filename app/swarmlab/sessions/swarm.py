@@ -76,13 +76,15 @@ GROUPS = (
     Group("display", "Appearance"),
     Group("run", "Run, sample and sharing"),
 )
+# The readouts' and the charts' words are the history's (swarm.HISTORY_SERIES), written once.
+_SERIES = {s.name: s for s in swarm.HISTORY_SERIES}
 READOUTS = (
-    Readout("P", "whole-group agreement P"),
-    Readout("local", "local agreement"),
-    Readout("spacing", "mean nearest spacing", unit="lengths", decimals=2),
-    Readout("very_close", f"share under {swarm.VERY_CLOSE:g} lengths", unit="%", decimals=1, scale=100.0),
-    Readout("milling", "rotation (milling)"),
-    Readout("N", "population", decimals=0),
+    Readout("P", _SERIES["P"].label),
+    Readout("local", _SERIES["local"].label),
+    Readout("spacing", _SERIES["spacing"].label, unit=_SERIES["spacing"].unit, decimals=2),
+    Readout("very_close", _SERIES["very_close"].label, unit="%", decimals=1, scale=100.0),
+    Readout("milling", _SERIES["milling"].label),
+    Readout("N", _SERIES["N"].label, decimals=0),
 )
 # The two charts (agreement, spacing): titles, axis labels, and each series' label ("short" in
 # the compact live strip beside the stage) and the axis it is read on.  Colours and dashes are
@@ -90,12 +92,13 @@ READOUTS = (
 CHARTS = (
     {"id": "agree", "title": "Agreement", "x_label": "model time",
      "axes": {"left": "agreement (0–1)"},
-     "series": [{"key": "P", "label": "whole group (solid)", "short": "P", "axis": "left"},
-                {"key": "local", "label": "local (dashed)", "short": "local", "axis": "left"}]},
+     "series": [{"key": "P", "label": f"{_SERIES['P'].label} (solid)", "short": "P", "axis": "left"},
+                {"key": "local", "label": f"{_SERIES['local'].label} (dashed)", "short": "local", "axis": "left"}]},
     {"id": "space", "title": "Spacing", "x_label": "model time",
      "axes": {"left": "lengths", "right": "share of animals (%)"},
-     "series": [{"key": "spacing", "label": "mean nearest spacing (lengths)", "short": "spacing", "axis": "left"},
-                {"key": "very_close", "label": f"share under {swarm.VERY_CLOSE:g} lengths",
+     "series": [{"key": "spacing", "label": f"{_SERIES['spacing'].label} ({_SERIES['spacing'].unit})",
+                 "short": "spacing", "axis": "left"},
+                {"key": "very_close", "label": _SERIES["very_close"].label,
                  "short": f"< {swarm.VERY_CLOSE:g} (%)", "axis": "right"}]},
 )
 

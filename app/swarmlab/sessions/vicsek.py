@@ -64,8 +64,10 @@ HISTORY_CAPACITY = 2400  # samples of P (one per update; halved in density when 
 # A knob dragged through many values within this many updates (about one second at the
 # default 6 updates/s) is one change: one marker, labelled with the final value.
 MERGE_MARKER_UPDATES = 6
+# P's words, written once: the readout, the plot and the history (its table and CSV) take them
+P_SERIES = metrics.Series("P", "shared heading P", "0 to 1")
 READOUTS = (
-    Readout("P", "shared heading P"),
+    Readout("P", P_SERIES.label),
     Readout("t", "update", decimals=0),
 )
 # The P plot beside the stage: the history's last CHART_WINDOW updates, the level of random
@@ -122,7 +124,7 @@ class VicsekSession(Session):
         return self.op_state()
 
     def _new_history(self) -> None:
-        self.history = metrics.History((metrics.Series("P", "order parameter P", "0 to 1"),),
+        self.history = metrics.History((P_SERIES,),
                                        tick_seconds=1.0, interval=1, capacity=HISTORY_CAPACITY,
                                        time_label="update")
         self.history.record(self.ens.t, {"P": float(self.ens.order[0])})
