@@ -109,6 +109,22 @@ def test_page_builds_and_runs(vpage):
     assert page.rec.console_errors == []
 
 
+def test_the_legends_colour_disc_is_the_stages_wheel(vpage):
+    """The legend's heading disc was a CSS gradient of its own, mirrored east-west against the
+    stage (an arrow flying east is cyan, the disc's east was red): it is now the wheel the stage
+    draws from (ui/heading.js, whose directions tests/js/heading.test.mjs checks)."""
+    got = vpage.evaluate(f"""async () => {{
+        const {{ headingWheel }} = await import('/assets/js/ui/heading.js');
+        const probe = document.createElement('span');
+        probe.style.backgroundImage = headingWheel();
+        document.body.append(probe);
+        const want = getComputedStyle(probe).backgroundImage;
+        probe.remove();
+        return [getComputedStyle(document.querySelector('{SECTION} .vk-sw-wheel')).backgroundImage, want];
+    }}""")
+    assert got[0].startswith("conic-gradient(") and got[0] == got[1], got
+
+
 def test_interpolation_follows_the_step_across_the_wrap(vpage):
     """An arrow that just crossed the left edge is drawn between its two positions along its step,
     not dragged across the box (the raw x values are 0.006 and 0.996)."""

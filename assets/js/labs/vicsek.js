@@ -21,6 +21,7 @@ import { HistoryMirror } from "../ui/history.js";
 import { buildControls, formatReadout } from "../ui/controls.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { Stage } from "./vicsek/stage.js";
+import { headingWheel } from "../ui/heading.js";
 import { PPlot } from "./vicsek/pplot.js";
 import { CheckRunner, renderTable, renderDotPlot, fmt3 } from "./vicsek/check.js";
 import { steps, ruleHtml, checkIntroHtml, NOTES_HTML, headerHtml, checkName } from "./vicsek/text.js";
@@ -130,6 +131,7 @@ export async function mount(section, ctx) {
   section.innerHTML = layoutHtml(consts, display);
   section.classList.add("vk");
   const $ = (sel) => section.querySelector(sel);
+  $(".vk-sw-wheel").style.background = headingWheel(); // the stage's colours, direction by direction
   $(".vk-check-intro").innerHTML = checkIntroHtml(consts);
   $(".vk-rule").innerHTML = ruleHtml(consts);
   $(".vk-notes").innerHTML = NOTES_HTML;

@@ -14,6 +14,7 @@
 // per colour, and the treat's glow is one cached gradient drawn translated.
 
 import { frameCount } from "../../ui/frame.js";
+import { headingBin, headingStyles } from "../../ui/heading.js";
 
 const GLYPH_LENGTH = 1.6;   // lengths: glyphs are drawn a little larger than a body
 const GLYPH_MIN_PX = 7;     // CSS px, so glyphs stay visible on small screens...
@@ -32,7 +33,7 @@ export class BoidsStage {
     this.dpr = 1;
     this.world = { width: 1, height: 1 };
     this.sx = 1; this.sy = 1;
-    this.hueStyles = Array.from({ length: HUES }, (_, k) => `hsl(${Math.round((k * 360) / HUES)} 85% 66%)`);
+    this.hueStyles = headingStyles(HUES, 66);
     this.hueOf = new Uint8Array(0);        // per boid: its colour bucket
     this.byHue = new Int32Array(0);        // boid indices, grouped by bucket
     this.hueStart = new Int32Array(HUES + 1); // bucket h holds byHue[hueStart[h] .. hueStart[h + 1])
@@ -91,7 +92,7 @@ export class BoidsStage {
     for (let k = 0; k < n; k++) {   // colour of each boid's heading; count per colour
       const o = base + stride * k;
       const a = Math.atan2(frame[o + VY], frame[o + VX]);
-      const h = Math.floor(((a + Math.PI) / (2 * Math.PI)) * HUES) % HUES;
+      const h = headingBin(a, HUES);
       hueOf[k] = h;
       hueStart[h + 1]++;
     }

@@ -24,11 +24,12 @@
 
 import { pixelRatio } from "../../ui/dom.js";
 import { minImage, wrap } from "../../ui/periodic.js";
+import { headingBin, headingStyles } from "../../ui/heading.js";
 
 export const TRAIL = 8;            // updates of trail
 const RING = TRAIL + 1;            // positions kept: now and 8 before
-const HUES = 36;                   // heading colour wheel in 10-degree bins
-const HUE_FILL = Array.from({ length: HUES }, (_, k) => `hsl(${k * 10 + 5}, 85%, 64%)`);
+const HUES = 36;                   // heading colour wheel (ui/heading.js) in 10-degree bins
+const HUE_FILL = headingStyles(HUES);
 const TRAIL_STYLE = Array.from({ length: TRAIL }, (_, k) => `rgba(190, 215, 235, ${(0.55 * (1 - k / TRAIL)).toFixed(3)})`);
 const BG = "#0b1d2a";
 const GRID = "rgba(255, 255, 255, 0.06)";
@@ -261,9 +262,7 @@ export class Stage {
     for (let i = 0; i < n; i++) {
       if (i === sel) continue;
       const th = A[3 * i + 2];
-      let bin = Math.floor(((th + Math.PI) / TAU) * HUES);
-      if (bin < 0) bin = 0; else if (bin >= HUES) bin = HUES - 1;
-      this._arrowCopies(this.hx[i], this.hy[i], th, len, HUE_FILL[bin], this.neigh[i] ? NEIGH_STROKE : null);
+      this._arrowCopies(this.hx[i], this.hy[i], th, len, HUE_FILL[headingBin(th, HUES)], this.neigh[i] ? NEIGH_STROKE : null);
     }
     if (sel >= 0) this._arrowCopies(this.hx[sel], this.hy[sel], A[3 * sel + 2], len * 1.35, SEL_FILL, SEL_STROKE);
     g.restore();
