@@ -427,10 +427,17 @@ def test_lab2_numbers_and_words_changed_in_python_are_what_the_page_shows(browse
             ("CHECK_MEASURE = 500\n", "CHECK_MEASURE = 100\n"),
             ("LIVE_SEED = 3 ", "LIVE_SEED = 17 "),
         ],
-        "app/swarmlab/sessions/vicsek.py": [("CHART_WINDOW = 600 ", "CHART_WINDOW = 300 ")],
+        "app/swarmlab/sessions/vicsek.py": [("CHART_WINDOW = 600 ", "CHART_WINDOW = 300 "),
+                                            ('RATE = ParamSpec("rate", 6, "Updates per second", kind="int", min=1, max=30,',
+                                             'RATE = ParamSpec("rate", 8, "Updates shown per second", kind="int", min=2, max=40,')],
     }
     with _edited_app_page(browser, serve_root, tmp_path, edits, "vicsek") as (page, _):
         vk = page.locator("#lab-vicsek")
+        # the playback rate control is the session's (RATE): its words, range and default
+        rate = vk.locator("#vk-rate")
+        assert (rate.get_attribute("min"), rate.get_attribute("max"), rate.input_value()) == ("2", "40", "8")
+        assert vk.locator(".vk-rate label").inner_text() == "Updates shown per second"
+        assert vk.locator(".vk-rate-out").inner_text() == "8 / s"
         assert "Take 50 arrows" in vk.locator(".lab-lead").inner_text()
         canvas = vk.locator(".vk-canvas")
         assert "50 arrows moving" in canvas.get_attribute("aria-label")

@@ -292,7 +292,7 @@ def _describe_vicsek(session: Any) -> dict:
         x, theta, pairs, float(session.ens.order[0]), float(session.ens.align[0]), int(session.ens.t),
         selected=None if sel is None else sel + 1,
         neighbours=None if sel is None else int(np.count_nonzero(pairs.i == sel)),
-        history=session.history, baseline=session.constants()["baseline"])
+        history=session.history, baseline=session.constants()["baseline"], window=session.TREND_UPDATES)
 
 
 def _describe_boids(session: Any) -> dict:

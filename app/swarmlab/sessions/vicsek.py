@@ -61,9 +61,17 @@ from .base import FrameLayout, Session
 
 LIVE_SEED = vicsek.LIVE_SEED
 HISTORY_CAPACITY = 2400  # samples of P (one per update; halved in density when full)
+# How fast the stage plays: the page's "Updates per second" control.  A viewing speed only (the
+# model and its history are the same at any rate); written here because the session counts
+# seconds of watching in updates at its default (the marker merging below, the description's
+# trend window).
+RATE = ParamSpec("rate", 6, "Updates per second", kind="int", min=1, max=30, step=1, unit="/ s",
+                 help="How fast the stage plays. It changes only the viewing speed, not the model.")
 # A knob dragged through many values within this many updates (about one second at the
-# default 6 updates/s) is one change: one marker, labelled with the final value.
-MERGE_MARKER_UPDATES = 6
+# default rate) is one change: one marker, labelled with the final value.
+MERGE_MARKER_UPDATES = RATE.default
+# The spoken description's chart trend: the last 10 s of watching at the default rate.
+TREND_UPDATES = 10 * RATE.default
 # P's words, written once: the readout, the plot and the history (its table and CSV) take them
 P_SERIES = metrics.Series("P", "shared heading P", "0 to 1")
 READOUTS = (
@@ -97,6 +105,7 @@ class VicsekSession(Session):
     lab = "vicsek"
     RULES = rules_vicsek.KIND
     FRAME = FrameLayout(header=("n", "t"), fields=("x", "y", "theta"), blocks=2)
+    TREND_UPDATES = TREND_UPDATES
     # the model's knob "align" (its label, range and default), called a on the page
     SPECS = (
         replace(spec_named(vicsek.GENERAL_SPECS, "align"), name="a",
@@ -210,8 +219,10 @@ class VicsekSession(Session):
         return {"t": self.ens.t, "P": float(self.ens.order[0])}
 
     def display(self) -> dict:
-        """The readouts (``params.Readout``) and the P plot's words and window (``CHARTS``)."""
-        return {"readouts": [r.to_json() for r in READOUTS], "charts": [dict(c) for c in CHARTS]}
+        """The readouts (``params.Readout``), the P plot's words and window (``CHARTS``) and the
+        stage's playback rate control (``RATE``)."""
+        return {"readouts": [r.to_json() for r in READOUTS], "charts": [dict(c) for c in CHARTS],
+                "rate": RATE.to_json()}
 
     def op_state(self) -> dict:
         p = self.params

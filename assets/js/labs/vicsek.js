@@ -30,17 +30,15 @@ import { mountRules, preloadEditor } from "../ui/rules.js";
 import { MinimalControls } from "../ui/minimal.js";
 
 const LAB = "vicsek";
-const RATE_DEFAULT = 6;       // updates per second
-const RATE_MIN = 1;
-const RATE_MAX = 30;
 const MIN_CHECK_MS = 3;
 const CHECK_MAX_MS = 60;
 const CHECK_AFTER_TICKS = 6;  // start the check once the first frames are drawn
 const PICK_TOLERANCE_PX = 26;
 
-/** The page's HTML; its numbers (R, the kick, the random level) and readout labels come
- *  from the session: `c` its constants, `display` its readouts and the P plot's words. */
-const layoutHtml = (c, { readouts, charts: [plot] }) => `${headerHtml(c)}
+/** The page's HTML; its numbers (R, the kick, the random level), readout labels and playback
+ *  rate control come from the session: `c` its constants, `display` its readouts, the P plot's
+ *  words and the rate's spec. */
+const layoutHtml = (c, { readouts, charts: [plot], rate }) => `${headerHtml(c)}
   <div class="vk-layout">
     <div class="vk-main">
       <div class="stage vk-stage">
@@ -66,10 +64,10 @@ const layoutHtml = (c, { readouts, charts: [plot] }) => `${headerHtml(c)}
           <button type="button" class="btn vk-restart" data-seed="${c.seed}" title="Replay seed ${c.seed} from its start, with the same random nudges">Restart</button>
         </div>
         <div class="ctl ctl-float vk-rate">
-          <label for="vk-rate">Updates per second</label>
+          <label for="vk-rate">${rate.label}</label>
           <output for="vk-rate" class="vk-rate-out"></output>
-          <input id="vk-rate" type="range" min="${RATE_MIN}" max="${RATE_MAX}" step="1" value="${RATE_DEFAULT}">
-          <p class="help">How fast the stage plays. It changes only the viewing speed, not the model.</p>
+          <input id="vk-rate" type="range" min="${rate.min}" max="${rate.max}" step="${rate.step}" value="${rate.default}">
+          <p class="help">${rate.help}</p>
         </div>
         <div class="readouts vk-readouts">
           ${readouts.map((r) => `<div class="readout" data-key="${r.key}"><span class="k">${r.label}</span><span class="v vk-${r.key}">–</span></div>`).join("\n          ")}
@@ -203,15 +201,16 @@ export async function mount(section, ctx) {
     return res;
   }
 
-  let rate = RATE_DEFAULT;
+  const RATE = display.rate; // the session's spec of the playback rate (a viewing speed only)
+  let rate = RATE.default;
   const rateInput = $("#vk-rate"), rateOut = $(".vk-rate-out");
   const showRate = () => {
-    rateOut.textContent = `${rate} / s`;
-    rateInput.setAttribute("aria-valuetext", `${rate} updates per second`);
+    rateOut.textContent = `${rate} ${RATE.unit}`;
+    rateInput.setAttribute("aria-valuetext", `${rate} ${RATE.label.toLowerCase()}`);
   };
   rateInput.addEventListener("input", () => {
     const v = parseInt(rateInput.value, 10);
-    if (Number.isFinite(v)) rate = Math.max(RATE_MIN, Math.min(RATE_MAX, v));
+    if (Number.isFinite(v)) rate = Math.max(RATE.min, Math.min(RATE.max, v));
     showRate();
   });
   showRate();
