@@ -296,11 +296,14 @@
     const t = ev.target;
     // (A preloaded file that fails is reported by the fetch wrapper, with the HTTP status.)
     const preload = t && t.tagName === "LINK" && /\bpreload\b/i.test(t.rel || "");
-    // a stylesheet that fails leaves a plainer page that still works (ui/dom.js says so)
+    // a stylesheet that fails leaves a plainer page that still works (ui/dom.js says so), and an
+    // image (the header's logo, blocked by a filter) takes nothing away: only scripts count
     const style = t && t.tagName === "LINK" && /\bstylesheet\b/i.test(t.rel || "");
-    if (t && t !== window && (t.src || t.href) && !preload && !style) {
+    const image = t && (t.tagName === "IMG" || t.tagName === "IMAGE" || (t.tagName === "LINK" && /\bicon\b/i.test(t.rel || "")));
+    if (t && t !== window && (t.src || t.href) && !preload && !style && !image) {
       fail(`could not load ${shortName(t.src || t.href)}`, t.src || t.href,
-        "A file of the app is missing or blocked. Reload; if you host Swarm Lab, re-deploy the whole folder.");
+        "A file of the app is missing or blocked, or the connection dropped. Reload; if it happens again and you " +
+        "host Swarm Lab, re-deploy the whole folder.");
     }
   }, true);
   window.addEventListener("unhandledrejection", (ev) => {

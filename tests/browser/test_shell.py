@@ -238,7 +238,24 @@ def test_after_boot_the_app_works_offline_and_a_failed_lab_load_can_be_retried(b
     page.wait_for_function("(s) => window.swarmlab.labs.get('swarm').test.frame.step > s", arg=step0, timeout=10_000)
     # the lab's stylesheet is there although the network is gone
     assert page.evaluate("() => getComputedStyle(document.querySelector('#lab-boids .bd-play')).display") != "inline"
+    # and so are the rules panel's editor and its stylesheet (they loaded only when a rules lab
+    # was first shown: a plain text box, unstyled, after the connection dropped)
+    panel = page.locator("#lab-boids .rules-panel")
+    panel.wait_for(state="attached")  # (the Swarm Lab is shown again)
+    assert panel.get_attribute("data-editor") == "codemirror"
+    assert page.evaluate("() => getComputedStyle(document.querySelector('#lab-boids .rules-work')).display") != "block"
     context.close()
+
+
+def test_a_blocked_header_image_does_not_stop_the_page(page, server):
+    """A school filter or an ad blocker that refuses the header's logo: the page once showed
+    "Swarm Lab could not start" over a lab that was running."""
+    page.route("**/favicon.svg*", lambda route: route.abort())
+    page.goto(f"{server}/?lab=boids")
+    wait_ready(page)
+    page.wait_for_timeout(500)
+    assert page.is_hidden("#boot-error")
+    assert not page.evaluate("() => document.documentElement.classList.contains('boot-failed')")
 
 
 CRASH = """(lab) => {

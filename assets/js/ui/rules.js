@@ -338,7 +338,7 @@ export function preloadEditor() {
  * textarea when it cannot load or cannot be styled.  {kind, getCode(), setCode(text), showLine(n)}
  */
 async function createEditor(host, code, note) {
-  let why = "the code editor with colours could not be loaded here";
+  let why = "the code editor with colours could not be loaded (if the connection dropped, reload once you are online)";
   try {
     const [core, lang, state] = await preloadEditor();
     const view = new core.EditorView({
