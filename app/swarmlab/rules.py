@@ -351,8 +351,15 @@ def call_limited(fn: Callable, args: tuple, limit: float = TIME_LIMIT_S) -> Any:
                         f"(an endless loop?)", line=line, kind="timeout") from None
     except RuleError:
         raise
-    except (MemoryError, RecursionError, Exception, SystemExit) as exc:
-        # (SystemExit too: sys.exit() in a rule is a broken rule, not the end of the engine)
+    except KeyboardInterrupt as exc:
+        # Ctrl-C at a terminal stops the whole run (the command line keeps its samples); in the
+        # browser nobody can press it, so there it is a rule's own `raise`, a broken rule
+        if sys.platform != "emscripten":
+            raise
+        raise explain(exc) from None
+    except BaseException as exc:
+        # (SystemExit and any other BaseException too: sys.exit() in a rule is a broken rule, not
+        # the end of the engine)
         raise explain(exc) from None
     finally:
         sys.settrace(previous)

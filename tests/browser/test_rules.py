@@ -403,6 +403,23 @@ def test_the_rules_buttons_keep_the_keyboards_focus(lab, page):
     assert "rules-run" in focused()
 
 
+def test_an_engine_failure_while_trying_a_rule_is_said_in_the_panel(lab, page):
+    """The engine failing (not the rule: a bug, a crash) while it tries the student's rules left
+    the panel at "Checking your rules..." for ever, with an uncaught error."""
+    page.evaluate("""() => {
+        const e = window.swarmlab.engine, batch = e.batch.bind(e);
+        e.batch = (l, ops, o = {}) => (ops.some(([op]) => op === 'rules')
+            ? Promise.reject(new Error('Traceback (most recent call last):\\n  File "x", line 1\\nZeroDivisionError: boom'))
+            : batch(l, ops, o));
+    }""")
+    set_code(page, "def steering(i, j, d, r, v, p):\n    return np.zeros_like(v)\n")
+    panel(page).locator(".rules-run").click()
+    status(page).locator("text=The engine stopped while trying your rules").wait_for(timeout=10_000)
+    assert "ZeroDivisionError: boom" in status(page).inner_text()
+    assert panel(page).locator(".rules-run").get_attribute("aria-disabled") == "false"  # can try again
+    assert page.rec.page_errors == []
+
+
 def test_lab2_shows_its_turn_and_runs_an_edit(page, server):
     page.goto(f"{server}/?lab=vicsek")
     wait_ready(page)

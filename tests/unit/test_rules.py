@@ -228,6 +228,33 @@ def test_a_rule_cannot_change_the_models_arrays_or_stop_the_engine(lab):
     assert out["rules"]["user"] is False and "SystemExit" in out["rules"]["error"]["message"]
 
 
+@pytest.mark.parametrize("raised, words", [("BaseException('x')", "BaseException on line 2: x"),
+                                           ("GeneratorExit", "GeneratorExit on line 2"),
+                                           ("KeyboardInterrupt", "KeyboardInterrupt on line 2")])
+def test_a_rule_raising_any_base_exception_is_a_broken_rule(raised, words, monkeypatch):
+    """A BaseException that is not an Exception escaped every handler: at the trial the panel
+    waited for ever ("Checking your rules..."), later the lab stopped with "reload the page" and
+    the code was lost.  KeyboardInterrupt is a rule's own in the browser (nobody can press
+    Ctrl-C there); at a terminal it still stops the run."""
+    import sys
+
+    from swarmlab import rules
+
+    monkeypatch.setattr(sys, "platform", "emscripten")  # as inside Pyodide
+    s = BoidsSession()
+    head = "def steering(i, j, d, r, v, p):\n"
+    out = s.op_rules(code=head + f"    raise {raised}\n")
+    assert out["ok"] is False and words in out["error"]["message"], out
+    later = ("calls = [0]\n" + head + f"    calls[0] += 1\n    if calls[0] > 3:\n        raise {raised}\n"
+             "    return np.zeros_like(v)\n")
+    assert s.op_rules(code=later)["ok"]
+    out = s.op_step(n=10)
+    assert out["rules"]["user"] is False and raised.split("(")[0] in out["rules"]["error"]["message"]
+    monkeypatch.setattr(sys, "platform", "linux")  # the command line: Ctrl-C stops the run
+    with pytest.raises(KeyboardInterrupt):
+        rules.call_limited(lambda: (_ for _ in ()).throw(KeyboardInterrupt()), ())
+
+
 def test_a_rule_that_fails_later_gives_way_to_the_original_without_losing_a_step():
     s = BoidsSession()
     # fine for the first calls, then NaN: the trial passes, a later step fails

@@ -33,6 +33,7 @@ const MAX_LINK_CODE = 6000;  // characters of fragment: longer code is not put i
 import { ensureStylesheet } from "./dom.js";
 import { copyLink } from "./share.js";
 import { formatReadout } from "./controls.js";
+import { crashReason } from "./stepper.js";
 
 /** The panel's status while a link's code waits for the student's answer. */
 const ASKING = "The code in the editor came with the link and is not running yet; the original rules run until you choose above.";
@@ -177,7 +178,9 @@ export async function mountRules(host, opts) {
         r = await stepper.track(engine.call(lab, "rules", { code }));
       } catch (err) {
         if (err && err.name === "EngineStalled") return; // onStall tells the student
-        throw err;
+        // the engine itself failed (a bug): said here, never a panel that waits for ever
+        show(`The engine stopped while trying your rules: ${crashReason(err)}`, "error");
+        return;
       }
       if (!r.ok) {
         if (!user) stopGuard();
