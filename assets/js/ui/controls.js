@@ -123,9 +123,14 @@ export function buildControls(container, specs, opts = {}) {
     const read = () => {
       if (spec.kind === "bool") return input.checked;
       if (spec.kind === "choice") return input.value;
-      if (input.type === "number") {  // read as the engine reads it ("1e3" is 1000); empty is no number
+      if (input.type === "number") {  // read as the engine reads it ("1e3" is 1000)
+        // what is no finite number goes to the engine as text, so that its message names it (NaN
+        // went as null: "got None"); text the browser could not read at all ("abc", "1e309")
+        // it keeps from the page, which sees only an empty box, so it is called what it is
+        if (input.validity && input.validity.badInput) return "not a number";
         const typed = input.value.trim();
-        return typed === "" ? NaN : Number(typed);
+        const v = Number(typed);
+        return typed !== "" && Number.isFinite(v) ? v : typed;
       }
       return spec.kind === "int" ? parseInt(input.value, 10) : parseFloat(input.value);
     };
