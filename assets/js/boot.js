@@ -379,6 +379,13 @@
       const msg = $("boot-message");
       const s = Math.round(((typeof performance !== "undefined" ? performance.now() : 0) - state.started) / 1000);
       if (msg) msg.textContent = `Still starting Python… (${s} s so far; a slow device can take a minute or more)`;
+      state.still = true;
+    } else if (state.pending > 0 && state.still) {
+      // downloads began after that (a slow link delivers the page's own scripts slowly first):
+      // the wait is for them now, and the list below counts their megabytes
+      const msg = $("boot-message");
+      if (msg) msg.textContent = "Downloading the Python runtime and numpy (a slow connection can take minutes)…";
+      state.still = false;
     }
   }, Math.min(2000, Math.max(250, TIMING.quiet / 2)));
 

@@ -92,16 +92,21 @@ def test_a_slow_python_start_is_never_called_a_stall(browser, server):
 
 
 class StallingServer(Served):
-    """The repository served by tools/serve.py, except that one file stops after half of its
-    bytes for ``pause`` seconds, then sends the rest (a connection that hangs, then recovers)."""
+    """The repository served by tools/serve.py, except that one file (or each of several names)
+    stops after half of its bytes for ``pause`` seconds, then sends the rest (a connection that
+    hangs, then recovers)."""
 
-    def __init__(self, name: str, pause: float):
+    def __init__(self, name, pause: float = 0.0):
         import serve  # tools/ is on sys.path (conftest)
+
+        pauses = {name: pause} if isinstance(name, str) else dict(name)  # or {name: pause, ...}
 
         class Stalling:
             def copyfile(self, source, outputfile):
-                if not self.path.split("?")[0].endswith("/" + name):
+                mine = [p for n, p in pauses.items() if self.path.split("?")[0].endswith("/" + n)]
+                if not mine:
                     return super().copyfile(source, outputfile)
+                pause = mine[0]
                 data = source.read()
                 half = len(data) // 2
                 outputfile.write(data[:half])
@@ -139,6 +144,31 @@ def test_a_stalled_download_says_so_and_a_late_success_replaces_it(browser, serv
         step0 = page.evaluate("() => window.swarmlab.labs.get('swarm').test.frame.step")
         page.wait_for_function("(s) => window.swarmlab.labs.get('swarm').test.frame.step > s", arg=step0,
                                timeout=20_000)  # and it runs
+    finally:
+        context.close()
+        served.close()
+
+
+@pytest.mark.serial
+def test_still_starting_gives_way_to_the_downloads_that_follow(browser, server):
+    """On a slow link the page's own scripts arrive slowly, before any runtime download starts:
+    the line said "Still starting Python… (12 s so far)" and stayed so for minutes while the
+    megabytes came in.  Once downloads are under way it says that it is downloading."""
+    # the app's script holds the start for 3 s; the runtime and the numpy wheel (preloaded at
+    # once) are still coming for 3 s after that, and nothing finishes meanwhile
+    served = StallingServer({"assets/js/app.js": 3.0, "pyodide.asm.wasm": 6.0,
+                             "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl": 6.0})
+    context, page = new_page(browser)
+    try:
+        page.add_init_script(timing(60000, 500) + RECORD_BOOT)
+        page.goto(f"{served.url}/?lab=swarm")
+        page.wait_for_function("() => document.documentElement.classList.contains('lab-ready')",
+                               timeout=BOOT_TIMEOUT_MS)
+        said = boot_record(page)["messages"]
+        still = [k for k, m in enumerate(said) if m.startswith("Still starting Python")]
+        assert still, said
+        assert any(m.startswith("Downloading the Python runtime and numpy") for m in said[still[0] + 1:]), said
+        assert boot_record(page)["failures"] == []
     finally:
         context.close()
         served.close()
