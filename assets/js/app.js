@@ -282,6 +282,11 @@ starting.then(async (started) => {
     window.SwarmBoot.fail(err.what, err.message, err.hint);
   } else if (/Traceback|PythonError/.test(text)) {
     window.SwarmBoot.fail("Python raised an error while starting the engine", text);
+  } else if (/Failed to fetch|NetworkError|Load failed|network error/i.test(text)) {
+    // the engine's worker fetches its own files (the engine, PyScript's parts): a dropped
+    // connection there is the reader's network, not a broken browser or copy
+    window.SwarmBoot.fail("a file of the engine could not be downloaded", text,
+      "Check your connection, then reload the page.");
   } else {
     window.SwarmBoot.fail("the engine could not be started", text);
   }

@@ -55,6 +55,17 @@ def test_missing_numpy_wheel_shows_error_panel(page, server):
     screenshot(page, "boot-error-desktop")
 
 
+def test_a_connection_lost_while_the_worker_fetches_the_engine_says_so(page, server):
+    """The engine's worker fetches its own files (the engine's modules, PyScript's parts); a
+    dropped connection there said "try a current Chrome, Edge, Firefox or Safari"."""
+    page.route("**/app/swarmlab/sessions/host.py", lambda route: route.abort())
+    page.goto(f"{server}/?lab=swarm")
+    page.wait_for_selector("#boot-error:not([hidden])", timeout=60_000)
+    assert "a file of the engine could not be downloaded" in page.inner_text("#boot-error-what")
+    assert "connection" in page.inner_text("#boot-error-hint")
+    assert "Chrome" not in page.inner_text("#boot-error-hint")
+
+
 def test_missing_runtime_wasm_shows_error_panel(page, server):
     page.route("**/pyodide.asm.wasm", lambda route: route.abort())
     page.goto(f"{server}/?lab=swarm")
