@@ -439,6 +439,10 @@ def test_lab2_shows_its_turn_and_runs_an_edit(page, server):
         if engine_call(page, "vicsek", "metrics")["P"] > 0.99:
             break
     assert engine_call(page, "vicsek", "metrics")["P"] > 0.99
+    # a followed arrow shows its circle, but no aim or nudge wedge: those are the original rule's
+    page.locator("#lab-vicsek .access-follow-prev").click()
+    page.wait_for_function("() => document.querySelector('#lab-vicsek .vk-follow-count').textContent.includes('No nudge wedge while your rules run')")
+    assert page.evaluate("() => Number.isNaN(window.swarmlab.labs.get('vicsek').stage.turnTo)")
     assert p.locator(".rules-idea-list li").count() == 2
     p.locator(".rules-ideas summary").click()
     p.screenshot(path=str(screenshot(page, "rules-vicsek-page").with_name("rules-vicsek.png")))

@@ -182,6 +182,22 @@ def test_neighbours_match_brute_force(s):
     assert "error" in call(s, "neighbours", i=-1)
 
 
+def test_no_aim_is_given_while_a_students_rule_runs(s):
+    """The stage's aim and kick wedge are the original rule's turn: with a student's rule (here
+    kicks three times as strong) they showed what the arrows do not do; the rule is not called
+    again for them (a rule that keeps state would change the run)."""
+    assert call(s, "neighbours", i=5)["turn_to"] is not None
+    calls = []
+    s.op_rules(code="def turn(i, j, d, r, theta, a, kick):\n    return theta + 3 * kick\n")
+    rule = s.ens.turn
+    s.ens.turn = lambda *args: calls.append(1) or rule(*args)
+    r = call(s, "neighbours", i=5)
+    assert r["turn_to"] is None and r["neighbours"] is not None and calls == []
+    s.ens.turn = rule
+    s.op_rules_original()
+    assert call(s, "neighbours", i=5)["turn_to"] is not None
+
+
 def test_check_ops(s):
     assert "error" in call(s, "check_advance", updates=5)
     assert "error" in call(s, "check_result")

@@ -293,12 +293,16 @@ class VicsekSession(Session):
         a = float(self.ens.align[0])
         delta = 0.0 if cancel else float(wrap_angle(mean - th[i]))
         turn_to = float(wrap_angle(th[i] + a * delta))
+        # While a student's rule runs, the aim and the kick wedge would be the original rule's,
+        # not what the arrows do: none is given (calling the student's rule again here could
+        # change a rule that keeps state, and so the run).
+        own = self.ens.turn is None
         return {
             "index": i,
             "neighbours": [int(j) for j in mine],
             "size": int(mine.size) + 1,
             "mean_heading": mean,
-            "turn_to": turn_to,  # heading before the next kick; the kick wedge is turn_to +- kick
+            "turn_to": turn_to if own else None,  # heading before the next kick; the wedge is turn_to +- kick
             "kick": 0.5 * p.eta,
             "radius": p.radius,
         }
