@@ -926,3 +926,8 @@ def test_a_sample_typed_in_exponent_form_is_read_as_the_engine_reads_it(lab):
         page.get_by_role("button", name="Restart", exact=True).click()
         settle(page, LAB)
         assert engine_call(page, LAB, "state")["sample"] == want
+    # what is no number is named, and the box goes back to the sample it had
+    box.fill("1e309")
+    box.dispatch_event("change")
+    page.wait_for_function("() => document.querySelector('#notices').innerText.includes(\"got 'not a number'\")")
+    assert page.input_value("#swarm-sample") == "42"

@@ -774,7 +774,9 @@ async function mountLab(section, ctx) {
   continueBtn.addEventListener("click", () => stepper.track(continueRun()));
   sampleInput.addEventListener("change", () => stepper.track(changeSample()));
   async function changeSample() {
-    const res = await engine.tryCall(LAB, "set", { name: "sample", value: sampleInput.value });
+    // (text the browser could not read, "abc" or "1e309", reaches the page as an empty box)
+    const typed = sampleInput.validity.badInput ? "not a number" : sampleInput.value;
+    const res = await engine.tryCall(LAB, "set", { name: "sample", value: typed });
     if (!res.ok) {
       ctx.notify(res.error, "warn");
       sampleInput.value = String(currentValues.sample ?? runSample);
