@@ -23,10 +23,11 @@ import math
 import numpy as np
 
 from . import boids
-from .params import ParamSpec
+from .params import ParamSpec, spec_named
 from .space import Box, displacement, norm
 
-AREA_PER_BOID = boids.WORLD_WIDTH * boids.WORLD_HEIGHT / 80.0  # lengths^2: the default sky's density
+DEFAULT_POPULATION = spec_named(boids.SPECS, "population").default  # the default sky's flock
+AREA_PER_BOID = boids.WORLD_WIDTH * boids.WORLD_HEIGHT / DEFAULT_POPULATION  # lengths^2: its density
 SIZES = (10, 30, 100, 300, 1000, 3000, 10000)  # the experiment's populations (a log scale)
 ASPECT_RANGE = (0.5, 2.0)  # width / height kept inside this, so 10,000 boids fit the world specs
 BLOCK_ELEMENTS = 1 << 20  # pairs per block of the naive search (memory stays ~ 16 MiB)
@@ -34,7 +35,7 @@ MIN_TIMED_SECONDS = 0.05  # the naive search is repeated until it has run this l
 MAX_TIMED_RUNS = 5000  # ...or this many times (for 10 boids it takes microseconds)
 
 SCALE_SPECS: tuple[ParamSpec, ...] = (
-    ParamSpec("n", 80, "Boids at the default density", kind="int", min=SIZES[0], max=SIZES[-1], step=1,
+    ParamSpec("n", DEFAULT_POPULATION, "Boids at the default density", kind="int", min=SIZES[0], max=SIZES[-1], step=1,
               help="The flock restarts with this many boids in a sky grown to keep the default density."),
 )
 COST_SPECS: tuple[ParamSpec, ...] = (
