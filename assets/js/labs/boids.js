@@ -27,7 +27,7 @@ import { Stepper, crashReason } from "../ui/stepper.js";
 import { frameIndex, frameCount } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
-import { LineChart } from "../ui/chart.js";
+import { LineChart, SERIES_STYLE } from "../ui/chart.js";
 import { ensureStylesheet, pixelRatio, plural } from "../ui/dom.js";
 import { wrap } from "../ui/periodic.js";
 import { STORY_HTML } from "./boids/story.js";
@@ -40,11 +40,6 @@ import { mountRules, preloadEditor } from "../ui/rules.js";
 
 const LAB = "boids";
 const CURSOR_STEP = 3;              // lengths per arrow key press (Shift: x4)
-// How the chart draws each series (the words are the session's: display.charts).
-const SERIES_STYLE = {
-  P: { color: "#0f6fb3" },
-  spacing: { color: "#c9582b" },
-};
 
 export async function mount(section, ctx) {
   preloadEditor(); // the rules panel's editor loads while the lab asks for its specs and first state

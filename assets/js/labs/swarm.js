@@ -23,7 +23,7 @@ import { ensureStylesheet, el, capital, say, setText } from "../ui/dom.js";
 import { NARROW } from "../ui/reflow.js";
 import { MinimalControls } from "../ui/minimal.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
-import { LineChart, formatClock } from "../ui/chart.js";
+import { LineChart, SERIES_STYLE, formatClock } from "../ui/chart.js";
 import { StageRenderer, GLYPH_LENGTH } from "./swarm/renderer.js";
 import { TRAILS } from "./swarm/trails.js";
 import { SensePanel } from "./swarm/panel.js";
@@ -37,13 +37,6 @@ const EVERY = { 1: "every", 2: "every second", 3: "every third", 4: "every fourt
 const SPEEDS = [
   { v: 0.25, label: "¼×" }, { v: 0.5, label: "½×" }, { v: 1, label: "1×" }, { v: 2, label: "2×" }, { v: 4, label: "4×" },
 ];
-// How the charts draw each series (the words are the session's: display.charts).
-const SERIES_STYLE = {
-  P: { color: "#0f6fb3" },
-  local: { color: "#0f6fb3", dash: [6, 4] },
-  spacing: { color: "#c2570c" },
-  very_close: { color: "#7b3fb8", dash: [6, 4] },
-};
 
 /** A playback rate for the clock, e.g. "0.35×". */
 function fmtSpeed(v) {

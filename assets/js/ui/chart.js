@@ -55,6 +55,15 @@ function nextNiceStep(step) {
   return (f < 1.5 ? 2 : f < 3 ? 5 : 10) * mag;
 }
 
+/** How the charts draw each measure, the same in every lab (the words are the sessions':
+ *  display.charts).  A line's colour and dash are drawing, so they live here, once. */
+export const SERIES_STYLE = {
+  P: { color: "#0f6fb3" },
+  local: { color: "#0f6fb3", dash: [6, 4] },
+  spacing: { color: "#c2570c" },
+  very_close: { color: "#7b3fb8", dash: [6, 4] },
+};
+
 /** Vertical room per tick label, CSS px (11 px text and a little air): a short plot, such as a
  *  phone's live strip, gets fewer ticks instead of labels drawn over each other. */
 export const TICK_LABEL_GAP = 14;
