@@ -38,6 +38,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from . import metrics
+from .boids import unit_headings  # (this module's boids() describes Lab 3)
 from .space import norm
 
 GROUP_MIN = 5            # agents: the smallest piece of the neighbour graph called a group
@@ -325,8 +326,7 @@ def boids(v: np.ndarray, m: Mapping[str, float], *, treat: bool = False,
     angle = None
     heading = ""
     if n:
-        s = norm(v)
-        u = v / np.where(s > 0, s, 1.0)[:, None]
+        u = unit_headings(v)
         mean = u.mean(axis=0)
         if math.isfinite(P) and P >= HEADED and float(norm(mean)) > 1e-12:
             a = -math.atan2(mean[1], mean[0])  # y down: north is -y

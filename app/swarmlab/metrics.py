@@ -393,6 +393,10 @@ class Series:
     unit: str = ""
 
 
+# Samples a page keeps of a run (about its memory): a full history halves its density and goes on.
+HISTORY_CAPACITY = 2400
+
+
 class History:
     """Metric history with thinning and event markers.
 
@@ -408,7 +412,7 @@ class History:
         series: Sequence[Series],
         tick_seconds: float,
         interval: int,
-        capacity: int = 2400,
+        capacity: int = HISTORY_CAPACITY,
         time_label: str = "time (s)",
         max_markers: int = 1000,
     ):

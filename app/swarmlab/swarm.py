@@ -81,7 +81,7 @@ MAX_TURN = 3.2  # rad/s cap on deterministic turning (noise not capped)
 TURN_ONE = math.radians(60.0)  # "turn one individual"
 VERY_CLOSE = 1.2  # lengths, very-close metric threshold
 SAMPLE_INTERVAL_STEPS = 15  # metrics every 0.25 model s
-HISTORY_CAPACITY = 2400
+HISTORY_CAPACITY = metrics.HISTORY_CAPACITY
 TIME_LIMIT_STEPS = 5 * 60 * 60  # five model minutes
 TIME_LIMIT_SECONDS = TIME_LIMIT_STEPS * DT  # the same limit in model seconds (the page's words)
 

@@ -60,7 +60,7 @@ from ..space import displacement, distance, wrap, wrap_angle
 from .base import FrameLayout, Session
 
 LIVE_SEED = vicsek.LIVE_SEED
-HISTORY_CAPACITY = 2400  # samples of P (one per update; halved in density when full)
+HISTORY_CAPACITY = metrics.HISTORY_CAPACITY  # samples of P (one per update; halved in density when full)
 # How fast the stage plays: the page's "Updates per second" control.  A viewing speed only (the
 # model and its history are the same at any rate); written here because the session counts
 # seconds of watching in updates at its default (the marker merging below, the description's
