@@ -18,20 +18,27 @@ import json
 from .. import vicsek
 
 
+_P = vicsek.TEACHING  # the check's model, as the page runs it
+_COUNT = len(vicsek.CHECK_SEEDS)
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "vicsek-check",
-        help="eight-seed check of the Vicsek lab (a = 0 vs a = 1)",
+        help=f"{_COUNT}-seed check of the Vicsek lab (a = 0 vs a = 1)",
         description=(
-            "Run the eight-seed check of Lab 2: 64 agents, L = 1, R = 0.12 (self included), "
-            "step 0.01, kicks 0.35*U[-1,1]; for each seed a = 0 and a = 1 share start and kicks; "
-            "1000 warm-up updates, then the mean order parameter P over the next 500."
+            f"Run the {_COUNT}-seed check of Lab 2: {_P.n} agents, L = {_P.box:g}, R = {_P.radius:g} "
+            f"(self included), step {_P.speed:g}, kicks {0.5 * _P.eta:g}*U[-1,1]; for each seed "
+            f"({', '.join(map(str, vicsek.CHECK_SEEDS))}) a = 0 and a = 1 share start and kicks; "
+            f"{vicsek.CHECK_WARMUP} warm-up updates, then the mean shared heading P over the next "
+            f"{vicsek.CHECK_MEASURE}."
         ),
     )
     p.add_argument("--json", action="store_true",
                    help="print the results as JSON with full (repr) float precision")
     p.add_argument("--one-at-a-time", action="store_true",
-                   help="run the 16 runs one after another instead of batched (same numbers; for benchmarks)")
+                   help=f"run the {2 * len(vicsek.CHECK_SEEDS)} runs one after another instead of batched "
+                        "(same numbers; for benchmarks)")
     p.set_defaults(func=run)
 
 
