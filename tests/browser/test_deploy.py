@@ -46,6 +46,18 @@ document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(
 """
 
 
+def desk_page(browser, init_script=None):
+    """A new 1280x800 context and page, and the list its page errors go to:
+    (context, page, errors).  The caller closes the context."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    if init_script:
+        page.add_init_script(init_script)
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return context, page, errors
+
+
 def load_tool(name):
     spec = importlib.util.spec_from_file_location(f"tool_{name}", ROOT / "tools" / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
@@ -357,11 +369,7 @@ def test_the_rules_editor_under_a_policy(browser, serve_root, style_src):
     lab then gives a plain text box and says why, and the rules still run."""
     policy = CSP.replace("style-src 'self' 'unsafe-inline'", style_src)
     served = serve_root(ROOT, csp=policy)
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    page.add_init_script(RECORD_CSP)
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    context, page, errors = desk_page(browser, RECORD_CSP)
     try:
         page.goto(f"{served.url}/?lab=boids")
         wait_booted(page)
@@ -461,10 +469,7 @@ def test_second_visit_works_offline_and_a_new_deploy_waits_for_reload(browser, t
     site = tmp_path / "site"
     load_tool("build_dist").build(ROOT, site)
     served = GzipSite(site)
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    context, page, errors = desk_page(browser)
     try:
         page.goto(f"{served.url}/?lab=vicsek")
         wait_booted(page)
@@ -551,10 +556,7 @@ def test_site_without_py_compile_boots(browser, tmp_path):
         import zipfile
         assert not [n for n in zipfile.ZipFile(site / "app" / "engine.zip").namelist() if n.endswith(".pyc")]
     served = GzipSite(site)
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    context, page, errors = desk_page(browser)
     fetched = []
     page.on("requestfinished", lambda r: fetched.append(r.url))
     try:
