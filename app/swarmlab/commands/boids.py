@@ -58,8 +58,8 @@ def register(subparsers) -> None:
     p.add_argument("--seconds", type=float, default=60.0, metavar="T",
                    help=f"model seconds to run, 0 < T <= {MAX_SECONDS:g} (default %(default)s)")
     p.add_argument("--preset", choices=tuple(boids.PRESETS), default=None,
-                   help="the page's presets, which set (units: below): " + "; ".join(f"{name} ({preset_words(values)})"
-                                                          for name, values in boids.PRESETS.items()))
+                   help="the page's presets, which set (units: below): "
+                        + "; ".join(f"{name} ({preset_words(values)})" for name, values in boids.PRESETS.items()))
     p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VALUE",
                    help="set a parameter (repeatable); applied after --preset")
     p.add_argument("--csv", default=None, metavar="FILE", help="write the sampled history as CSV ('-' = stdout)")
