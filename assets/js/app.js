@@ -271,9 +271,7 @@ starting.then(async (started) => {
   const controller = await loadLab(active);
   if (controller && controller.activate) controller.activate();
   document.documentElement.classList.add("lab-ready");
-  // The rules editor (PyScript's CodeMirror chunks), once the first lab is up so that it never
-  // competes with the boot: a connection that drops later leaves Labs 2 and 3 their editor too.
-  import("./ui/rules.js").then((m) => m.preloadEditor()).catch(() => { /* retried when a rules lab mounts */ });
+
   requestAnimationFrame(() => performance.mark("swarmlab:first-frame"));
   window.dispatchEvent(new CustomEvent("swarmlab:lab-ready", { detail: { lab: active } }));
 }).catch((err) => {
