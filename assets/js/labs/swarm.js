@@ -14,7 +14,7 @@
 // frame rate, and the page never waits for Python.  While the tab is hidden the loop does
 // not tick (createLoop), and nothing else here steps the engine.
 
-import { buildControls, groupSpecs, formatValue, formatReadout } from "../ui/controls.js";
+import { buildControls, groupSpecs, formatValue, formatReadout, unreadableNumber } from "../ui/controls.js";
 import { createLoop } from "../ui/loop.js";
 import { Stepper, crashReason } from "../ui/stepper.js";
 import { frameIndex } from "../ui/frame.js";
@@ -767,8 +767,7 @@ async function mountLab(section, ctx) {
   continueBtn.addEventListener("click", () => stepper.track(continueRun()));
   sampleInput.addEventListener("change", () => stepper.track(changeSample()));
   async function changeSample() {
-    // (text the browser could not read, "abc" or "1e309", reaches the page as an empty box)
-    const typed = sampleInput.validity.badInput ? "not a number" : sampleInput.value;
+    const typed = unreadableNumber(sampleInput) ?? sampleInput.value;
     const res = await engine.tryCall(LAB, "set", { name: "sample", value: typed });
     if (!res.ok) {
       ctx.notify(res.error, "warn");

@@ -54,6 +54,12 @@ export function groupSpecs(specs, groups) {
  *   only: [names]                  build only these (in this order)
  *   onError(message)               optional extra reporting
  */
+/** What a number box holds when the browser could not read what was typed ("abc", "1e309":
+ *  the page then sees only an empty box), as words the engine's message can name; else null. */
+export function unreadableNumber(input) {
+  return input.validity && input.validity.badInput ? "not a number" : null;
+}
+
 export function buildControls(container, specs, opts = {}) {
   const byName = new Map(specs.map((s) => [s.name, s]));
   const names = opts.only || specs.map((s) => s.name);
@@ -125,9 +131,9 @@ export function buildControls(container, specs, opts = {}) {
       if (spec.kind === "choice") return input.value;
       if (input.type === "number") {  // read as the engine reads it ("1e3" is 1000)
         // what is no finite number goes to the engine as text, so that its message names it (NaN
-        // went as null: "got None"); text the browser could not read at all ("abc", "1e309")
-        // it keeps from the page, which sees only an empty box, so it is called what it is
-        if (input.validity && input.validity.badInput) return "not a number";
+        // went as null: "got None")
+        const unread = unreadableNumber(input);
+        if (unread) return unread;
         const typed = input.value.trim();
         const v = Number(typed);
         return typed !== "" && Number.isFinite(v) ? v : typed;
