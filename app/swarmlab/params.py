@@ -253,12 +253,13 @@ def specs_to_json(specs: Iterable[ParamSpec]) -> list[dict]:
 
 
 def _within(s: ParamSpec) -> str:
-    """The allowed range: "in [1, 40]", or "≥ 0" (or "> 0") where there is no upper bound."""
+    """The allowed range: "in [1, 40]" ("in (0, 40]" when the minimum itself is refused), or
+    "≥ 0" ("> 0") where there is no upper bound."""
     if s.max is None:
         return "" if s.min is None else f"{'>' if s.above_min else '≥'} {_fmt(s.min)}"
     if s.min is None:
         return f"≤ {_fmt(s.max)}"
-    return f"in [{_fmt(s.min)}, {_fmt(s.max)}]"
+    return f"in {'(' if s.above_min else '['}{_fmt(s.min)}, {_fmt(s.max)}]"
 
 
 def _fmt(v: Any) -> str:

@@ -195,3 +195,14 @@ def test_swarm_params_made_directly_or_by_replace_are_checked_like_boids_params(
     assert np.isfinite(swarm.advance(swarm.initial_state(tiny), tiny, 3).theta).all()
     with pytest.raises(ValueError, match=re.escape("R must be in [1, 40] lengths")):
         p.with_values(R=60)  # the sliders' ranges, as the page's
+
+
+def test_a_refused_minimum_is_said_as_an_open_bound():
+    """above_min: the minimum itself is refused, and the message's range says so, with or
+    without an upper bound."""
+    for spec, words in ((ParamSpec("R", 1.0, "R", min=0.0), "R must be > 0, got 0"),
+                        (ParamSpec("R", 1.0, "R", min=0.0, max=5.0), "R must be in (0, 5], got 0")):
+        spec = ParamSpec(**{**spec.__dict__, "above_min": True})
+        with pytest.raises(ValueError, match=re.escape(words)):
+            validate([spec], "R", 0)
+        assert validate([spec], "R", 1e-9) == 1e-9

@@ -93,7 +93,7 @@ CHARTS = (
 
 def new_history() -> metrics.History:
     return metrics.History(HISTORY_SERIES, tick_seconds=boids.DT, interval=SAMPLE_INTERVAL_STEPS,
-                           capacity=metrics.HISTORY_CAPACITY, time_label="time (s)")
+                           time_label="time (s)")  # (capacity: metrics.HISTORY_CAPACITY)
 
 
 class BoidsSession(Session):

@@ -60,7 +60,6 @@ from ..space import displacement, distance, wrap, wrap_angle
 from .base import FrameLayout, Session
 
 LIVE_SEED = vicsek.LIVE_SEED
-HISTORY_CAPACITY = metrics.HISTORY_CAPACITY  # samples of P (one per update; halved in density when full)
 # How fast the stage plays: the page's "Updates per second" control.  A viewing speed only (the
 # model and its history are the same at any rate); written here because the session counts
 # seconds of watching in updates at its default (the marker merging below, the description's
@@ -133,9 +132,8 @@ class VicsekSession(Session):
         return self.op_state()
 
     def _new_history(self) -> None:
-        self.history = metrics.History((P_SERIES,),
-                                       tick_seconds=1.0, interval=1, capacity=HISTORY_CAPACITY,
-                                       time_label="update")
+        # one sample per update, kept to metrics.HISTORY_CAPACITY (halved in density when full)
+        self.history = metrics.History((P_SERIES,), tick_seconds=1.0, interval=1, time_label="update")
         self.history.record(self.ens.t, {"P": float(self.ens.order[0])})
 
     def op_set(self, name: str, value: Any) -> dict:

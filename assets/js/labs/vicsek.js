@@ -160,7 +160,6 @@ export async function mount(section, ctx) {
   }
 
   const elFollowWho = $(".vk-follow-who"), elFollowCount = $(".vk-follow-count");
-  let ownAim = true; // the aim and wedge are the original rule's, shown only while it runs
 
   /** Show the followed arrow's neighbourhood (`nb`, the reply of op_neighbours, or null). */
   function showSelection(nb) {
@@ -170,7 +169,6 @@ export async function mount(section, ctx) {
     } else {
       stage.setSelection(selected, nb.neighbours, nb.turn_to ?? NaN); // (none while a student's rule runs)
       neighbourCount = nb.neighbours.length;
-      ownAim = nb.turn_to !== null;
     }
     section.dataset.selected = String(selected);
     section.dataset.neighbours = String(neighbourCount);
@@ -179,7 +177,7 @@ export async function mount(section, ctx) {
     setText(elFollowWho, selected < 0 ? "Tap an arrow to follow it." : `Following arrow ${selected + 1} of ${N}.`);
     setText(elFollowCount, selected < 0 ? ""
       : `${plural(neighbourCount, "other arrow", "other arrows")} in its circle.` +
-        (ownAim ? "" : " (No nudge wedge while your rules run: it shows the original rule's turn.)"));
+        (nb && nb.turn_to === null ? " (No nudge wedge while your rules run: it shows the original rule's turn.)" : ""));
   }
 
   const readoutEls = display.readouts.map((r) => [r, $(`.vk-${r.key}`)]);

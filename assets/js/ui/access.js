@@ -117,13 +117,9 @@ export function installAccess({ engine, activeLab, controller }) {
   }
 
   async function describe(lab, force = false) {
-    let res;
-    try {
-      res = await engine.tryCall(lab, "describe", {}, { reads: true });
-    } catch (err) {
-      return null; // the engine was stopped or failed: the lab's own stepper says so, once
-    }
-    if (!res.ok) return null;
+    // (an engine stopped or failed: no description; the lab's own stepper says so, once)
+    const res = await engine.tryCall(lab, "describe", {}, { reads: true }).catch(() => null);
+    if (!res || !res.ok) return null;
     apply(lab, res.value, force);
     return res.value;
   }
