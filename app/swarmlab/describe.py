@@ -69,6 +69,21 @@ def plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
+def flock_breakdown(n: int, in_flocks: int, loners: int) -> list[str]:
+    """Where Lab 3's boids are besides its flocks, in the words of both the flocks readout and
+    the description: e.g. ``["69 in groups not flying one way", "1 boid alone"]`` (a clump or a
+    swirl is linked but is not a flock); empty when every boid is in a flock."""
+    grouped = n - in_flocks - loners
+    parts = [f"{grouped} in groups not flying one way"] if grouped > 0 else []
+    return parts + ([f"{plural(loners, 'boid')} alone"] if loners > 0 else [])
+
+
+def flocks_where(n: int, in_flocks: int, loners: int) -> str:
+    """The flocks readout's note: "all in flocks", "no boids", or the breakdown above."""
+    parts = flock_breakdown(n, in_flocks, loners)
+    return ", ".join(parts) if parts else ("all in flocks" if n else "no boids")
+
+
 def _num(v: float, digits: int = 2) -> str:
     return "unknown" if v is None or not math.isfinite(v) else f"{v:.{digits}f}"
 
@@ -334,20 +349,19 @@ def boids(v: np.ndarray, m: Mapping[str, float], *, treat: bool = False,
     known = "in_flocks" in m and "loners" in m  # where the other boids are, as the readout says
     in_flocks, loners = (int(m["in_flocks"]), int(m["loners"])) if known else (0, 0)
     grouped = n - in_flocks - loners if known else 0
+    rest = flock_breakdown(n, in_flocks, loners) if known else []
     if not n:
         shape = "no boids"
     elif flocks == 0:
         # linked but not flying one way (a clump, a swirl) is not "no flock yet"
         if grouped > 0:
-            shape = f"{head}, no flock flying one way ({grouped} in groups that are not){heading}"
+            shape = f"{head}, no flock ({', '.join(rest)}){heading}"
         else:
             shape = f"{head}, no flock yet{heading}"
     else:
         which = "one flock" if flocks == 1 else f"{flocks} flocks"
         where = ""
-        if known:  # "80 boids, 2 flocks flying one way (10 in them, 69 in groups that are not, 1 alone)"
-            rest = [f"{grouped} in groups that are not"] if grouped > 0 else []
-            rest += [f"{loners} alone"] if loners > 0 else []
+        if known:  # "80 boids, 2 flocks flying one way (10 in them, 69 in groups not flying one way, 1 boid alone)"
             where = f" ({', '.join([f'{in_flocks} in them', *rest])})" if rest else " (all in them)"
         shape = f"{head}, {which} flying one way{where}{heading}"
     parts = [shape]

@@ -379,10 +379,10 @@ def test_flocks_readout_shows_groups_splitting_and_merging(lab):
     page = lab
     page.click("#lab-boids .bd-preset[data-preset=balanced]")
     settle(page, LAB)
-    if page.get_attribute("#lab-boids", "data-playing") == "true":
+    if page.get_attribute("#lab-boids", "data-playing") == "1":
         page.click("#lab-boids .bd-play")
         settle(page, LAB)
-    page.wait_for_function("document.querySelector('#lab-boids').dataset.playing === 'false'")
+    page.wait_for_function("document.querySelector('#lab-boids').dataset.playing === '0'")
 
     def shown_after(seconds):
         steps = int(seconds * 40)
@@ -413,7 +413,7 @@ def test_flocks_readout_shows_groups_splitting_and_merging(lab):
     finally:
         page.click("#lab-boids .bd-play")
         settle(page, LAB)
-        page.wait_for_function("document.querySelector('#lab-boids').dataset.playing === 'true'")
+        page.wait_for_function("document.querySelector('#lab-boids').dataset.playing === '1'")
 
 
 def test_mouse_treat_gathers_then_disperses(lab):

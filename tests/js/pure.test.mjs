@@ -107,8 +107,9 @@ test("Stepper: a pause asks once more, with the readouts, then nothing", async (
 test("Stepper: paused asks only when stale; a crash stops it once", async () => {
   const engine = fakeEngine(0.1);
   let crashes = 0;
+  const notices = [];
   const s = new Stepper({ engine, lab: "x", dt: 1 / 60, compose: () => [["state", {}]], apply: () => {},
-    onCrash: () => crashes++ });
+    name: "Three rules", notify: (text, level) => notices.push([text, level]), onCrash: () => crashes++ });
   s.tick(0.016); await new Promise((r) => setTimeout(r, 0));
   s.tick(0.016); await new Promise((r) => setTimeout(r, 0));
   assert.equal(engine.calls.length, 1, "paused and fresh: no request");
@@ -119,6 +120,8 @@ test("Stepper: paused asks only when stale; a crash stops it once", async () => 
   s.invalidate(); s.tick(0.016); await new Promise((r) => setTimeout(r, 0));
   assert.equal(crashes, 1);
   assert.equal(s.playing, false);
+  // the one notice, in the same words for every lab (the Stepper writes it, not each lab)
+  assert.deepEqual(notices, [["Three rules stopped because of an error: boom. Reload the page to start again.", "error"]]);
 });
 
 test("frames are read through the published layout", () => {

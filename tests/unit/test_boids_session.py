@@ -131,7 +131,8 @@ def test_treat_through_the_session_gathers_then_releases(s):
 
 def test_metrics_shape_and_values(s):
     m = call(s, "metrics")
-    assert set(m) == {"P", "spacing", "flocks", "in_flocks", "loners", "N", "t"}
+    assert set(m) == {"P", "spacing", "flocks", "in_flocks", "loners", "N", "t", "where"}
+    assert isinstance(m["where"], str) and m["where"]  # the flocks readout's note (describe.flocks_where)
     assert 0 <= m["P"] <= 1 and m["spacing"] > 0 and m["N"] == 80
     assert isinstance(m["flocks"], int) and isinstance(m["loners"], int) and 0 <= m["loners"] <= 80
     assert isinstance(m["in_flocks"], int) and 5 * m["flocks"] <= m["in_flocks"] <= 80 - m["loners"]
@@ -333,9 +334,10 @@ def test_readouts_and_history_share_one_search_per_step(monkeypatch):
     assert s.op_metrics() == first and calls == [0]
     s.op_step(n=10)  # a history sample is due at step 10: the page's readout then reuses it
     assert calls == [0, 10], calls
-    assert s.op_metrics() == real(s.state, s.params) and calls == [0, 10]
+    measured = lambda: {k: v for k, v in s.op_metrics().items() if k != "where"}  # noqa: E731 (the note is words)
+    assert measured() == real(s.state, s.params) and calls == [0, 10]
     s.op_set(name="radius", value=12.0)
-    assert s.op_metrics() == real(s.state, s.params) and calls == [0, 10, 10]
+    assert measured() == real(s.state, s.params) and calls == [0, 10, 10]
     s.op_metrics()["P"] = -1.0  # a caller's copy: the cache keeps its own
     assert s.op_metrics()["P"] >= 0
 

@@ -201,7 +201,7 @@ def test_boids_summary():
     assert d["text"].startswith(f"{m['N']} boids")
     assert f"shared heading P {m['P']:.2f}" in d["text"]
     grouped = m["N"] - m["in_flocks"] - m["loners"]
-    none = f"no flock flying one way ({grouped} in groups that are not)" if grouped else "no flock yet"
+    none = f"no flock ({m['where']})" if grouped else "no flock yet"  # the flocks readout's note
     flocks = none if m["flocks"] == 0 else f"{'one flock' if m['flocks'] == 1 else str(m['flocks']) + ' flocks'} flying one way"
     assert flocks in d["text"]
     assert "Weights: separation 1.5, alignment 1, cohesion 1." in d["text"]
@@ -218,7 +218,7 @@ def test_boids_words_follow_flocks_and_heading():
     v = np.tile([[0.0, -3.0]], (80, 1))  # everyone flying up the screen: north in Lab 3
     # a clump going nowhere together is a group, not "no flock yet"
     clump = describe.boids(v, {"P": 0.2, "spacing": 0.5, "flocks": 0, "in_flocks": 0, "loners": 0})
-    assert clump["text"].startswith("80 boids, no flock flying one way (80 in groups that are not);")
+    assert clump["text"].startswith("80 boids, no flock (80 in groups not flying one way);")
     scattered = describe.boids(v, {"P": 0.2, "spacing": 9.0, "flocks": 0, "in_flocks": 0, "loners": 80})
     assert scattered["text"].startswith("80 boids, no flock yet;")
     d = describe.boids(v, {"P": 1.0, "spacing": 2.0, "flocks": 1})
@@ -230,10 +230,25 @@ def test_boids_words_follow_flocks_and_heading():
     # where the other boids are, as the flocks readout says: "80 boids in 2 flocks" read as if
     # every boid were in one when the readout said "2 (69 in groups not flying one way, 1 boid alone)"
     d = describe.boids(v, {"P": 0.3, "spacing": 2.0, "flocks": 2, "in_flocks": 10, "loners": 1})
-    assert d["text"].startswith("80 boids, 2 flocks flying one way (10 in them, 69 in groups that are not, 1 alone);")
+    assert d["text"].startswith("80 boids, 2 flocks flying one way (10 in them, 69 in groups not flying one way, 1 boid alone);")
     d = describe.boids(v, {"P": 0.9, "spacing": 2.0, "flocks": 1, "in_flocks": 80, "loners": 0})
     assert d["text"].startswith("80 boids, one flock flying one way (all in them), heading north;")
     assert describe.boids(v, {"P": 0.1, "spacing": 5.0, "flocks": 0})["text"].startswith("80 boids, no flock yet;")
+
+
+def test_boids_readout_and_summary_say_where_the_boids_are_in_the_same_words():
+    """The flocks readout's note (the session's ``where``) is the summary's breakdown, word for
+    word: one place words them (``describe.flock_breakdown``)."""
+    s = sessions.create("boids")
+    s.op_step(n=400)
+    m = s.op_metrics()
+    assert m["where"] == describe.flocks_where(m["N"], m["in_flocks"], m["loners"])
+    if m["flocks"]:
+        assert (f"({m['in_flocks']} in them, {m['where']})" in s.op_describe()["text"]
+                or (m["where"] == "all in flocks" and "(all in them)" in s.op_describe()["text"]))
+    assert describe.flocks_where(80, 10, 1) == "69 in groups not flying one way, 1 boid alone"
+    assert describe.flocks_where(80, 70, 10) == "10 boids alone"
+    assert describe.flocks_where(80, 80, 0) == "all in flocks" and describe.flocks_where(0, 0, 0) == "no boids"
 
 
 def test_boids_sentence_names_p_with_the_histories_own_label():
@@ -278,7 +293,7 @@ def test_boids_summary_of_a_clump_says_it_is_a_group():
     m = s.op_metrics()
     assert m["flocks"] == 0 and m["in_flocks"] + m["loners"] < m["N"]
     grouped = m["N"] - m["in_flocks"] - m["loners"]
-    assert f"no flock flying one way ({grouped} in groups that are not)" in s.op_describe()["text"]
+    assert grouped > 0 and f"no flock ({m['where']})" in s.op_describe()["text"]
 
 
 def test_a_lone_animal_has_no_spacing_and_no_local_agreement_in_words():

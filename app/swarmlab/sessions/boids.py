@@ -17,7 +17,7 @@ first, so a bad value returns ``{"error": ...}`` and changes nothing):
 ``treat(x, y, on)``     hold (on=true) or release the treat at (x, y) lengths.
 ``population(n)``       live population change (removes the most recent first).
 ``resize(width, height)`` live world resize: positions are stretched with it.
-``metrics()``           {"P", "spacing", "flocks", "in_flocks", "loners", "N", "t"}.
+``metrics()``           {"P", "spacing", "flocks", "in_flocks", "loners", "N", "t", "where"}.
 ``scale(n)``            "ten or ten thousand" (:mod:`swarmlab.scaling`): restart with ``n``
                         boids (10..10,000) in a world grown to keep the default density,
                         same aspect; the other settings kept.
@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import boids, cells, metrics, rules, rules_boids, scaling
+from .. import boids, cells, describe, metrics, rules, rules_boids, scaling
 from ..params import ParamSpec, Readout, shown, spec_named, validate, validate_many
 from ..space import wrap
 from .base import FrameLayout, Session
@@ -310,7 +310,10 @@ class BoidsSession(Session):
         return self.op_state()
 
     def op_metrics(self) -> dict:
-        return self._measure()
+        """The readouts' values, and ``where``: the flocks readout's note of where the other
+        boids are (``describe.flocks_where``, the description's words)."""
+        m = self._measure()
+        return {**m, "where": describe.flocks_where(m["N"], m["in_flocks"], m["loners"])}
 
     def op_parse_world(self, width: Any, height: Any) -> dict:
         """Validate a world size from a share link without applying it."""

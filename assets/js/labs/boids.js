@@ -21,14 +21,15 @@
 // Frame layout: published by the session (op_layout), read through ui/frame.js.
 // The controller returned by mount() also offers play/pause/restart/world, used by the tests.
 
-import { buildControls, formatReadout } from "../ui/controls.js";
+import { buildControls } from "../ui/controls.js";
 import { createLoop } from "../ui/loop.js";
-import { Stepper, crashReason } from "../ui/stepper.js";
+import { Stepper } from "../ui/stepper.js";
+import { PlayButton, Readouts, frameOps, eachResult } from "../ui/run.js";
 import { frameIndex, frameCount } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { LineChart, SERIES_STYLE } from "../ui/chart.js";
-import { ensureStylesheet, pixelRatio, plural } from "../ui/dom.js";
+import { ensureStylesheet, pixelRatio } from "../ui/dom.js";
 import { wrap } from "../ui/periodic.js";
 import { STORY_HTML } from "./boids/story.js";
 import { MinimalControls } from "../ui/minimal.js";
@@ -212,20 +213,18 @@ export async function mount(section, ctx) {
   }
 
   // ---- transport ----
-  const playBtn = $(".bd-play");
-  function showPlay() {
-    playBtn.textContent = playing ? "Pause" : "Play";
-    section.dataset.playing = String(playing);
-  }
-  playBtn.addEventListener("click", () => { setPlaying(!playing); });
-  function setPlaying(on) { playing = on; stepper.setPlaying(on); showPlay(); }
+  const playBtn = new PlayButton($(".bd-play"), section, "the boids");
+  playBtn.button.addEventListener("click", () => { setPlaying(!playing); });
+  function setPlaying(on) { playing = on; stepper.setPlaying(on); playBtn.show(playing); }
   // (pace is only accumulated while playing, so a pause does not read as slow motion)
   $(".bd-restart").addEventListener("click", () => stepper.track(restart()));
-  $(".bd-copy").addEventListener("click", () => {
+  /** A link to this run: the settings and the world's size (so the run replays on any screen). */
+  function linkUrl() {
     const values = {};
     for (const s of specs) values[s.name] = st.params[s.name];
-    copyLink(shareUrl(LAB, values, specs, { world: `${round3(world.width)}x${round3(world.height)}` }), ctx.notify);
-  });
+    return shareUrl(LAB, values, specs, { world: `${round3(world.width)}x${round3(world.height)}` });
+  }
+  $(".bd-copy").addEventListener("click", () => copyLink(linkUrl(), ctx.notify));
 
   async function restart() {
     releaseTreat();
@@ -349,13 +348,10 @@ export async function mount(section, ctx) {
 
   // ---- readouts ----
   // as the session's Readouts say; the flocks readout also counts the boids alone
-  const readoutEls = display.readouts.map((r) => [r, $(`.bd-${r.key}`)]);
+  const readouts = new Readouts($(".bd-readouts"), display.readouts);
   const slowEl = $(".bd-slow");
   function showMetrics(m) {
-    for (const [r, node] of readoutEls) {
-      const text = formatReadout(r, m[r.key]);
-      node.textContent = r.key === "flocks" ? `${text} (${flockParts(m)})` : text;
-    }
+    readouts.show(m, { flocks: m.where }); // where the others are: the session's words
     section.dataset.P = String(m.P);
     section.dataset.flocks = String(m.flocks);
     const slow = stepper.slowed;
@@ -376,21 +372,13 @@ export async function mount(section, ctx) {
   showWorld();
 
   // ---- the loop: one request a frame (steps, frame, new chart samples, readouts) ----
-  function compose(n) {
-    const ops = [];
-    if (n > 0) ops.push(["step", { n }]);
-    ops.push(hist.op());
-    // the readouts: at once after a change (a refresh), else about four times a second
-    if (stepper.readsDue(n)) ops.push(["metrics", {}]);
-    return ops;
-  }
+  // the readouts: at once after a change (a refresh), else about four times a second
+  const compose = (n) => frameOps(n, [hist.op()], { metrics: stepper.readsDue(n) });
   function applyReply(reply) {
-    reply.ops.forEach((op, k) => {
-      const r = reply.results[k];
-      if (r.error) { ctx.notify(r.error, "error"); return; }
-      if (op[0] === "history" && hist.apply(r.value)) chart.setData(hist);
-      if (op[0] === "metrics") showMetrics(r.value);
-    });
+    eachResult(reply, {
+      history: (h) => { if (hist.apply(h)) chart.setData(hist); },
+      metrics: showMetrics,
+    }, (error) => ctx.notify(error, "error"));
     frameBuf = reply.frame;
     frameLen = reply.length;
     t = frameBuf[fx.clock];
@@ -400,12 +388,8 @@ export async function mount(section, ctx) {
     draw();
   }
   const stepper = new Stepper({
-    engine, lab: LAB, dt: C.dt, compose, apply: applyReply,
-    onCrash: (err) => {       // a bug, not bad input: stop and say so once
-      playing = false;
-      showPlay();
-      ctx.notify(`Three rules stopped because of an error: ${crashReason(err)}. Reload the page to start again.`, "error");
-    },
+    engine, lab: LAB, dt: C.dt, compose, apply: applyReply, name: "Three rules", notify: ctx.notify,
+    onCrash: () => { playing = false; playBtn.show(playing); },
   });
   stepper.setPlaying(playing);
   function tick(dt) {
@@ -446,18 +430,14 @@ export async function mount(section, ctx) {
   // ---- the rules in Python (ui/rules.js): the steering function the model runs, editable ----
   const rulesPanel = await mountRules($(".bd-below"), {
     engine, lab: LAB, stepper, notify: ctx.notify, embed: ctx.embed,
-    shareLink: () => {
-      const values = {};
-      for (const s of specs) values[s.name] = st.params[s.name];
-      return shareUrl(LAB, values, specs, { world: `${round3(world.width)}x${round3(world.height)}` });
-    },
+    shareLink: linkUrl,
     intro: RULES_INTRO,
     help: RULES_HELP,
-    clock: display.readouts.find((r) => r.key === "t"),  // the model time, as the readout shows it
+    clock: readouts.spec("t"),  // the model time, as the readout shows it
     agents: "boids",
   }).catch((err) => { ctx.notify(`Rules in Python could not start: ${err.message || err}`, "error"); return null; });
 
-  showPlay();
+  playBtn.show(playing);
   syncControls();
   await stepper.send(0); // the first frame and readouts before the lab is shown as ready
 
@@ -474,16 +454,6 @@ export async function mount(section, ctx) {
     world: () => ({ ...world }),
     get playing() { return playing; },
   };
-}
-
-/** Where the boids are besides the flocks, for the flocks readout: "all in flocks", or e.g.
- *  "74 in groups not flying one way, 6 alone" (a clump or a swirl is linked but not a flock). */
-function flockParts(m) {
-  const others = m.N - m.in_flocks - m.loners;
-  const parts = [];
-  if (others > 0) parts.push(`${others} in groups not flying one way`);
-  if (m.loners > 0) parts.push(`${plural(m.loners, "boid", "boids")} alone`);
-  return parts.length ? parts.join(", ") : m.N ? "all in flocks" : "no boids";
 }
 
 function round3(v) { return Math.round(v * 1000) / 1000; }

@@ -14,9 +14,10 @@
 // frame rate, and the page never waits for Python.  While the tab is hidden the loop does
 // not tick (createLoop), and nothing else here steps the engine.
 
-import { buildControls, groupSpecs, formatValue, formatReadout, unreadableNumber } from "../ui/controls.js";
+import { buildControls, groupSpecs, formatValue, unreadableNumber } from "../ui/controls.js";
 import { createLoop } from "../ui/loop.js";
-import { Stepper, crashReason } from "../ui/stepper.js";
+import { Stepper } from "../ui/stepper.js";
+import { PlayButton, Readouts, readoutRowHtml, frameOps, eachResult } from "../ui/run.js";
 import { frameIndex } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
 import { ensureStylesheet, el, capital, say, setText } from "../ui/dom.js";
@@ -125,7 +126,7 @@ async function mountLab(section, ctx) {
   });
 
   // transport
-  const playBtn = el("button", { type: "button", class: "btn primary swarm-play" });
+  const playBtn = new PlayButton(el("button", { type: "button", class: "btn primary swarm-play" }), section, "the simulation");
   const restartBtn = el("button", { type: "button", class: "btn swarm-restart", text: "Restart" });
   const trialRestartBtn = el("button", { type: "button", class: "btn swarm-restart-trial", text: "Restart this trial" });
   trialRestartBtn.hidden = true;
@@ -140,7 +141,7 @@ async function mountLab(section, ctx) {
   const turnBtn = el("button", { type: "button", class: "btn swarm-turn", text: "Turn one individual", "data-deg": consts.turn_one_deg });
   const threatBtn = el("button", { type: "button", class: "btn swarm-threat", text: "Send a threat" });
   const transport = el("div", { class: "swarm-transport" },
-    el("div", { class: "btn-row" }, playBtn, restartBtn, trialRestartBtn, speedGroup),
+    el("div", { class: "btn-row" }, playBtn.button, restartBtn, trialRestartBtn, speedGroup),
     el("div", { class: "btn-row swarm-disturb", role: "group", "aria-label": "Disturbances" }, turnBtn, threatBtn,
       el("span", { class: "swarm-disturb-note", text: "Both act on the selected animal." }),
       el("a", { class: "swarm-trials-link", href: "#swarm-trials-title", text: "Trials: make a prediction first ↓" })));
@@ -158,12 +159,8 @@ async function mountLab(section, ctx) {
 
   // charts, readouts, markers
   const readoutBox = el("div", { class: "readouts swarm-readouts", "aria-live": "off" });
-  const readoutEls = new Map();
-  for (const r of display.readouts) {
-    const v = el("span", { class: "v", text: "–" });
-    readoutBox.append(el("div", { class: "readout", "data-key": r.key }, el("span", { class: "k", text: r.label }), v));
-    readoutEls.set(r.key, v);
-  }
+  readoutBox.innerHTML = display.readouts.map((r) => readoutRowHtml(r, "swarm")).join("");
+  const readouts = new Readouts(readoutBox, display.readouts);
   const readoutAt = el("p", { class: "swarm-readout-at" });
   const agreeCanvas = el("canvas", { class: "swarm-chart swarm-chart-agree" });
   const spaceCanvas = el("canvas", { class: "swarm-chart swarm-chart-space" });
@@ -235,7 +232,7 @@ async function mountLab(section, ctx) {
       left: { label: chartWords.space.axes.left, min: 0, auto: true, minMax: 4, pad: 0.1 },
       // the very-close share, read as its readout writes it (the session's Readout: scale 100, "%")
       right: { label: chartWords.space.axes.right, min: 0, max: 1,
-               scale: display.readouts.find((r) => r.key === "very_close").scale },
+               scale: readouts.spec("very_close").scale },
     },
     series: seriesOf(chartWords.space),
   };
@@ -566,9 +563,7 @@ async function mountLab(section, ctx) {
 
   function setPlaying(on) {
     playing = on;
-    playBtn.textContent = on ? "Pause" : "Play";
-    playBtn.setAttribute("aria-label", on ? "Pause the simulation" : "Play the simulation");
-    section.dataset.playing = on ? "1" : "0";
+    playBtn.show(on);
     stepper.setPlaying(on);
     updateClock(); // the clock line changes (pace note)
   }
@@ -601,7 +596,7 @@ async function mountLab(section, ctx) {
   function hideLimit() {
     const had = limitBox.contains(document.activeElement);
     limitBox.hidden = true;
-    if (had) playBtn.focus();
+    if (had) playBtn.button.focus();
   }
 
   async function selectAt(x, y) {
@@ -674,7 +669,7 @@ async function mountLab(section, ctx) {
   /** Readouts show the CURRENT state under the current settings (op_metrics): after a
    *  setting change they change at once, even while paused, before anything moves. */
   function updateReadouts(m) {
-    for (const r of display.readouts) setText(readoutEls.get(r.key), formatReadout(r, m[r.key]));
+    readouts.show(m);
     setText(readoutAt, `Now, at ${formatClock(m.t)} model time. The charts sample every ${consts.sample_seconds} s.`);
     section.dataset.sampleT = String(m.t);
   }
@@ -705,19 +700,16 @@ async function mountLab(section, ctx) {
 
   // ---------------------------------------------------------------- the loop
   // One request a frame: the steps real time asks for, then what the page reads.
-  function compose(n) {
-    const ops = [];
-    if (n > 0) ops.push(["step", { n }]);
-    ops.push(["selected", {}], hist.op());
-    // the readouts: at once after a change (n = 0: a refresh), else about four times a second
-    if (stepper.readsDue(n)) ops.push(["metrics", {}]);
-    return ops;
-  }
+  // the readouts: at once after a change (n = 0: a refresh), else about four times a second
+  const compose = (n) => frameOps(n, [["selected", {}], hist.op()], { metrics: stepper.readsDue(n) });
 
   function apply(reply) {
-    const last = reply.ops[reply.ops.length - 1][0] === "metrics" ? reply.results.pop() : null;
-    const [selected, history] = reply.results.slice(-2);
-    if (last && last.value) updateReadouts(last.value);
+    let selected = null, history = null;
+    eachResult(reply, {
+      selected: (v) => { selected = v; },
+      history: (h) => { history = h; },
+      metrics: updateReadouts,
+    }, (error) => ctx.notify(error, "warn"));
     frameBuf = reply.frame;
     frameLen = reply.length;
     parseFrame(fx, frameBuf, frameLen, frame, DT, obstacleNames);
@@ -725,9 +717,9 @@ async function mountLab(section, ctx) {
     frameCount++;
     if (frame.atLimit && !atLimit) showLimit(); // reached by any route (e.g. a test stepping the engine)
     drawStage();
-    panel.setInfo(selected.value && selected.value.index !== undefined ? selected.value : null);
+    panel.setInfo(selected && selected.index !== undefined ? selected : null);
     panel.draw(frameBuf, frame);
-    if (history.value) applyHistory(history.value);
+    if (history) applyHistory(history);
   }
 
   function drawStage() {
@@ -743,19 +735,15 @@ async function mountLab(section, ctx) {
   }
 
   const stepper = new Stepper({
-    engine, lab: LAB, dt: DT, compose, apply,
-    onCrash: (err) => {
-      // a bug, not bad input: stop cleanly and say so once (no error every frame)
-      setPlaying(false);
-      ctx.notify(`The simulation stopped because of an error: ${crashReason(err)}. Reload the page to start again.`, "error");
-    },
+    engine, lab: LAB, dt: DT, compose, apply, name: "The simulation", notify: ctx.notify,
+    onCrash: () => setPlaying(false),
   });
   let newRun = true;
   function tick(dt) { stepper.tick(dt); }
   const loop = createLoop(tick);
 
   // ---------------------------------------------------------------- wiring
-  playBtn.addEventListener("click", () => {
+  playBtn.button.addEventListener("click", () => {
     if (atLimit) { showLimit(); return; }
     setPlaying(!playing);
   });

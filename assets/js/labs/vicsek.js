@@ -15,10 +15,11 @@
 // which the browser tests use (window.swarmlab.labs.get("vicsek")).
 
 import { createLoop } from "../ui/loop.js";
-import { Stepper, crashReason } from "../ui/stepper.js";
+import { Stepper } from "../ui/stepper.js";
+import { PlayButton, Readouts, readoutRowHtml, frameOps, eachResult } from "../ui/run.js";
 import { frameIndex, frameStep } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
-import { buildControls, formatReadout } from "../ui/controls.js";
+import { buildControls } from "../ui/controls.js";
 import { readQuery, shareUrl, copyLink } from "../ui/share.js";
 import { Stage } from "./vicsek/stage.js";
 import { headingWheel } from "../ui/heading.js";
@@ -70,7 +71,7 @@ const layoutHtml = (c, { readouts, charts: [plot], rate }) => `${headerHtml(c)}
           <p class="help">${rate.help}</p>
         </div>
         <div class="readouts vk-readouts">
-          ${readouts.map((r) => `<div class="readout" data-key="${r.key}"><span class="k">${r.label}</span><span class="v vk-${r.key}">–</span></div>`).join("\n          ")}
+          ${readouts.map((r) => readoutRowHtml(r, "vk")).join("\n          ")}
         </div>
         <figure class="vk-plot-fig">
           <canvas class="vk-pplot" role="img" aria-label="${plot.title}, with the ${c.baseline.toFixed(2)} level of random headings dashed"></canvas>
@@ -180,10 +181,9 @@ export async function mount(section, ctx) {
         (nb && nb.turn_to === null ? " (No nudge wedge while your rules run: it shows the original rule's turn.)" : ""));
   }
 
-  const readoutEls = display.readouts.map((r) => [r, $(`.vk-${r.key}`)]);
+  const readouts = new Readouts($(".vk-readouts"), display.readouts);
   function showReadouts() {
-    const now = { P, t };
-    for (const [r, node] of readoutEls) setText(node, formatReadout(r, now[r.key]));
+    readouts.show({ P, t });
     section.dataset.t = String(t);
   }
 
@@ -223,13 +223,8 @@ export async function mount(section, ctx) {
   let dirty = true;
   let plotDirty = true;
   let ticks = 0;
-  const playBtn = $(".vk-play");
-
-  function showPlaying() {
-    playBtn.textContent = playing ? "Pause" : "Play";
-    playBtn.setAttribute("aria-label", playing ? "Pause the stage" : "Play the stage");
-    section.dataset.playing = playing ? "1" : "0";
-  }
+  const playBtn = new PlayButton($(".vk-play"), section, "the stage");
+  const showPlaying = () => playBtn.show(playing);
 
   function play() {
     if (playing) return;
@@ -278,7 +273,7 @@ export async function mount(section, ctx) {
     await stepper.send(0);
   }
 
-  playBtn.addEventListener("click", () => (playing ? pause() : play()));
+  playBtn.button.addEventListener("click", () => (playing ? pause() : play()));
   $(".vk-step").addEventListener("click", () => stepper.track(stepButton()));
   $(".vk-restart").addEventListener("click", () => stepper.track(restart()));
   $(".vk-copy").addEventListener("click", () => {
@@ -418,25 +413,26 @@ export async function mount(section, ctx) {
   let fresh = true;
   let checkOps = [];
   function compose(n, extra = null) {
-    const ops = extra ? extra.slice() : [];
-    if (n > 0) ops.push(["step", { n }]);
-    ops.push(hist.op());
-    if (selected >= 0) ops.push(["neighbours", { i: selected }]);
+    const reads = [hist.op()];
+    if (selected >= 0) reads.push(["neighbours", { i: selected }]);
     // The check works in the engine worker, so it can take more than a frame's time: the
     // page keeps drawing meanwhile, and the stage needs an update only every 1/rate s.
     // Its chunk follows the measured frame interval (a slow display gets larger chunks, so
     // work per second does not collapse), capped so a click is answered within ~60 ms.
     checkOps = check.ops(Math.max(MIN_CHECK_MS, Math.min(CHECK_MAX_MS, 3 * stepper.budget.frameMs)));
-    return ops.concat(checkOps);
+    return [...(extra || []), ...frameOps(n, reads), ...checkOps];
   }
+  const ingestCheck = (_, op, r) => check.ingest(op, r);
   function apply(reply) {
-    reply.ops.forEach((op, k) => {
-      const r = reply.results[k];
-      if (op[0] === "step" && r.value) P = r.value.P;
-      else if (op[0] === "history") { if (r.value && hist.apply(r.value)) plotDirty = true; }
-      else if (op[0] === "neighbours") showSelection(r.value || null);
-      else if (op[0].startsWith("check_")) check.ingest(op, r);
-      else if (r.error) ctx.notify(r.error, "warn");
+    eachResult(reply, {
+      step: (v) => { P = v.P; },
+      history: (h) => { if (hist.apply(h)) plotDirty = true; },
+      neighbours: (nb) => showSelection(nb || null),
+      check_start: ingestCheck, check_advance: ingestCheck, check_result: ingestCheck,
+    }, (error, op, r) => {
+      if (op[0].startsWith("check_")) check.ingest(op, r);
+      else if (op[0] === "neighbours") showSelection(null);
+      else ctx.notify(error, "warn");
     });
     if (selected < 0) showSelection(null);
     ingestFrame(reply.frame, fresh);
@@ -446,10 +442,7 @@ export async function mount(section, ctx) {
   }
   const stepper = new Stepper({
     engine, lab: LAB, dt: consts.dt, maxSteps: 1, compose, apply, // dt: one update (the session's clock)
-    onCrash: (err) => {
-      pause();
-      ctx.notify(`The stage stopped because of an error: ${crashReason(err)}. Reload the page to start again.`, "error");
-    },
+    name: "The stage", notify: ctx.notify, onCrash: pause,
   });
   // one "model second" = one update, so the playback speed is the update rate
   stepper.speed = rate;
@@ -490,7 +483,7 @@ export async function mount(section, ctx) {
     engine, lab: LAB, stepper, notify: ctx.notify, embed: ctx.embed,
     shareLink: () => shareUrl(LAB, { a: knob.get("a") }, specs),
     title: "The turn in Python",
-    clock: display.readouts.find((r) => r.key === "t"),  // the update count, as the readout shows it
+    clock: readouts.spec("t"),  // the update count, as the readout shows it
     agents: "arrows",
     intro: "This is the function the model runs at every update to turn every arrow. Its last line is the whole " +
       "Vicsek rule. Change it and press “Run my rules”: the arrows carry on from where they are, with your rule " +

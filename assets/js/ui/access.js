@@ -172,7 +172,7 @@ export function installAccess({ engine, activeLab, controller }) {
   function playing(lab) {
     const section = document.getElementById(`lab-${lab}`);
     const p = section && section.dataset.playing;
-    return p === "1" || p === "true";
+    return p === "1";
   }
 
   // ---- the automatic summaries while a lab plays ----

@@ -76,11 +76,13 @@ export class Stepper {
    *                          and any extra ops a caller of send() adds; the lab puts
    *                          ["step", {n}] where its session wants it
    *   apply(reply, n)     draw the reply ({results, ms, frame, length}); n steps were taken
-   *   onCrash(error)      the engine stopped (reported once)
+   *   name, notify        what stopped, for the one notice of a crash ("Three rules stopped
+   *                          because of an error: ..."), and the page's notice function
+   *   onCrash(error)      the engine stopped (after the notice): the lab shows itself paused
    *   maxSteps            an upper bound per request (e.g. Vicsek: one update per frame)
    */
-  constructor({ engine, lab, dt, compose, apply, onCrash, maxSteps = Infinity, share = null }) {
-    Object.assign(this, { engine, lab, compose, apply, onCrash, maxSteps });
+  constructor({ engine, lab, dt, compose, apply, name, notify, onCrash, maxSteps = Infinity, share = null }) {
+    Object.assign(this, { engine, lab, compose, apply, name, notify, onCrash, maxSteps });
     this.clock = new StepClock(dt);
     // In a worker the engine's time does not block the page, so it may use most of real time;
     // on the main thread (the single file) it gets half, the page the rest.
@@ -212,6 +214,8 @@ export class Stepper {
     this.failed = true;
     this.playing = false;
     console.error(`[${this.lab}] the simulation stopped`, err);
+    // a bug, not bad input: said once (not an error every frame), with what to do
+    if (this.notify) this.notify(`${this.name} stopped because of an error: ${crashReason(err)}. Reload the page to start again.`, "error");
     if (this.onCrash) this.onCrash(err);
   }
 

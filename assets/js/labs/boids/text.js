@@ -4,6 +4,7 @@
 // readouts' and the chart's words are the session's display data (layout().display).
 
 import { capital, num, say } from "../../ui/dom.js";
+import { readoutRowHtml } from "../../ui/run.js";
 
 /** The figure caption of the session's chart ``c`` (display.charts[0]; the canvas's own
  *  name is written by ui/chart.js from the same words).  Its random-headings level (span
@@ -21,12 +22,12 @@ const chartCaption = (c, C) => {
 export const randomLevel = (baseline, n) =>
   `about ${baseline.toFixed(2)} for ${n === 1 ? "1 boid" : `${num(n)} boids`} heading anywhere`;
 
-/** One readout row per the session's Readout (the value goes in span .bd-<key>). */
+/** One readout row per the session's Readout (ui/run.js; the value goes in span .bd-<key>). */
 function readoutHtml(r, C) {
   const title = r.key === "flocks"
     ? ` title="A flock here is ${C.flock_min} or more boids linked by a chain of neighbours, each within the alignment range of the next and heading within ${C.flock_link_deg}° of it, that fly roughly one way (their own P at least ${C.flock_agreement}). A boid alone has nobody within that range."`
     : "";
-  return `<div class="readout" data-key="${r.key}"${title}><span class="k">${r.label}</span><span class="v bd-${r.key}">–</span></div>`;
+  return readoutRowHtml(r, "bd", title);
 }
 
 /** The lab's markup; ``C`` is the session's constants and ``D`` its display words
