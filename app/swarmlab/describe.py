@@ -296,7 +296,7 @@ def vicsek(x: np.ndarray, theta: np.ndarray, pairs, P: float, a: float, t: int, 
                 neighbour count (itself excluded)
     history   : the session's metrics.History of P (its clock counts updates)
     baseline  : P of independent random headings (about 0.11 for 64)
-    window    : updates in the chart trend (the session's TREND_UPDATES: 10 s at the default rate)
+    window    : updates in the chart trend (sessions/vicsek.py TREND_UPDATES: 10 s at the default rate)
     """
     n = int(theta.shape[0])
     u = np.column_stack([np.cos(theta), np.sin(theta)]) if n else np.zeros((0, 2))

@@ -13,7 +13,7 @@ import { startEngine } from "./engine.js";
 import { clip, notify, notifyMany } from "./ui/notices.js";
 import { ensureStylesheet } from "./ui/dom.js";
 import { installAccess } from "./ui/access.js";
-import { PAGE_VALUES, SHELL_KEYS, pageParams } from "./ui/share.js";
+import { PAGE_VALUES, SHELL_KEYS, givenTwice, pageParams } from "./ui/share.js";
 import "./embed.js";
 
 const LABS = [...document.querySelectorAll(".lab-tabs [role=tab][data-lab]")].map((t) => t.dataset.lab);
@@ -35,7 +35,7 @@ for (const [key, allowed] of Object.entries(PAGE_VALUES)) {
 // (ui/share.js readQuery), and says so.
 for (const key of SHELL_KEYS) {
   const all = params.getAll(key);
-  if (all.length > 1) notify(`${key} was given ${all.length} times; the first value (${clip(all[0], 40)}) is used.`, "warn");
+  if (all.length > 1) notify(`${givenTwice(key, all.length, all[0])}.`, "warn");
 }
 
 let requested = params.get("lab") || "swarm";

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import describe, rules
+from .. import rules
 from ..params import ParamSpec, clamp, shown, specs_to_json
 
 
@@ -131,10 +131,12 @@ class Session:
         page repeats a summary while playing only when it changes.  ``charts`` holds each
         chart's text alternative (current values and the trend over the last 10 s).
         """
-        describer = _DESCRIBERS.get(self.lab)
-        if describer is None:
-            raise ValueError(f"{self.lab}: this lab has no description")
-        return describer(self)
+        return self.summary()
+
+    def summary(self) -> dict:
+        """The lab's ``describe.py`` summary of this session's state (each lab's session says
+        what it hands over)."""
+        raise ValueError(f"{self.lab}: this lab has no description")
 
     def op_csv(self) -> str:
         """The metric history as CSV text (units in the header, markers as event rows)."""
@@ -266,47 +268,6 @@ class Session:
 
     def op_state(self) -> dict:  # small summary: time, step, N, params
         raise NotImplementedError
-
-
-# --- descriptions: each lab's session state handed to its describe.py function -------------
-def _describe_swarm(session: Any) -> dict:
-    from .. import swarm as model
-    s = session.state
-    trial = model.trial(session.trial).title if session.trial else None
-    return describe.swarm(
-        s.n, s.u, session._neighbourhood().personal, session.op_metrics(),
-        threat=model.threat_position(s) is not None, obstacle=session.values["obstacle"],
-        at_limit=session.at_limit, trial=trial,
-        selected=None if session._selected_index() is None else session.selected_id + 1,
-        history=session.history, very_close=model.VERY_CLOSE,
-        limit_minutes=model.TIME_LIMIT_SECONDS / 60.0)
-
-
-def _describe_vicsek(session: Any) -> dict:
-    from .. import cells
-    p = session.params
-    x, theta = session.ens.state.x[0], session.ens.state.theta[0]
-    pairs = cells.neighbour_pairs(x, p.space, p.radius)
-    sel = session.selected
-    return describe.vicsek(
-        x, theta, pairs, float(session.ens.order[0]), float(session.ens.align[0]), int(session.ens.t),
-        selected=None if sel is None else sel + 1,
-        neighbours=None if sel is None else int(np.count_nonzero(pairs.i == sel)),
-        history=session.history, baseline=session.constants()["baseline"], window=session.TREND_UPDATES)
-
-
-def _describe_boids(session: Any) -> dict:
-    # the history's latest sample (at most 10 steps = 0.25 s old): no second neighbour search,
-    # which with 2,000 boids in a small sky would cost seconds
-    s, p, h = session.state, session.params, session.history
-    m = {k: h.values[k][-1] for k in ("P", "spacing", "flocks")}
-    if session.sampled is not None and session.sampled[0] is h and session.sampled[1] == h.ticks[-1]:
-        m = session.sampled[2]  # that sample's measures in full: also the boids in flocks and alone
-    return describe.boids(s.v, m, treat=bool(session.treat.on),
-                          weights=(p.k_sep, p.k_ali, p.k_coh), history=h)
-
-
-_DESCRIBERS = {"swarm": _describe_swarm, "vicsek": _describe_vicsek, "boids": _describe_boids}
 
 
 def _finite_number(name: str, value: Any) -> float:

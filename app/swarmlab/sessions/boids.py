@@ -315,6 +315,16 @@ class BoidsSession(Session):
         m = self._measure()
         return {**m, "where": describe.flocks_where(m["N"], m["in_flocks"], m["loners"])}
 
+    def summary(self) -> dict:
+        """The spoken summary (``describe.boids``) from the history's latest sample (at most 10
+        steps = 0.25 s old): no second neighbour search, which with 2,000 boids in a small sky
+        would cost seconds."""
+        s, p, h = self.state, self.params, self.history
+        m = {k: h.values[k][-1] for k in ("P", "spacing", "flocks")}
+        if self.sampled is not None and self.sampled[0] is h and self.sampled[1] == h.ticks[-1]:
+            m = self.sampled[2]  # that sample's measures in full: also the boids in flocks and alone
+        return describe.boids(s.v, m, treat=bool(self.treat.on), weights=(p.k_sep, p.k_ali, p.k_coh), history=h)
+
     def op_parse_world(self, width: Any, height: Any) -> dict:
         """Validate a world size from a share link without applying it."""
         return validate_many(boids.WORLD_SPECS, {"width": width, "height": height})

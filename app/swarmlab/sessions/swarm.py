@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import metrics, obstacles, swarm
+from .. import describe, metrics, obstacles, swarm
 from ..params import Group, ParamSpec, Readout, as_int, defaults, shown, validate, validate_many
 from ..space import distance
 from .base import FrameLayout, Session
@@ -378,6 +378,17 @@ class SwarmSession(Session):
         out = swarm.measure(self.state, self._neighbourhood())
         out["t"] = self.state.t
         return out
+
+    def summary(self) -> dict:
+        """The spoken summary (``describe.swarm``): the state, its trial, threat and obstacle."""
+        s = self.state
+        return describe.swarm(
+            s.n, s.u, self._neighbourhood().personal, self.op_metrics(),
+            threat=swarm.threat_position(s) is not None, obstacle=self.values["obstacle"],
+            at_limit=self.at_limit, trial=swarm.trial(self.trial).title if self.trial else None,
+            selected=None if self._selected_index() is None else self.selected_id + 1,
+            history=self.history, very_close=swarm.VERY_CLOSE,
+            limit_minutes=swarm.TIME_LIMIT_SECONDS / 60.0)
 
     def op_state(self) -> dict:
         s = self.state

@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import cells, detmath, metrics, rules, rules_vicsek, vicsek
+from .. import cells, describe, detmath, metrics, rules, rules_vicsek, vicsek
 from ..params import ParamSpec, Readout, defaults, spec_named, validate
 from ..space import displacement, distance, wrap, wrap_angle
 from .base import FrameLayout, Session
@@ -104,7 +104,6 @@ class VicsekSession(Session):
     lab = "vicsek"
     RULES = rules_vicsek.KIND
     FRAME = FrameLayout(header=("n", "t"), fields=("x", "y", "theta"), blocks=2)
-    TREND_UPDATES = TREND_UPDATES
     # the model's knob "align" (its label, range and default), called a on the page
     SPECS = (
         replace(spec_named(vicsek.GENERAL_SPECS, "align"), name="a",
@@ -215,6 +214,19 @@ class VicsekSession(Session):
 
     def op_metrics(self) -> dict:
         return {"t": self.ens.t, "P": float(self.ens.order[0])}
+
+    def summary(self) -> dict:
+        """The spoken summary (``describe.vicsek``) of the stage's run, its followed arrow, and
+        the chart's trend over TREND_UPDATES."""
+        p, ens = self.params, self.ens
+        x, theta = ens.state.x[0], ens.state.theta[0]
+        pairs = cells.neighbour_pairs(x, p.space, p.radius)
+        sel = self.selected
+        return describe.vicsek(
+            x, theta, pairs, float(ens.order[0]), float(ens.align[0]), int(ens.t),
+            selected=None if sel is None else sel + 1,
+            neighbours=None if sel is None else int(np.count_nonzero(pairs.i == sel)),
+            history=self.history, baseline=self.constants()["baseline"], window=TREND_UPDATES)
 
     def display(self) -> dict:
         """The readouts (``params.Readout``), the P plot's words and window (``CHARTS``) and the

@@ -25,6 +25,9 @@ export function pageParams(params) {
   return new URLSearchParams([...params].filter(([k]) => PAGE_KEYS.has(k)));
 }
 
+/** The notice of a key given more than once in a link (the page's keys and a lab's alike). */
+export const givenTwice = (key, times, first) => `${key} was given ${times} times; the first value (${clip(first, 40)}) is used`;
+
 /** Settings for `lab` found in `params` (URLSearchParams): a Promise of {values, notices}.
  *  A key given twice keeps its FIRST value, as `lab` and `trial` do (URLSearchParams.get),
  *  and a notice says so. */
@@ -36,7 +39,7 @@ export async function readQuery(engine, lab, params) {
     if (Object.hasOwn(query, k)) repeated.set(k, (repeated.get(k) || 1) + 1);
     else query[k] = v;
   }
-  const notes = [...repeated].map(([k, n]) => `${k} was given ${n} times; the first value (${query[k]}) is used`);
+  const notes = [...repeated].map(([k, n]) => givenTwice(k, n, query[k]));
   for (const [k, owner] of Object.entries(LAB_PAGE_KEYS)) {
     const v = params.get(k);
     if (owner !== lab && v !== null) {
