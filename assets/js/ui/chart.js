@@ -30,13 +30,21 @@
 // Values that are null or NaN break the line (a gap, not a drop to zero).  The
 // canvas is sized from its CSS box and devicePixelRatio so lines stay crisp.
 // Drawing happens only in setData/highlight/resize (never in a timer), so a chart
-// costs nothing while its data does not change.  Everything is drawn on the
+// costs nothing while its data does not change.  A redraw creates no arrays, objects or
+// closures: the layout, axis ranges and legend are kept and refilled, and only the tick
+// labels' strings are new (a chart is redrawn with every sample: 16 times a second at 4x).  Everything is drawn on the
 // canvas itself (title, legend, axes, marker label) so the canvas can be copied
 // into an exported image as it is.
 
 import { fitCanvas } from "./dom.js";
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif';
+const TITLE_FONT = `600 13px ${FONT}`;
+const LEGEND_FONT = `12px ${FONT}`;
+const TICK_FONT = `11px ${FONT}`;
+const MARKER_FONT = `600 12px ${FONT}`;
+const SOLID = Object.freeze([]);   // setLineDash's "no dash" and a series with no data: one array
+const MARKER_DASH = Object.freeze([3, 3]);
 
 /** "Nice" tick step for a span divided into about `count` intervals. */
 export function niceStep(span, count = 5) {
@@ -101,6 +109,20 @@ export class LineChart {
     this.hoverMarker = null;
     this.plot = { x: 0, y: 0, w: 1, h: 1 };
     this.xMax = opts.minSpan || 10;
+    // what a redraw refills instead of allocating: each axis's series keys and range, and the
+    // legend's entries (laid out again only when the width changes)
+    this.axes = opts.axes || { left: { min: 0, max: 1 } };
+    this.sides = Object.keys(this.axes);
+    const series = opts.series || [];
+    this.axisKeys = {};
+    this.ranges = {};
+    for (const side of this.sides) {
+      this.axisKeys[side] = series.filter((s) => (s.axis || "left") === side).map((s) => s.key);
+      this.ranges[side] = { min: 0, max: 1, step: 1 };
+    }
+    this.legend = series.map((s) => ({ s, text: s.legend || s.label, x: 0, y: 0 }));
+    this.legendLines = 0;
+    this.legendWidth = -1;
     this.cssW = 0;
     this.cssH = 0;
     if (!canvas.hasAttribute("role")) canvas.setAttribute("role", "img");
@@ -134,11 +156,9 @@ export class LineChart {
 
   /** Replace the data: {t: number[], series: {key: number[]}, markers: [{t, label}]}. */
   setData(data) {
-    this.data = {
-      t: data.t || [],
-      series: data.series || {},
-      markers: data.markers || [],
-    };
+    this.data.t = data.t || [];
+    this.data.series = data.series || {};
+    this.data.markers = data.markers || [];
     if (this.highlighted !== null && this.highlighted >= this.data.markers.length) this.highlighted = null;
     this.draw();
   }
@@ -178,15 +198,17 @@ export class LineChart {
     else this.highlight(i);
   }
 
-  _range(axis, keys, maxIntervals = Infinity) {
-    const a = this.opts.axes[axis];
+  /** The range of axis `axis` into `out` ({min, max, step}): fixed, or following the data of
+   *  its series `keys`, with at most `maxIntervals` tick intervals. */
+  _range(axis, keys, maxIntervals, out) {
+    const a = this.axes[axis];
     let min = a.min ?? 0;
     let max = a.max ?? 1;
     if (a.auto) {
       let hi = -Infinity;
       let lo = Infinity;
       for (const k of keys) {
-        const arr = this.data.series[k] || [];
+        const arr = this.data.series[k] || SOLID;
         for (const v of arr) {
           if (v === null || !Number.isFinite(v)) continue;
           if (v > hi) hi = v;
@@ -203,9 +225,39 @@ export class LineChart {
       }
     }
     let step = niceStep(max - min, a.ticks || 4);
-    const top = () => (a.auto ? Math.ceil(max / step - 1e-9) * step : max);  // an auto axis ends on a tick
-    while ((top() - min) / step > maxIntervals + 1e-9) step = nextNiceStep(step);
-    return { min, max: top(), step };
+    let top = a.auto ? Math.ceil(max / step - 1e-9) * step : max;  // an auto axis ends on a tick
+    while ((top - min) / step > maxIntervals + 1e-9) {
+      step = nextNiceStep(step);
+      top = a.auto ? Math.ceil(max / step - 1e-9) * step : max;
+    }
+    out.min = min;
+    out.max = top;
+    out.step = step;
+    return out;
+  }
+
+  /** Screen y (CSS px) of value v on axis `side`. */
+  _yOf(side, v) {
+    const r = this.ranges[side];
+    return this.plot.y + this.plot.h - ((v - r.min) / (r.max - r.min)) * this.plot.h;
+  }
+
+  /** Lay the legend's entries out for width `w` (they flow onto as many lines as it needs). */
+  _layoutLegend(w, compact) {
+    if (w === this.legendWidth) return;
+    const g = this.g;
+    g.font = LEGEND_FONT;
+    let lx = 8;
+    let line = 0;
+    for (const e of this.legend) {
+      const wEntry = 27 + g.measureText(e.text).width;
+      if (lx > 8 && lx + wEntry > w - 8) { lx = 8; line++; }
+      e.x = lx;
+      e.y = (compact ? 9 : 28) + 16 * line;
+      lx += wEntry + 14;
+    }
+    this.legendLines = line;
+    this.legendWidth = w;
   }
 
   draw() {
@@ -219,59 +271,47 @@ export class LineChart {
     g.fillStyle = o.background || "#ffffff";
     g.fillRect(0, 0, w, h);
 
-    const axes = o.axes || { left: { min: 0, max: 1 } };
-    const series = o.series || [];
+    const axes = this.axes;
+    const series = o.series || SOLID;
     const hasRight = Boolean(axes.right);
     const compact = Boolean(o.compact);
     const left = compact ? 34 : 46;
     const right = hasRight || o.gutterRight ? (compact ? 34 : 50) : 14;
-    // legend entries flow onto as many lines as the width needs
-    g.font = `12px ${FONT}`;
-    const legend = [];
-    let lx = 8;
-    let line = 0;
-    for (const s of series) {
-      const text = s.legend || s.label;
-      const wEntry = 27 + g.measureText(text).width;
-      if (lx > 8 && lx + wEntry > w - 8) { lx = 8; line++; }
-      legend.push({ s, text, x: lx, y: (compact ? 9 : 28) + 16 * line });
-      lx += wEntry + 14;
-    }
-    const top = (compact ? 20 : 40) + 16 * line;
+    this._layoutLegend(w, compact);
+    const top = (compact ? 20 : 40) + 16 * this.legendLines;
     const bottom = compact ? 18 : 34;
-    const plot = { x: left, y: top, w: Math.max(10, w - left - right), h: Math.max(10, h - top - bottom) };
-    this.plot = plot;
+    const plot = this.plot;
+    plot.x = left;
+    plot.y = top;
+    plot.w = Math.max(10, w - left - right);
+    plot.h = Math.max(10, h - top - bottom);
 
     const t = this.data.t;
     const tLast = t.length ? t[t.length - 1] : 0;
     const minSpan = o.minSpan || 10;
     const xStep = niceStep(Math.max(minSpan, tLast), 5);
     this.xMax = Math.max(minSpan, Math.ceil(Math.max(tLast, 1e-9) / xStep) * xStep);
-    const xFormat = o.xFormat || ((v) => defaultXFormat(v, this.xMax));
 
-    const ranges = {};
+    const ranges = this.ranges;
     const maxIntervals = Math.max(1, Math.floor(plot.h / TICK_LABEL_GAP));
-    for (const side of Object.keys(axes)) {
-      ranges[side] = this._range(side, series.filter((s) => (s.axis || "left") === side).map((s) => s.key),
-        maxIntervals);
-    }
+    for (const side of this.sides) this._range(side, this.axisKeys[side], maxIntervals, ranges[side]);
 
     // title and legend
     g.textBaseline = "middle";
-    g.font = `600 13px ${FONT}`;
+    g.font = TITLE_FONT;
     g.fillStyle = "#14202b";
     g.textAlign = "left";
     if (!compact) g.fillText(o.title || "", 8, 12);
-    g.font = `12px ${FONT}`;
-    for (const { s, text, x, y } of legend) {
+    g.font = LEGEND_FONT;
+    for (const { s, text, x, y } of this.legend) {
       g.strokeStyle = s.color;
       g.lineWidth = s.width || 2;
-      g.setLineDash(s.dash || []);
+      g.setLineDash(s.dash || SOLID);
       g.beginPath();
       g.moveTo(x, y);
       g.lineTo(x + 22, y);
       g.stroke();
-      g.setLineDash([]);
+      g.setLineDash(SOLID);
       g.fillStyle = "#33414e";
       g.fillText(text, x + 27, y);
     }
@@ -280,16 +320,12 @@ export class LineChart {
     g.lineWidth = 1;
     g.strokeStyle = "#e3e8ed";
     g.fillStyle = "#5b6875";
-    g.font = `11px ${FONT}`;
-    const yOf = (side, v) => {
-      const r = ranges[side];
-      return plot.y + plot.h - ((v - r.min) / (r.max - r.min)) * plot.h;
-    };
-    for (const side of Object.keys(ranges)) {
+    g.font = TICK_FONT;
+    for (const side of this.sides) {
       const r = ranges[side];
       g.textAlign = side === "left" ? "right" : "left";
       for (let v = r.min; v <= r.max + r.step * 1e-6; v += r.step) {
-        const y = Math.round(yOf(side, v)) + 0.5;
+        const y = Math.round(this._yOf(side, v)) + 0.5;
         if (side === "left" || !ranges.left) {
           g.beginPath();
           g.moveTo(plot.x, y);
@@ -310,7 +346,7 @@ export class LineChart {
       g.moveTo(x, plot.y);
       g.lineTo(x, plot.y + plot.h);
       g.stroke();
-      g.fillText(xFormat(v), x, plot.y + plot.h + 4);
+      g.fillText(o.xFormat ? o.xFormat(v) : defaultXFormat(v, this.xMax), x, plot.y + plot.h + 4);
     }
     g.strokeStyle = "#9aa5b1";
     g.strokeRect(plot.x + 0.5, plot.y + 0.5, plot.w - 1, plot.h - 1);
@@ -320,9 +356,9 @@ export class LineChart {
       g.fillText(xTitle, plot.x + plot.w / 2, plot.y + plot.h + 18);
     }
     // axis titles (rotated)
-    for (const side of compact ? [] : Object.keys(axes)) {
+    for (const side of this.sides) {
       const label = axes[side].label;
-      if (!label) continue;
+      if (compact || !label) continue;
       g.save();
       const x = side === "left" ? 10 : w - 8;
       g.translate(x, plot.y + plot.h / 2);
@@ -341,13 +377,13 @@ export class LineChart {
       const x = Math.round(this.xOf(markers[i].t)) + 0.5;
       g.strokeStyle = o.markerColor || "#b07a00";
       g.lineWidth = 1;
-      g.setLineDash([3, 3]);
+      g.setLineDash(MARKER_DASH);
       g.beginPath();
       g.moveTo(x, plot.y);
       g.lineTo(x, plot.y + plot.h);
       g.stroke();
     }
-    g.setLineDash([]);
+    g.setLineDash(SOLID);
 
     // series: one path per series, gaps at null/NaN
     g.save();
@@ -355,11 +391,11 @@ export class LineChart {
     g.rect(plot.x, plot.y, plot.w, plot.h);
     g.clip();
     for (const s of series) {
-      const vals = this.data.series[s.key] || [];
+      const vals = this.data.series[s.key] || SOLID;
       const side = s.axis || "left";
       g.strokeStyle = s.color;
       g.lineWidth = s.width || 2;
-      g.setLineDash(s.dash || []);
+      g.setLineDash(s.dash || SOLID);
       g.lineJoin = "round";
       g.beginPath();
       let pen = false;
@@ -368,14 +404,14 @@ export class LineChart {
         const v = vals[k];
         if (v === null || !Number.isFinite(v)) { pen = false; continue; }
         const x = this.xOf(t[k]);
-        const y = yOf(side, v);
+        const y = this._yOf(side, v);
         if (pen) g.lineTo(x, y); else g.moveTo(x, y);
         pen = true;
       }
       g.stroke();
     }
     g.restore();
-    g.setLineDash([]);
+    g.setLineDash(SOLID);
 
     // highlighted marker and its label
     if (hi !== null && markers[hi]) {
@@ -388,7 +424,7 @@ export class LineChart {
       g.lineTo(x, plot.y + plot.h);
       g.stroke();
       const text = `${formatClock(m.t)} ${m.label}`;
-      g.font = `600 12px ${FONT}`;
+      g.font = MARKER_FONT;
       const tw = g.measureText(text).width + 10;
       const bx = Math.max(plot.x, Math.min(x - tw / 2, plot.x + plot.w - tw));
       g.fillStyle = "rgba(20, 32, 43, 0.9)";
