@@ -145,8 +145,11 @@ def _nearest_outside(q: np.ndarray, fallback_dir: np.ndarray, d: np.ndarray, box
     K = cand.shape[1]
     flat = wrap(np.nan_to_num(cand.reshape(-1, 2), nan=0.0), box)
     rel2 = displacement(d[None, :, :2], flat[:, None, :], box)
-    # valid: outside every disc (with a hair of tolerance below the margin)
-    valid = np.all(norm(rel2) >= d[None, :, 2] + 0.5 * FALLBACK_MARGIN, axis=1)
+    # valid: outside every enlarged disc, the whole margin from each (a hair below it: the
+    # circles' intersections lie on two enlarged circles up to rounding).  Half the margin was
+    # accepted before, so near the passage's concave corners a projection onto one disc could
+    # stay 0.076 lengths from the other.
+    valid = np.all(norm(rel2) >= d[None, :, 2] + (FALLBACK_MARGIN - 1e-9), axis=1)
     valid = valid.reshape(-1, K) & ~np.isnan(cand[..., 0])
     cost = norm(cand - q[:, None, :])
     cost = np.where(valid, cost, np.inf)

@@ -246,6 +246,23 @@ def test_fallback_projection_nearest_outside_and_reflects():
         assert np.dot(u, push) >= -1e-12
 
 
+def test_fallback_keeps_the_whole_margin_from_every_disc():
+    """SPEC: a position still inside an obstacle is projected outside with a 0.15 margin.  Near the
+    passage's concave corners the projection onto one disc can land inside the other disc's
+    margin; such a point is not a valid answer (it was accepted at half the margin)."""
+    d = obstacles.discs("passage")
+    rng = np.random.default_rng(5)
+    q = rng.uniform([0.0, 0.0], [BOX.width, BOX.height], size=(20000, 2))
+    q = np.concatenate([q[obstacles.inside(q, d, BOX)], [[87.31, 90.22]]])  # the last: found by a review
+    nx, _, moved = obstacles.project_out(q, np.zeros(len(q)), d, BOX)
+    assert len(moved) == len(q) > 1000
+    shifts = np.array([[sx * BOX.width, sy * BOX.height] for sx in (-1, 0, 1) for sy in (-1, 0, 1)])
+    gaps = np.stack([np.hypot(*(nx[:, None, :] + shifts[None] - [cx, cy]).transpose(2, 0, 1)).min(axis=1) - r
+                     for cx, cy, r in obstacles.OBSTACLES["passage"]], axis=1)  # brute force over 9 images
+    assert gaps.min() >= 0.15 - 1e-9, gaps.min()
+    assert np.allclose(gaps.min(axis=1), 0.15, atol=1e-9)  # and no further out than needed
+
+
 def test_avoidance_outward_and_band():
     d = obstacles.discs("circle")
     x = np.array([[80.0, 50.0 + 11.0 + 2.0], [80.0, 50.0 + 11.0 + 30.0], [80.0 + 11.0 + 7.9, 50.0]])
