@@ -74,7 +74,7 @@ def test_d_does_not_fire_while_typing(page, server):
     open_lab(page, server, "swarm")
     pause(page, "swarm")
     page.evaluate("() => { window.__accessLog = []; }")
-    box = page.locator("#swarm-sample")
+    box = page.locator("#lab-swarm .ctl[data-param=sample] input")
     box.scroll_into_view_if_needed()
     box.focus()
     page.keyboard.press("d")

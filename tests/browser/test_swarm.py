@@ -916,13 +916,13 @@ def test_a_sample_typed_in_exponent_form_is_read_as_the_engine_reads_it(lab):
     (the page once read it with parseInt, as 1)."""
     page = lab
     paused_restart(page)
-    box = page.locator("#swarm-sample")
+    box = page.locator("#lab-swarm .ctl[data-param=sample] input")
     for typed, want in (("1e3", 1000), ("42", 42)):
         box.fill(typed)
         box.dispatch_event("change")
         page.wait_for_function("(s) => document.querySelector('#notices').innerText.includes(s)",
                                arg=f"Sample {want} will be used")
-        assert page.input_value("#swarm-sample") == str(want)
+        assert box.input_value() == str(want)
         page.get_by_role("button", name="Restart", exact=True).click()
         settle(page, LAB)
         assert engine_call(page, LAB, "state")["sample"] == want
@@ -930,4 +930,4 @@ def test_a_sample_typed_in_exponent_form_is_read_as_the_engine_reads_it(lab):
     box.fill("1e309")
     box.dispatch_event("change")
     page.wait_for_function("() => document.querySelector('#notices').innerText.includes(\"got 'not a number'\")")
-    assert page.input_value("#swarm-sample") == "42"
+    assert box.input_value() == "42"

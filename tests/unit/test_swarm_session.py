@@ -261,6 +261,9 @@ def test_restart_and_trials_keep_sample_and_appearance():
     # sample is restart-only
     r = s.op_set("sample", 8)
     assert r["applies"] == "restart" and s.state.sample == 7
+    assert r["notice"] == "Sample 8 will be used when you press Restart."
+    assert s.op_set("start", "scattered")["notice"] == "Start “scattered over the world” will be used when you press Restart."
+    s.op_set("start", "cluster")
     s.op_reset()
     assert s.state.sample == 8
 

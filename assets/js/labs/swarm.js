@@ -14,7 +14,7 @@
 // frame rate, and the page never waits for Python.  While the tab is hidden the loop does
 // not tick (createLoop), and nothing else here steps the engine.
 
-import { buildControls, groupSpecs, formatValue, unreadableNumber } from "../ui/controls.js";
+import { buildControls, groupSpecs, formatValue } from "../ui/controls.js";
 import { createLoop } from "../ui/loop.js";
 import { Stepper } from "../ui/stepper.js";
 import { PlayButton, Readouts, readoutRowHtml, frameOps, eachResult } from "../ui/run.js";
@@ -267,9 +267,7 @@ async function mountLab(section, ctx) {
   };
   const mini = new MinimalControls(minimal, { onChange: syncGroups });
   let currentValues = { ...(state.params || {}) };
-  // the sample is a number box (built below), not a slider
-  for (const { group, names: all } of groupSpecs(specs, display.groups)) {
-    const names = all.filter((n) => n !== "sample");
+  for (const { group, names } of groupSpecs(specs, display.groups)) {
     const det = el("details", { class: `swarm-group swarm-group-${group.id}`, "data-group": group.id });
     det.open = !phone || group.id === "rules";
     det.append(el("summary", { text: group.title }));
@@ -305,28 +303,13 @@ async function mountLab(section, ctx) {
     }
     controlsBox.append(det);
   }
-  // sample: a number box (a slider over a billion values would be useless), built from its spec
-  const sampleSpec = specBy.get("sample");
-  const sampleInput = el("input", {
-    type: "number", id: "swarm-sample", class: "swarm-sample-input", inputmode: "numeric",
-    min: String(sampleSpec.min), max: String(sampleSpec.max), step: "1",
-    "aria-describedby": "swarm-sample-help",
-  });
-  const sampleRow = el("div", { class: "ctl ctl-sample", "data-param": "sample" },
-    el("label", { for: "swarm-sample", text: sampleSpec.label }), sampleInput,
-    el("p", { class: "help", id: "swarm-sample-help", text: `${sampleSpec.help} Press Restart to use it.` }));
   const runGroup = controlsBox.querySelector(".swarm-group-run .swarm-group-body");
   const shareRow = el("div", { class: "btn-row swarm-share", role: "group", "aria-label": "Share and save" });
   const copyBtn = el("button", { type: "button", class: "btn swarm-copy", text: "Copy link" });
   const csvBtn = el("button", { type: "button", class: "btn swarm-csv", text: "Download CSV" });
   const pngBtn = el("button", { type: "button", class: "btn swarm-png", text: "Save image" });
   shareRow.append(copyBtn, csvBtn, pngBtn);
-  if (runGroup) {
-    runGroup.prepend(sampleRow); // the sample and sharing are not advanced
-    runGroup.append(shareRow);
-  } else {
-    controlsBox.append(sampleRow, shareRow);
-  }
+  (runGroup || controlsBox).append(shareRow); // the sample (a number box, from its spec) and sharing are not advanced
   const miniToggle = mini.toggle();
   if (miniToggle) controlsBox.append(miniToggle);
   syncGroups();
@@ -351,8 +334,6 @@ async function mountLab(section, ctx) {
   function allValues() {
     const v = { ...currentValues };
     for (const set of controlSets) for (const name of set.rows.keys()) v[name] = set.get(name);
-    const typed = sampleInput.value.trim(); // read as the engine reads it ("1e3" is 1000)
-    if (typed !== "" && Number.isFinite(Number(typed))) v.sample = Number(typed);
     return v;
   }
 
@@ -360,7 +341,6 @@ async function mountLab(section, ctx) {
     if (!params) return;
     currentValues = { ...params };
     for (const set of controlSets) for (const name of set.rows.keys()) if (name in params) set.set(name, params[name]);
-    if ("sample" in params) sampleInput.value = String(params.sample);
     applyDrawing(params);
   }
 
@@ -391,13 +371,11 @@ async function mountLab(section, ctx) {
       ctx.notify(res.error, "warn");
       return res;
     }
+    value = res.value.value; // the engine's reading (a typed "1e3" is the sample 1000)
     currentValues[name] = value;
-    if (res.value && "trial_on_restart" in res.value) trialOnRestart = res.value.trial_on_restart;
+    if ("trial_on_restart" in res.value) trialOnRestart = res.value.trial_on_restart;
     applyDrawing({ [name]: value });
-    if (res.value && res.value.notice) ctx.notify(res.value.notice, "info");
-    if (res.value && res.value.applies === "restart") {
-      ctx.notify(`${specBy.get(name)?.label || name}: takes effect when you press Restart.`, "info");
-    }
+    if (res.value.notice) ctx.notify(res.value.notice, "info"); // e.g. a sample used at the next Restart
     touch();
     return { ok: true };
   }
@@ -753,19 +731,6 @@ async function mountLab(section, ctx) {
   turnBtn.addEventListener("click", () => stepper.track(turnOne()));
   threatBtn.addEventListener("click", () => stepper.track(sendThreat()));
   continueBtn.addEventListener("click", () => stepper.track(continueRun()));
-  sampleInput.addEventListener("change", () => stepper.track(changeSample()));
-  async function changeSample() {
-    const typed = unreadableNumber(sampleInput) ?? sampleInput.value;
-    const res = await engine.tryCall(LAB, "set", { name: "sample", value: typed });
-    if (!res.ok) {
-      ctx.notify(res.error, "warn");
-      sampleInput.value = String(currentValues.sample ?? runSample);
-      return;
-    }
-    currentValues.sample = res.value.value; // the engine's reading (e.g. "1e3" is 1000)
-    sampleInput.value = String(currentValues.sample);
-    ctx.notify(`Sample ${currentValues.sample} will be used when you press Restart.`, "info");
-  }
   stageCanvas.addEventListener("click", (ev) => {
     const rect = stageCanvas.getBoundingClientRect();
     const p = renderer.viewToModel(ev.clientX - rect.left, ev.clientY - rect.top);

@@ -104,6 +104,7 @@ export function buildControls(container, specs, opts = {}) {
       input.max = spec.max;
       input.step = spec.step || 1;
       input.value = values[name];
+      row.classList.add("ctl-number");
       row.append(label, input);
     } else {
       input = document.createElement("input");
