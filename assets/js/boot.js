@@ -119,13 +119,27 @@
     }
   }
 
+  /** The boot's status line: `text` on screen; `spoken` (the same words without a running
+   *  count) in the polite live region #boot-say, written only when it changes, so a screen
+   *  reader hears each stage once instead of every tick of a counter. */
+  function show(text, spoken = text) {
+    const msg = $("boot-message");
+    if (msg) msg.textContent = text;
+    const say = $("boot-say");
+    if (say && say.textContent !== spoken) say.textContent = spoken;
+  }
+
   function stage(id, detail) {
     if (state.failed || state.done) return;
     state.stage = id;
     state.lastProgress = Date.now();
-    const msg = $("boot-message");
-    if (msg && detail) msg.textContent = detail;
+    if (detail) show(detail);
     render();
+  }
+
+  /** The page behind the overlays: inert while one covers it (index.html), usable after. */
+  function pageInert(on) {
+    for (const el of document.querySelectorAll(".skip-link, .site-header, #labs, .site-footer")) el.inert = on;
   }
 
   // A soft failure (a stall) may still end well: a late ready() replaces it.
@@ -157,6 +171,9 @@
     const details = [detail].concat(state.errors).filter(Boolean).join("\n\n");
     pre.textContent = details || "(no further detail)";
     panel.hidden = false;
+    // the panel covers the page: the keyboard starts on its Reload button, not behind it
+    const retry = $("boot-error-retry");
+    if (retry) retry.focus({ preventScroll: true });
     document.documentElement.classList.add("boot-failed");
     try { window.dispatchEvent(new CustomEvent("swarmlab:boot-failed", { detail: { what, detail } })); } catch (e) { /* old browser */ }
   }
@@ -177,6 +194,7 @@
     state.done = true;
     const overlay = $("boot-overlay");
     if (overlay) overlay.hidden = true;
+    pageInert(false);
     document.documentElement.classList.add("booted");
     const ms = (typeof performance !== "undefined" ? performance.now() : 0) - state.started;
     window.SwarmBoot.bootMs = ms;
@@ -376,15 +394,14 @@
         "appears by itself. Otherwise reload; if this repeats, try another network or browser.",
         { soft: true });
     } else if (state.pending === 0 && quiet > TIMING.quiet) {
-      const msg = $("boot-message");
       const s = Math.round(((typeof performance !== "undefined" ? performance.now() : 0) - state.started) / 1000);
-      if (msg) msg.textContent = `Still starting Python… (${s} s so far; a slow device can take a minute or more)`;
+      show(`Still starting Python… (${s} s so far; a slow device can take a minute or more)`,
+        "Still starting Python… a slow device can take a minute or more.");
       state.still = true;
     } else if (state.pending > 0 && state.still) {
       // downloads began after that (a slow link delivers the page's own scripts slowly first):
       // the wait is for them now, and the list below counts their megabytes
-      const msg = $("boot-message");
-      if (msg) msg.textContent = "Downloading the Python runtime and numpy (a slow connection can take minutes)…";
+      show("Downloading the Python runtime and numpy (a slow connection can take minutes)…");
       state.still = false;
     }
   }, Math.min(2000, Math.max(250, TIMING.quiet / 2)));

@@ -85,6 +85,50 @@ def test_d_does_not_fire_while_typing(page, server):
     assert not lab_playing(page, "swarm")
 
 
+def test_letter_keys_skip_sliders_and_can_be_turned_off(page, server):
+    """WCAG 2.1.4: a letter pressed on a slider or a checkbox (where a screen reader in focus mode
+    passes its own letter keys through) does not restart or send a threat; and the key list
+    turns the single-letter keys off, remembered after a reload, and on again."""
+    open_lab(page, server, "swarm")
+    pause(page, "swarm")
+    engine_call(page, "swarm", "step", {"n": 120})
+    settle(page, "swarm")
+    page.evaluate("() => { window.__accessLog = []; }")
+    before = engine_call(page, "swarm", "state")["step"]
+    slider = page.locator("#lab-swarm .ctl[data-param=w_s] input")
+    slider.focus()
+    for key in ("r", "t", "d"):
+        page.keyboard.press(key)
+    time.sleep(0.5)
+    assert engine_call(page, "swarm", "state")["step"] == before > 100, before  # no restart
+    assert log(page) == []
+    # off in the key list
+    page.locator("#lab-swarm .access-help-open").click()
+    box = page.locator("#access-help .access-letter-keys input")
+    assert box.is_checked()
+    box.uncheck()
+    page.keyboard.press("Escape")
+    page.reload()
+    page.wait_for_function("() => window.swarmlab && window.swarmlab.labs.get('swarm')")
+    pause(page, "swarm")
+    engine_call(page, "swarm", "step", {"n": 60})
+    settle(page, "swarm")
+    page.evaluate("() => { window.__accessLog = []; }")
+    before = engine_call(page, "swarm", "state")["step"]
+    press_on_body(page, "r")
+    press_on_body(page, "d")
+    time.sleep(0.5)
+    assert engine_call(page, "swarm", "state")["step"] == before >= 60 and log(page) == []
+    assert page.locator("#lab-swarm .access-describe").get_attribute("aria-keyshortcuts") is None
+    page.locator("#lab-swarm .access-help-open").click()
+    assert not box.is_checked()  # remembered
+    box.check()
+    page.keyboard.press("Escape")
+    assert page.locator("#lab-swarm .access-describe").get_attribute("aria-keyshortcuts") == "D"
+    press_on_body(page, "r")
+    page.wait_for_function("async () => (await window.swarmlab.engine.call('swarm', 'state', {})).step < 60")
+
+
 def test_charts_have_text_alternatives_with_trend(page, server):
     open_lab(page, server, "swarm")
     pause(page, "swarm")

@@ -30,19 +30,22 @@ RUNTIME = ROOT / "assets" / "vendor" / "pyodide"
 # Records what the boot overlay says and whether the page ever declared a failure.
 RECORD_BOOT = """
 (() => {
-  window.__boot = { messages: [], failures: [] };
+  window.__boot = { messages: [], said: [], failures: [], inertWhileBooting: null };
   addEventListener('swarmlab:boot-failed', (e) => window.__boot.failures.push(e.detail));
-  const watch = () => {
-    const el = document.getElementById('boot-message');
-    if (!el) return setTimeout(watch, 5);
+  const watch = (id, into) => {
+    const el = document.getElementById(id);
+    if (!el) return setTimeout(() => watch(id, into), 5);
     const note = () => {
-      const t = el.textContent, m = window.__boot.messages;
-      if (m[m.length - 1] !== t) m.push(t);
+      const t = el.textContent, m = window.__boot[into];
+      if (t && m[m.length - 1] !== t) m.push(t);
+      const labs = document.getElementById('labs');
+      if (labs && window.__boot.inertWhileBooting === null) window.__boot.inertWhileBooting = labs.inert;
     };
     note();
     new MutationObserver(note).observe(el, { childList: true, characterData: true, subtree: true });
   };
-  watch();
+  watch('boot-message', 'messages');  // the status line on screen
+  watch('boot-say', 'said');          // what the polite live region speaks
 })();
 """
 
@@ -85,6 +88,13 @@ def test_a_slow_python_start_is_never_called_a_stall(browser, server):
         assert still, f"no 'still starting' message; the status line said: {rec['messages']}"
         seconds = [int(re.search(r"\((\d+) s so far", m).group(1)) for m in still]
         assert max(seconds) >= 3  # the elapsed time is shown, and it counts up
+        # ... but a screen reader hears each stage once, not every tick of the count
+        said = rec["said"]
+        assert said.count("Still starting Python… a slow device can take a minute or more.") == 1, said
+        assert len(said) <= 8 and not any("so far" in m for m in said), said
+        # the page behind the overlay is no Tab stop while it loads, and usable after
+        assert rec["inertWhileBooting"] is True
+        assert page.evaluate("() => document.getElementById('labs').inert") is False
         assert page.is_hidden("#boot-error") and page.is_hidden("#boot-overlay")
         assert page.evaluate("() => window.swarmlab.engine.mode") == "worker"
     finally:
@@ -191,7 +201,36 @@ def test_a_cut_short_runtime_says_the_copy_is_damaged(browser, server):
         assert "damaged" in what, what
         assert re.search(r"download (the app|it) again", hint, re.I), hint
         assert "slow" not in hint and "check your connection" not in hint.lower()
+        assert page.evaluate("() => document.activeElement.id") == "boot-error-retry"  # not behind the panel
         screenshot(page, "boot-damaged-runtime")
+    finally:
+        context.close()
+
+
+def test_the_error_panel_scrolls_at_400_percent_zoom(browser, server):
+    """1280 x 1024 at 400 % is a 320 x 256 window: the error card is taller than that, and its
+    Reload button must still come into view (the fixed panel did not scroll), with the keyboard
+    on it and nothing behind the panel reachable with Tab."""
+    context = browser.new_context(viewport={"width": 320, "height": 256})
+    page = context.new_page()
+    try:
+        page.route("**/python_stdlib.zip", lambda route: route.fulfill(status=404, body="missing"))
+        page.goto(f"{server}/?lab=swarm")
+        page.wait_for_selector("#boot-error:not([hidden])", timeout=BOOT_TIMEOUT_MS)
+        assert page.evaluate("() => document.activeElement.id") == "boot-error-retry"
+        retry = page.locator("#boot-error-retry")
+        retry.scroll_into_view_if_needed()
+        box = retry.bounding_box()
+        assert box and 0 <= box["y"] and box["y"] + box["height"] <= 256, box
+        # the card's top is reachable too (centring does not push it above the window)
+        page.evaluate("() => document.getElementById('boot-error').scrollTo(0, 0)")
+        title = page.locator("#boot-error h2").bounding_box()
+        assert title["y"] >= 0, title
+        for _ in range(12):  # Tab goes round the panel (and out to the browser), never behind it
+            page.keyboard.press("Tab")
+            where = page.evaluate("() => document.activeElement.closest('#boot-error') ? 'panel' : "
+                                  "document.activeElement === document.body ? 'body' : document.activeElement.outerHTML.slice(0, 120)")
+            assert where in ("panel", "body"), where
     finally:
         context.close()
 

@@ -22,7 +22,7 @@
 // The labs' own files need no change: the table LAB_ACCESS (ui/keys.js) names the elements
 // by their classes, and a controller's settle() says when an action's effect is on screen.
 
-import { LAB_ACCESS, installKeys, keyHints } from "./keys.js";
+import { LAB_ACCESS, installKeys, keyHints, showLetterKeys } from "./keys.js";
 import { Sonifier } from "./sound.js";
 import { reflow } from "./reflow.js";
 import { ChartTable } from "./charttable.js";
@@ -243,13 +243,13 @@ export function installAccess({ engine, activeLab, controller }) {
     describeBtn.type = "button";
     describeBtn.className = "btn access-describe";
     describeBtn.textContent = "Describe";
-    describeBtn.setAttribute("aria-keyshortcuts", "D");
+    describeBtn.dataset.letterKey = "D";
     describeBtn.addEventListener("click", () => describeNow(lab));
     const helpBtn = document.createElement("button");
     helpBtn.type = "button";
     helpBtn.className = "btn access-help-open";
     helpBtn.textContent = "Keys (?)";
-    helpBtn.setAttribute("aria-keyshortcuts", "Shift+?");
+    helpBtn.dataset.letterKey = "Shift+?";
     helpBtn.setAttribute("aria-haspopup", "dialog");
     helpBtn.addEventListener("click", () => keys.openHelp(lab, helpBtn));
     const soundBtn = document.createElement("button");
@@ -288,6 +288,7 @@ export function installAccess({ engine, activeLab, controller }) {
     wrap.className = "access-wrap";
     wrap.append(bar, hints, said);
     after.after(wrap);
+    showLetterKeys(bar);
 
     // headings: the lab's panels (h3) sit under an h2 for the simulation part, so the
     // outline reads h1 (the lab), h2, h3 without a skipped level

@@ -164,6 +164,34 @@ export function typing(target) {
   return false;
 }
 
+/** True if a letter key on this element belongs to it or to a screen reader: a form control of
+ *  any kind (a slider or a checkbox puts NVDA and JAWS into focus mode, where the reader's own
+ *  letter keys reach the page) or a text field.  The single-letter shortcuts skip these. */
+export function letterTaken(target) {
+  if (typing(target)) return true;
+  return Boolean(target && target.closest && target.closest("input, select, textarea, [role=slider], [contenteditable]"));
+}
+
+// The single-character shortcuts (R, T, N, P, D, ?) can be turned off in the key list (WCAG
+// 2.1.4): they may clash with a screen reader's or a voice tool's own keys.  The choice is kept
+// in this browser where it may store it (not where storage is blocked: then for this visit).
+const LETTER_KEYS_STORE = "swarmlab.letterKeys";
+let letterKeysOn = (() => {
+  try { return localStorage.getItem(LETTER_KEYS_STORE) !== "off"; } catch (_) { return true; }
+})();
+function setLetterKeys(on) {
+  letterKeysOn = on;
+  try { localStorage.setItem(LETTER_KEYS_STORE, on ? "on" : "off"); } catch (_) { /* this visit only */ }
+  showLetterKeys();
+}
+/** The buttons' aria-keyshortcuts name their letter only while the letter keys are on. */
+export function showLetterKeys(root = document) {
+  for (const b of root.querySelectorAll("[data-letter-key]")) {
+    if (letterKeysOn) b.setAttribute("aria-keyshortcuts", b.dataset.letterKey);
+    else b.removeAttribute("aria-keyshortcuts");
+  }
+}
+
 /** True if Space on this element already means something (press a button, follow a link…). */
 function spaceTaken(target) {
   if (!target || !target.closest) return false;
@@ -218,7 +246,10 @@ function helpDialog() {
   dlg.setAttribute("aria-labelledby", "access-help-title");
   dlg.innerHTML = `
     <h2 id="access-help-title">Keyboard</h2>
-    <p>These keys work anywhere in the lab except while you type in a box.</p>
+    <p>These keys work anywhere in the lab except while a box, slider or checkbox has the focus.</p>
+    <p><label class="access-letter-keys"><input type="checkbox"> Single-letter keys (R, T, N, P, D and ?)</label>
+      <span class="help">Turn them off if they get in the way of your screen reader's or voice tool's own keys;
+      the buttons do the same. This browser remembers the choice.</span></p>
     <table class="access-keys-global"><caption>Every lab</caption><tbody></tbody></table>
     <table class="access-keys-lab"><caption>On this lab's stage</caption><tbody></tbody></table>
     <p>Elsewhere: <kbd>Tab</kbd> moves between controls; <kbd>←</kbd> <kbd>→</kbd> switch labs on the lab tabs
@@ -238,6 +269,8 @@ function helpDialog() {
     body.append(tr);
   }
   dlg.querySelector(".access-help-close").addEventListener("click", () => dlg.close());
+  const letters = dlg.querySelector(".access-letter-keys input");
+  letters.addEventListener("change", () => setLetterKeys(letters.checked));
   document.body.append(dlg);
   return dlg;
 }
@@ -262,6 +295,7 @@ export function installKeys({ activeLab, controller, describe }) {
       body.append(tr);
     }
     dlg.querySelector(".access-keys-lab").hidden = !body.children.length;
+    dlg.querySelector(".access-letter-keys input").checked = letterKeysOn;
     opener = from || document.activeElement;
     if (!dlg.open) dlg.showModal();
     dlg.querySelector(".access-help-close").focus();
@@ -295,6 +329,8 @@ export function installKeys({ activeLab, controller, describe }) {
       return fn ? fn(section, c) !== false : false;
     };
     let done = false;
+    const letter = key.length === 1 && key !== " ";
+    if (letter && (!letterKeysOn || letterTaken(ev.target))) return;
     if (key === "?") { openHelp(lab); done = true; }
     else if (key === "Escape") done = act("escape");
     else if (ev.repeat) return;
