@@ -50,11 +50,15 @@ let active = null;
 let engine = null;
 let access = null; // ui/access.js: descriptions, shortcuts, keyboard help
 
+const SITE_TITLE = document.title; // the Swarm Lab's own; another lab's title names it first
+
 function selectTab(lab) {
   for (const tab of document.querySelectorAll(".lab-tabs [role=tab]")) {
     const on = tab.dataset.lab === lab;
     tab.setAttribute("aria-selected", String(on));
     tab.tabIndex = on ? 0 : -1;
+    // the window's title (a browser tab, a screen reader's "title", history) names the lab shown
+    if (on) document.title = tab.dataset.title ? `${tab.dataset.title} · Swarm Lab` : SITE_TITLE;
   }
   for (const section of document.querySelectorAll("section.lab")) {
     section.hidden = section.dataset.lab !== lab;

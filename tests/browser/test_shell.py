@@ -91,9 +91,29 @@ def test_lab_query_selects_tab(page, server):
     wait_ready(page)
     assert page.evaluate("window.swarmlab.active") == "vicsek"
     # Clicking another tab switches without reloading and updates the address.
+    assert page.title() == "Few turns, one direction · Swarm Lab"  # the window's title names the lab
     page.click("#tab-boids")
     page.wait_for_function("new URLSearchParams(location.search).get('lab') === 'boids'")
     assert page.get_attribute("#tab-boids", "aria-selected") == "true"
+    assert page.title() == "Three rules · Swarm Lab"
+    page.click("#tab-swarm")
+    assert page.title() == "Swarm Lab · collective motion you can change"
+
+
+def test_dismissing_a_notice_keeps_the_keyboard_near(page, server):
+    """Enter on a notice's close button: the keyboard goes to the next notice's close button,
+    then, with none left, to the lab; never back to the top of the page."""
+    page.goto(f"{server}/?lab=swarm&nonsense=1&lab=vicsek")  # two notices: an unknown key, a repeated one
+    wait_ready(page)
+    closes = page.locator("#notices .notice-close")
+    assert closes.count() >= 2, page.inner_text("#notices")
+    n = closes.count()
+    closes.first.focus()
+    for left in range(n - 1, -1, -1):
+        page.keyboard.press("Enter")
+        assert closes.count() == left
+        where = page.evaluate("() => document.activeElement.className || document.activeElement.id")
+        assert where == ("notice-close" if left else "labs"), where
 
 
 def test_another_labs_keys_are_said_and_copy_link_keeps_the_pages_look(page, server):

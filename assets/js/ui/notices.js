@@ -29,8 +29,20 @@ function shell(kind, id) {
   close.className = "notice-close";
   close.setAttribute("aria-label", "Dismiss this notice");
   close.textContent = "×";
-  close.addEventListener("click", () => div.remove());
+  close.addEventListener("click", () => dismiss(div));
   return { div, close };
+}
+
+/** Remove a notice; a keyboard on its close button goes on to the next notice's (or the one
+ *  before), else to the lab, instead of falling to the page's top. */
+function dismiss(div) {
+  const had = div.contains(document.activeElement);
+  const sibling = div.nextElementSibling || div.previousElementSibling;
+  div.remove();
+  if (!had) return;
+  const next = sibling && sibling.querySelector(".notice-close");
+  const to = next || document.getElementById("labs");
+  if (to) to.focus({ preventScroll: !next });
 }
 
 export function notify(message, kind = "info", { id = null, action = null } = {}) {
