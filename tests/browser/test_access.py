@@ -442,6 +442,13 @@ def test_forced_colors_keep_selected_and_pressed_states_visible(browser, server)
             uns = page.locator("#lab-vicsek .vk-steptab[aria-selected=false]").first
             assert _styles(sel, PROPS) != _styles(uns, PROPS)
             assert _text_contrast(sel) >= 4.5 and _text_contrast(sel.locator(".vk-stepnum")) >= 4.5
+            # the eight-seed dot plot's words (SVG fills, which the system does not repaint) read
+            # against the system's page: its ink was 1.3:1 on a dark theme's black
+            page.wait_for_selector("#lab-vicsek .vk-dotplot .row-label", timeout=90_000)
+            page_bg = _rgb(page.evaluate("() => getComputedStyle(document.body).backgroundColor"))
+            for label in ("row-label", "mean-label", "tick", "part-title"):
+                fill = page.locator(f"#lab-vicsek .vk-dotplot .{label}").first.evaluate("(e) => getComputedStyle(e).fill")
+                assert contrast(_rgb(fill), page_bg) >= 4.5, (name, label, fill, page_bg)
             page.screenshot(path=str(SHOTS / f"access-forced-colors-vicsek-{name}.png"), full_page=True)
             # a pressed preset's weights ("1.5 / 1 / 1") in the button's own colour (they were grey)
             show_lab(page, "boids")
