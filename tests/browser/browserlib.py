@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import struct
 import sys
+import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -121,3 +123,41 @@ def each_lab(page, server, labs):
         else:
             show_lab(page, lab)
         yield lab
+
+
+def png_rows(data: bytes) -> list[list[tuple[int, int, int]]]:
+    """The pixels of a Playwright screenshot (8-bit RGB or RGBA PNG) as rows of (r, g, b): enough
+    to read what the browser really painted (a CSS filter included), with no imaging library."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, width, height, bpp = 8, b"", 0, 0, 3
+    while pos < len(data):
+        (n,) = struct.unpack(">I", data[pos:pos + 4])
+        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+        if kind == b"IHDR":
+            width, height, depth, ctype = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and ctype in (2, 6), (depth, ctype)
+            bpp = 4 if ctype == 6 else 3
+        elif kind == b"IDAT":
+            idat += body
+    raw, stride = zlib.decompress(idat), width * bpp
+    prev, rows, i = bytearray(stride), [], 0
+    for _ in range(height):
+        kind, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):  # undo the row's filter (PNG spec, section 9)
+            a = line[x - bpp] if x >= bpp else 0
+            b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+            if kind == 1:
+                line[x] = (line[x] + a) & 255
+            elif kind == 2:
+                line[x] = (line[x] + b) & 255
+            elif kind == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append([tuple(line[k:k + 3]) for k in range(0, stride, bpp)])
+        prev = line
+    return rows

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from browserlib import LABS, ROOT, SHOTS, each_lab, engine_call, open_lab, pause, settle, show_lab
+from browserlib import LABS, ROOT, SHOTS, each_lab, engine_call, open_lab, pause, png_rows, settle, show_lab
 
 STAGE = {"swarm": ".swarm-canvas", "vicsek": ".vk-canvas", "boids": ".bd-canvas"}
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -787,6 +787,39 @@ def test_sound_respects_reduced_motion(browser, server):
         assert not lab_playing(page, "boids")
         assert page.evaluate("() => window.swarmlab.access.sound.level") == 0
         assert page.locator("#lab-boids .access-sound").get_attribute("aria-pressed") == "true"
+    finally:
+        context.close()
+
+
+# Draws the stages' heading colours (ui/heading.js, all 24 bins) as swatches on a canvas in a
+# stage, where the projector theme's filter applies to it as to the stage itself.
+HEADING_SWATCHES = """async () => {
+    const { headingStyles } = await import('./assets/js/ui/heading.js');
+    const c = document.createElement('canvas');
+    c.id = 'hue-probe'; c.width = 24 * 20; c.height = 20;
+    c.style.cssText = 'position:fixed;left:0;top:0;width:480px;height:20px;z-index:99';
+    const g = c.getContext('2d');
+    headingStyles(24).forEach((s, k) => { g.fillStyle = s; g.fillRect(k * 20, 0, 20, 20); });
+    document.querySelector('#lab-boids .stage').append(c);
+}"""
+
+
+def test_heading_colours_hold_three_to_one_on_both_stages(browser, server):
+    """Lab 2's arrows and Lab 3's boids are coloured by heading.  Every colour of that wheel must
+    stand 3:1 (WCAG 1.4.11) from the stage: the dark sky by default, and white after the
+    projector theme's inverting filter, read from the pixels the browser painted (violet to
+    pink were 2.4-2.7:1 on a projector)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    try:
+        worst = {}
+        for theme, ground in (("", (0x0B, 0x1D, 0x2A)), ("theme=projector", (255, 255, 255))):
+            open_lab(page, server, "boids", theme)
+            page.evaluate(HEADING_SWATCHES)
+            row = png_rows(page.locator("#hue-probe").screenshot())[10]
+            contrasts = [contrast(row[20 * k + 10], ground) for k in range(24)]
+            worst[theme or "default"] = round(min(contrasts), 2)
+        assert min(worst.values()) >= 3.0, worst
     finally:
         context.close()
 

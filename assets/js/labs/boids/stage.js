@@ -33,7 +33,7 @@ export class BoidsStage {
     this.dpr = 1;
     this.world = { width: 1, height: 1 };
     this.sx = 1; this.sy = 1;
-    this.hueStyles = headingStyles(HUES, 66);
+    this.hueStyles = headingStyles(HUES);
     this.hueOf = new Uint8Array(0);        // per boid: its colour bucket
     this.byHue = new Int32Array(0);        // boid indices, grouped by bucket
     this.hueStart = new Int32Array(HUES + 1); // bucket h holds byHue[hueStart[h] .. hueStart[h + 1])
