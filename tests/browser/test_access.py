@@ -274,7 +274,7 @@ def test_help_dialog_lists_every_shortcut_and_escape_closes_it(page, server):
 def test_visible_key_hints_by_each_stage(page, server):
     must_show = {"swarm": ["Space", "R", "T", "N", "D", "?"],
                  "vicsek": ["Space", "R", "N", "D", "Esc"],
-                 "boids": ["Space", "R", "D", "Enter / Space (hold)"]}
+                 "boids": ["Space", "R", "D", "Enter / Space"]}
     for lab in each_lab(page, server, LABS):
         must = must_show[lab]
         hints = page.locator(f"#lab-{lab} .access-hints")

@@ -8,6 +8,7 @@ alongside, as it would for a student.
 from __future__ import annotations
 
 import math
+import time
 
 import pytest
 from browserlib import engine_call, screenshot, settle, wait_ready
@@ -464,6 +465,7 @@ def test_keyboard_treat_with_cursor(lab):
     page.keyboard.down("Enter")
     try:
         settle(page, LAB)
+        time.sleep(0.5)  # a hold, not a tap: the treat goes when the key comes up
         st = state(page)
         assert st["treat"]["on"] is True
         x0, y0 = st["treat"]["x"], st["treat"]["y"]
@@ -495,6 +497,34 @@ def test_keyboard_treat_with_cursor(lab):
     settle(page, LAB)
     assert state(page)["treat"]["on"] is False
     assert page.evaluate("window.scrollY") == scroll
+
+
+def test_a_tapped_key_keeps_the_treat_until_the_next_tap(lab):
+    """An on-screen keyboard, sticky keys, a switch or voice input cannot hold a key: a tap of
+    Enter or Space keeps the treat (and says how to let go), the next tap lets go, and so does
+    Escape."""
+    page = lab
+    canvas = page.locator("#lab-boids canvas.bd-canvas")
+    canvas.focus()
+    for key in ("Enter", " "):
+        page.keyboard.press(key)  # down and up at once
+        settle(page, LAB)
+        time.sleep(0.8)
+        assert state(page)["treat"]["on"] is True, key
+        said = page.text_content("#lab-boids .bd-sr")
+        assert said.startswith("Treat kept at ") and "again or Escape to let go" in said, said
+        page.keyboard.press("ArrowLeft")  # the kept treat follows the cursor
+        settle(page, LAB)
+        assert state(page)["treat"]["on"] is True
+        page.keyboard.press(key)  # the next tap lets go
+        settle(page, LAB)
+        assert state(page)["treat"]["on"] is False
+        assert page.text_content("#lab-boids .bd-sr") == "Treat released."
+    page.keyboard.press("Enter")
+    settle(page, LAB)
+    page.keyboard.press("Escape")
+    settle(page, LAB)
+    assert state(page)["treat"]["on"] is False
 
 
 def test_desktop_screenshot_with_treat(lab):

@@ -41,6 +41,7 @@ import { mountRules, preloadEditor } from "../ui/rules.js";
 
 const LAB = "boids";
 const CURSOR_STEP = 3;              // lengths per arrow key press (Shift: x4)
+const TAP_KEEPS_MS = 350;           // Enter or Space let go sooner than this: a tap, the treat stays
 
 export async function mount(section, ctx) {
   preloadEditor(); // the rules panel's editor loads while the lab asks for its specs and first state
@@ -130,7 +131,9 @@ export async function mount(section, ctx) {
   const treat = { on: false, x: 0, y: 0, source: null };
   const cursor = { x: world.width / 2, y: world.height / 2, visible: false };
   let pointerId = null;
-  let keyHeld = null;
+  let keyHeld = null;        // the key (Enter or Space) that set the treat, until its keyup
+  let keyDownAt = 0;
+  let treatKept = false;     // a tap set the treat: it stays until the next tap or Esc
 
   // ---- history chart: the session's history (metrics.History), mirrored ----
   const hist = new HistoryMirror();
@@ -277,6 +280,7 @@ export async function mount(section, ctx) {
     treat.source = null;
     pointerId = null;
     keyHeld = null;
+    treatKept = false;
     section.dataset.treat = "off";
     dirty = true;
   }
@@ -324,16 +328,28 @@ export async function mount(section, ctx) {
       if (treat.on && treat.source === "keyboard") setTreat(cursor.x, cursor.y, "keyboard");
       dirty = true;
     } else if (ev.key === "Enter" || ev.key === " ") {
+      // Hold the key for as long as the treat should stay, or tap it: a tap keeps the treat
+      // until the next tap (or Esc), for an on-screen keyboard, sticky keys, a switch or voice
       ev.preventDefault();
       if (ev.repeat || pointerId !== null) return;
+      if (treatKept) { releaseTreat(); return; }
       keyHeld = ev.key;
+      keyDownAt = performance.now();
       setTreat(cursor.x, cursor.y, "keyboard");
     } else if (ev.key === "Escape") {
       releaseTreat();
     }
   });
   canvas.addEventListener("keyup", (ev) => {
-    if (ev.key === keyHeld) { ev.preventDefault(); releaseTreat(); }
+    if (ev.key !== keyHeld) return;
+    ev.preventDefault();
+    keyHeld = null;
+    if (performance.now() - keyDownAt < TAP_KEEPS_MS && treat.on) {
+      treatKept = true;
+      srEl.textContent = `Treat kept at ${where(treat.x, treat.y)}. Press ${ev.key === " " ? "Space" : "Enter"} again or Escape to let go.`;
+    } else {
+      releaseTreat();
+    }
   });
 
   // ---- drawing (labs/boids/stage.js owns the transform) ----

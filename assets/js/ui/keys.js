@@ -101,7 +101,7 @@ export const LAB_ACCESS = {
     stage: ".bd-canvas",
     barAfter: ".bd-transport", // Play/Restart stay right under the stage, this bar after them
     heading: [".bd-layout", "Simulation and controls"],
-    stageKeys: [["← → ↑ ↓", "move the treat cursor (stage focused)"], ["Enter / Space (hold)", "hold the treat"], ["Esc", "let go"]],
+    stageKeys: [["← → ↑ ↓", "move the treat cursor (stage focused)"], ["Enter / Space", "hold the treat (a tap keeps it until the next tap)"], ["Esc", "let go"]],
     shortcuts: {
       play: (s) => clickIn(s, ".bd-play"),
       restart: (s) => clickIn(s, ".bd-restart"),

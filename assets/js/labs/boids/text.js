@@ -51,8 +51,8 @@ export const layoutHtml = (C, D) => `
       <p class="stage-caption" id="bd-stage-help">
         <strong>The treat:</strong> press and hold on the sky (mouse or finger) and the flock steers towards that
         spot; keep holding for ten seconds or so and most of it swarms round the spot; drag to move it; let go and
-        they spread out again. Keyboard: focus the stage, move the cursor with the arrow keys, hold <kbd>Enter</kbd>
-        or <kbd>Space</kbd>.
+        they spread out again. Keyboard: focus the stage, move the cursor with the arrow keys, and hold <kbd>Enter</kbd>
+        or <kbd>Space</kbd>; or tap it once to keep the treat there, and again (or <kbd>Esc</kbd>) to let go.
       </p>
       <p class="stage-caption bd-world"></p>
       </div>
