@@ -93,7 +93,10 @@ export async function mount(section, ctx) {
     return size;
   }
   // a world of the canvas's shape; its area is the default sky's, or the current world's
-  // (the scaling experiment grows it: a resize keeps the density)
+  // (the scaling experiment grows it: a resize keeps the density).  Not scaling.world_for: that
+  // one clamps the aspect for its chart's worlds, where this world must have the canvas's own
+  // shape so that nothing is drawn stretched (a shape outside the world specs is refused by
+  // the session, and the world stays as it was)
   function worldFor(w, h, area = layout.constants.world_area) {
     const width = Math.sqrt(area * (w / h));
     return { width: round3(width), height: round3(area / width) };
