@@ -139,7 +139,7 @@
 
   /** The page behind the overlays: inert while one covers it (index.html), usable after. */
   function pageInert(on) {
-    for (const el of document.querySelectorAll(".skip-link, .site-header, #labs, .site-footer")) el.inert = on;
+    for (const el of document.querySelectorAll(".skip-link, .site-header, #notices, #labs, .site-footer")) el.inert = on;
   }
 
   // A soft failure (a stall) may still end well: a late ready() replaces it.
@@ -171,9 +171,10 @@
     const details = [detail].concat(state.errors).filter(Boolean).join("\n\n");
     pre.textContent = details || "(no further detail)";
     panel.hidden = false;
-    // the panel covers the page: the keyboard starts on its Reload button, not behind it
+    // the panel covers the page: the keyboard starts on its Reload button, not behind it, and
+    // the panel scrolls to show it (at 400 % zoom the card is taller than the window)
     const retry = $("boot-error-retry");
-    if (retry) retry.focus({ preventScroll: true });
+    if (retry) retry.focus();
     document.documentElement.classList.add("boot-failed");
     try { window.dispatchEvent(new CustomEvent("swarmlab:boot-failed", { detail: { what, detail } })); } catch (e) { /* old browser */ }
   }

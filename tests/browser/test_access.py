@@ -120,11 +120,14 @@ def test_letter_keys_skip_sliders_and_can_be_turned_off(page, server):
     time.sleep(0.5)
     assert engine_call(page, "swarm", "state")["step"] == before >= 60 and log(page) == []
     assert page.locator("#lab-swarm .access-describe").get_attribute("aria-keyshortcuts") is None
+    hints = page.locator("#lab-swarm .access-hints")  # also the stage's description: no letter named
+    assert "restart" not in hints.inner_text() and "describe" not in hints.inner_text(), hints.inner_text()
     page.locator("#lab-swarm .access-help-open").click()
     assert not box.is_checked()  # remembered
     box.check()
     page.keyboard.press("Escape")
     assert page.locator("#lab-swarm .access-describe").get_attribute("aria-keyshortcuts") == "D"
+    assert "R restart" in hints.inner_text()
     press_on_body(page, "r")
     page.wait_for_function("async () => (await window.swarmlab.engine.call('swarm', 'state', {})).step < 60")
 

@@ -516,6 +516,10 @@ def test_a_tapped_key_keeps_the_treat_until_the_next_tap(lab):
         page.keyboard.press("ArrowLeft")  # the kept treat follows the cursor
         settle(page, LAB)
         assert state(page)["treat"]["on"] is True
+        page.keyboard.press("Tab")  # and stays while the student tries another control
+        settle(page, LAB)
+        assert state(page)["treat"]["on"] is True
+        canvas.focus()
         page.keyboard.press(key)  # the next tap lets go
         settle(page, LAB)
         assert state(page)["treat"]["on"] is False

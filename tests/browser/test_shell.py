@@ -114,6 +114,18 @@ def test_dismissing_a_notice_keeps_the_keyboard_near(page, server):
         assert closes.count() == left
         where = page.evaluate("() => document.activeElement.className || document.activeElement.id")
         assert where == ("notice-close" if left else "labs"), where
+    # another lab's notice is hidden, not a place for the keyboard to go
+    page.goto(f"{server}/?lab=swarm&sample=abc")
+    wait_ready(page)
+    assert page.locator("#notices .notice").count() == 1
+    page.click("#tab-boids")
+    page.wait_for_selector("#lab-boids[data-access='1']")
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
+    page.locator("#lab-boids .bd-copy").click()
+    page.wait_for_selector("#notices .notice:not([hidden]) .notice-close")
+    page.locator("#notices .notice:not([hidden]) .notice-close").focus()
+    page.keyboard.press("Enter")
+    assert page.evaluate("() => document.activeElement.id") == "labs"
 
 
 def test_another_labs_keys_are_said_and_copy_link_keeps_the_pages_look(page, server):

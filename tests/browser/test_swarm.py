@@ -911,6 +911,20 @@ def test_reduced_motion_starts_paused_and_phone_layout(browser, server):
         context.close()
 
 
+def test_a_sample_typed_then_restart_at_once_is_the_restarts_sample(lab):
+    """Type a sample and tap Restart straight away: the box's change reaches the engine after
+    the click, and the restart must still use the typed sample (it used the old one, and the
+    box went back to it while the notice said the new one would be used)."""
+    page = lab
+    paused_restart(page)
+    box = page.locator("#lab-swarm .ctl[data-param=sample] input")
+    box.fill("7")
+    page.get_by_role("button", name="Restart", exact=True).click()  # the box's change fires first
+    settle(page, LAB)
+    assert engine_call(page, LAB, "state")["sample"] == 7
+    assert box.input_value() == "7"
+
+
 def test_a_sample_typed_in_exponent_form_is_read_as_the_engine_reads_it(lab):
     """"1e3" in the sample box is sample 1000 for the notice, the box and the next restart
     (the page once read it with parseInt, as 1)."""

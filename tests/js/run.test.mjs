@@ -41,6 +41,9 @@ test("Readouts: each row as its spec formats it, a note after a value, unchanged
   ];
   const html = specs.map((r) => readoutRowHtml(r, "bd")).join("");
   assert.match(html, /<div class="readout" data-key="P"><span class="k">shared heading P<\/span><span class="v bd-P">–<\/span><\/div>/);
+  // a label is text, not markup ("share < 1 length & more" must not open a tag)
+  assert.match(readoutRowHtml({ key: "k", label: "share < 1 length & more" }, "x"),
+    /<span class="k">share &#60; 1 length &#38; more<\/span>/);
   const nodes = Object.fromEntries(specs.map((r) => [r.key, fakeNode()]));
   const box = { querySelector: (sel) => nodes[/data-key="([^"]+)"/.exec(sel)[1]] };
   const readouts = new Readouts(box, specs);

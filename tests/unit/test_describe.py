@@ -240,12 +240,12 @@ def test_boids_readout_and_summary_say_where_the_boids_are_in_the_same_words():
     """The flocks readout's note (the session's ``where``) is the summary's breakdown, word for
     word: one place words them (``describe.flock_breakdown``)."""
     s = sessions.create("boids")
-    s.op_step(n=400)
+    s.op_step(n=1600)  # 40 s: the default sky has flocks, boids in other groups and three alone
     m = s.op_metrics()
-    assert m["where"] == describe.flocks_where(m["N"], m["in_flocks"], m["loners"])
-    if m["flocks"]:
-        assert (f"({m['in_flocks']} in them, {m['where']})" in s.op_describe()["text"]
-                or (m["where"] == "all in flocks" and "(all in them)" in s.op_describe()["text"]))
+    grouped = m["N"] - m["in_flocks"] - m["loners"]
+    assert m["flocks"] > 0 and grouped > 0 and m["loners"] > 0, m
+    assert m["where"] == f"{grouped} in groups not flying one way, {m['loners']} boid{'s' * (m['loners'] != 1)} alone"
+    assert f"({m['in_flocks']} in them, {m['where']})" in s.op_describe()["text"]
     assert describe.flocks_where(80, 10, 1) == "69 in groups not flying one way, 1 boid alone"
     assert describe.flocks_where(80, 70, 10) == "10 boids alone"
     assert describe.flocks_where(80, 80, 0) == "all in flocks" and describe.flocks_where(0, 0, 0) == "no boids"

@@ -319,7 +319,13 @@ export async function mount(section, ctx) {
 
   // ---- the treat: keyboard ----
   canvas.addEventListener("focus", () => { cursor.visible = canvas.matches(":focus-visible"); dirty = true; });
-  canvas.addEventListener("blur", () => { cursor.visible = false; if (treat.source === "keyboard") releaseTreat(); dirty = true; });
+  // leaving the stage lets go of a held key's treat (its keyup would go elsewhere), not of a
+  // tapped one: that stays while the student tries Describe or a slider, until a tap or Esc
+  canvas.addEventListener("blur", () => {
+    cursor.visible = false;
+    if (treat.source === "keyboard" && !treatKept) releaseTreat();
+    dirty = true;
+  });
   canvas.addEventListener("keydown", (ev) => {
     const step = CURSOR_STEP * (ev.shiftKey ? 4 : 1);
     const moves = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] };

@@ -276,7 +276,7 @@ async function mountLab(section, ctx) {
     const set = buildControls(body, specs, {
       only: names,
       values: currentValues,
-      apply: (name, value) => stepper.track(applyLive(name, value)),
+      apply: (name, value) => applying(applyLive(name, value)),
       onError: (msg) => ctx.notify(msg, "warn"),
     });
     for (const [name, r] of set.rows) {
@@ -364,6 +364,15 @@ async function mountLab(section, ctx) {
   }
 
   // ---------------------------------------------------------------- actions
+  /** Track a control's change until the engine has answered it (restart waits for these). */
+  const controlsApplying = new Set();
+  function applying(promise) {
+    controlsApplying.add(promise);
+    const done = () => controlsApplying.delete(promise);
+    promise.then(done, done);
+    return stepper.track(promise);
+  }
+
   async function applyLive(name, value) {
     if (name === "N") return changePopulation(0, value);
     const res = await engine.tryCall(LAB, "set", { name, value });
@@ -428,6 +437,9 @@ async function mountLab(section, ctx) {
    *  the new run is still the trial's while the trial's own settings hold (the session
    *  decides, op_reset); otherwise it leaves the trial, and the banner says so. */
   async function restart() {
+    // a setting still on its way to the engine (a sample typed, then Restart tapped at once)
+    // is part of this restart: its answer fills the controls that allValues() reads
+    await Promise.allSettled([...controlsApplying]);
     const values = allValues();
     delete values.N; // N is the population control: restart uses the slider value
     values.N = currentValues.N;

@@ -280,6 +280,7 @@ export function installAccess({ engine, activeLab, controller }) {
     const hints = document.createElement("p");
     hints.className = "access-hints";
     hints.id = hintsId;
+    hints.dataset.lab = lab;
     hints.innerHTML = keyHints(lab);
     const said = document.createElement("p");
     said.className = "access-said";

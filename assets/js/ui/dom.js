@@ -69,3 +69,6 @@ export const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 export const num = (x) => x.toLocaleString("en-GB");
 const WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
 export const say = (x) => (Number.isInteger(x) && x >= 0 && x < WORDS.length ? WORDS[x] : num(x));
+
+/** Text made safe to put into HTML markup (& < > " '). */
+export const escapeHtml = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -5,7 +5,10 @@
 //
 // Shortcuts never fire while the user types (text, number and search boxes, selects,
 // text areas), with Ctrl/Alt/Meta held, or for a key the focused element already used
-// (a stage's own keys call preventDefault, so Space on Lab 3's stage stays the treat).
+// (a stage's own keys call preventDefault, so Space on Lab 3's stage stays the treat).  The
+// single-letter ones also skip every form control (sliders and checkboxes too: a screen
+// reader in focus mode passes its own letters through there), and the key list turns them
+// off (WCAG 2.1.4; the choice is kept in localStorage where the browser allows it).
 
 export const GLOBAL_KEYS = [
   { key: " ", show: "Space", what: "play or pause" },
@@ -126,12 +129,16 @@ const HINT_WORDS = {
   describe: "<kbd>D</kbd> describe",
 };
 
-/** The visible key hints by a lab's stage (HTML of fixed strings only). */
+const LETTER_HINTS = new Set(["restart", "threat", "next", "describe"]);
+
+/** The visible key hints by a lab's stage (HTML of fixed strings only); also the stage's
+ *  description, so while the single-letter keys are off it names none of them. */
 export function keyHints(lab) {
   const cfg = LAB_ACCESS[lab];
   const own = (cfg.stageKeys || []).map(([k, w]) => `<kbd>${k}</kbd> ${w}`);
-  const global = (cfg.hints || []).map((h) => HINT_WORDS[h]);
-  return `Keys: ${[...global, ...own].join(" · ")} · <kbd>?</kbd> all keys`;
+  const global = (cfg.hints || []).filter((h) => letterKeysOn || !LETTER_HINTS.has(h)).map((h) => HINT_WORDS[h]);
+  const list = letterKeysOn ? "<kbd>?</kbd> all keys" : "the Keys button lists them all";
+  return `Keys: ${[...global, ...own].join(" · ")} · ${list}`;
 }
 
 /** What Lab 1's "Add 10" (sign 1) and "Remove 10" (-1) do: the button's step (data-step), cut
@@ -184,12 +191,14 @@ function setLetterKeys(on) {
   try { localStorage.setItem(LETTER_KEYS_STORE, on ? "on" : "off"); } catch (_) { /* this visit only */ }
   showLetterKeys();
 }
-/** The buttons' aria-keyshortcuts name their letter only while the letter keys are on. */
+/** The buttons' aria-keyshortcuts and the key hints by each stage name the letter keys only
+ *  while they are on. */
 export function showLetterKeys(root = document) {
   for (const b of root.querySelectorAll("[data-letter-key]")) {
     if (letterKeysOn) b.setAttribute("aria-keyshortcuts", b.dataset.letterKey);
     else b.removeAttribute("aria-keyshortcuts");
   }
+  for (const p of root.querySelectorAll(".access-hints[data-lab]")) p.innerHTML = keyHints(p.dataset.lab);
 }
 
 /** True if Space on this element already means something (press a button, follow a link…). */

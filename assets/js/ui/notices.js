@@ -37,11 +37,19 @@ function shell(kind, id) {
  *  before), else to the lab, instead of falling to the page's top. */
 function dismiss(div) {
   const had = div.contains(document.activeElement);
-  const sibling = div.nextElementSibling || div.previousElementSibling;
+  // the nearest notice still shown (another lab's are hidden), after this one, else before
+  const shown = (n) => n && !n.hidden;
+  let sibling = div.nextElementSibling;
+  while (sibling && !shown(sibling)) sibling = sibling.nextElementSibling;
+  if (!sibling) {
+    sibling = div.previousElementSibling;
+    while (sibling && !shown(sibling)) sibling = sibling.previousElementSibling;
+  }
   div.remove();
   if (!had) return;
   const next = sibling && sibling.querySelector(".notice-close");
-  const to = next || document.getElementById("labs");
+  const labs = document.getElementById("labs");
+  const to = next || (labs && !labs.inert ? labs : null);
   if (to) to.focus({ preventScroll: !next });
 }
 

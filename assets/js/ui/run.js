@@ -10,7 +10,7 @@
 // {key, label, unit, decimals, scale}); the page writes them, it does not keep its own.
 
 import { formatReadout } from "./controls.js";
-import { setText } from "./dom.js";
+import { escapeHtml, setText } from "./dom.js";
 
 /** The lab's Play/Pause button.  Its state is also on the lab's section as data-playing
  *  ("1" or "0"), which ui/access.js (the automatic summaries) and the tests read. */
@@ -30,8 +30,8 @@ export class PlayButton {
  *  `${prefix}-${key}` (the lab's styles and tests name it); `attrs` are more attributes of
  *  the row, already escaped (e.g. a title). */
 export const readoutRowHtml = (r, prefix, attrs = "") =>
-  `<div class="readout" data-key="${r.key}"${attrs}><span class="k">${r.label}</span>` +
-  `<span class="v ${prefix}-${r.key}">–</span></div>`;
+  `<div class="readout" data-key="${escapeHtml(r.key)}"${attrs}><span class="k">${escapeHtml(r.label)}</span>` +
+  `<span class="v ${prefix}-${escapeHtml(r.key)}">–</span></div>`;
 
 /** The readouts under `box`: one row per Readout spec (readoutRowHtml), filled by show(). */
 export class Readouts {
