@@ -196,6 +196,10 @@
     const overlay = $("boot-overlay");
     if (overlay) overlay.hidden = true;
     pageInert(false);
+    // notices written while the page was inert (a link's unknown lab, say) were not spoken: put
+    // them in again, so that the polite region reads them now
+    const notices = $("notices");
+    if (notices && notices.children.length) notices.append(...notices.children);
     document.documentElement.classList.add("booted");
     const ms = (typeof performance !== "undefined" ? performance.now() : 0) - state.started;
     window.SwarmBoot.bootMs = ms;

@@ -100,6 +100,30 @@ def test_lab_query_selects_tab(page, server):
     assert page.title() == "Swarm Lab · collective motion you can change"
 
 
+def test_a_notice_written_during_the_boot_is_spoken_once_the_page_is_usable(page, server):
+    """While Python starts the page behind the loading card is inert, and a live region there
+    is not read; the notices written then (an unknown lab) are added again once it is usable."""
+    page.add_init_script("""(() => {
+        window.__noticeAdds = [];
+        const watch = () => {
+            const box = document.getElementById('notices');
+            if (!box) return setTimeout(watch, 5);
+            new MutationObserver((records) => {
+                for (const r of records) for (const n of r.addedNodes) {
+                    if (n.classList && n.classList.contains('notice')) window.__noticeAdds.push(box.inert);
+                }
+            }).observe(box, { childList: true });
+        };
+        watch();
+    })();""")
+    page.goto(f"{server}/?lab=nosuch")
+    wait_ready(page)
+    adds = page.evaluate("() => window.__noticeAdds")
+    assert adds[0] is True, adds  # written while inert ...
+    assert False in adds, adds    # ... and added again once the page is usable
+    assert page.locator("#notices .notice").count() == 1  # the same notice, not a copy
+
+
 def test_dismissing_a_notice_keeps_the_keyboard_near(page, server):
     """Enter on a notice's close button: the keyboard goes to the next notice's close button,
     then, with none left, to the lab; never back to the top of the page."""
