@@ -186,9 +186,11 @@
 
   function ready() {
     if (state.failed && !state.soft) return;
+    let refocus = false;
     if (state.failed) { // the stall is over after all
       state.failed = false;
       const panel = $("boot-error");
+      refocus = Boolean(panel && panel.contains(document.activeElement)); // (its Reload had the keyboard)
       if (panel) panel.hidden = true;
       document.documentElement.classList.remove("boot-failed");
     }
@@ -200,6 +202,8 @@
     // them in again, so that the polite region reads them now
     const notices = $("notices");
     if (notices && notices.children.length) notices.append(...notices.children);
+    const labs = $("labs");
+    if (refocus && labs) labs.focus({ preventScroll: true }); // not lost with the hidden panel
     document.documentElement.classList.add("booted");
     const ms = (typeof performance !== "undefined" ? performance.now() : 0) - state.started;
     window.SwarmBoot.bootMs = ms;

@@ -151,6 +151,8 @@ def test_a_stalled_download_says_so_and_a_late_success_replaces_it(browser, serv
         assert [f["what"] for f in rec["failures"]] == ["loading stalled"]
         assert page.is_hidden("#boot-error")
         assert not page.evaluate("() => document.documentElement.classList.contains('boot-failed')")
+        # the keyboard was on the panel's Reload: it goes to the lab, not lost with the panel
+        assert page.evaluate("() => document.activeElement.id") == "labs"
         step0 = page.evaluate("() => window.swarmlab.labs.get('swarm').test.frame.step")
         page.wait_for_function("(s) => window.swarmlab.labs.get('swarm').test.frame.step > s", arg=step0,
                                timeout=20_000)  # and it runs
