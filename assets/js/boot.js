@@ -137,9 +137,10 @@
     render();
   }
 
-  /** The page behind the overlays: inert while one covers it (index.html), usable after. */
-  function pageInert(on) {
-    for (const el of document.querySelectorAll(".skip-link, .site-header, #notices, #labs, .site-footer")) el.inert = on;
+  /** The page behind the overlays is inert while one covers it (index.html marks which parts);
+   *  once the lab is ready it is usable. */
+  function pageUsable() {
+    for (const el of document.querySelectorAll("body > [inert]")) el.inert = false;
   }
 
   // A soft failure (a stall) may still end well: a late ready() replaces it.
@@ -197,7 +198,7 @@
     state.done = true;
     const overlay = $("boot-overlay");
     if (overlay) overlay.hidden = true;
-    pageInert(false);
+    pageUsable();
     // notices written while the page was inert (a link's unknown lab, say) were not spoken: put
     // them in again, so that the polite region reads them now
     const notices = $("notices");

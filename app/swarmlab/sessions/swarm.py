@@ -265,8 +265,8 @@ class SwarmSession(Session):
         if name in swarm.RESTART_ONLY:
             out["applies"] = "restart"
             spec = swarm.SPEC_BY_NAME[name]
-            shown = f"“{spec.shown(v)}”" if spec.kind == "choice" else spec.shown(v)
-            out["notice"] = f"{spec.label} {shown} will be used when you press Restart."
+            value = f"“{spec.shown(v)}”" if spec.kind == "choice" else spec.shown(v)
+            out["notice"] = f"{spec.label} {value} will be used when you press Restart."
             return out
         if name in swarm.DRAWING_ONLY:
             out["applies"] = "drawing"

@@ -32,9 +32,9 @@
 // Drawing happens only in setData/highlight/resize (never in a timer), so a chart
 // costs nothing while its data does not change.  A redraw creates no arrays, objects or
 // closures: the layout, axis ranges and legend are kept and refilled, and only the tick
-// labels' strings are new (a chart is redrawn with every sample: 16 times a second at 4x).  Everything is drawn on the
-// canvas itself (title, legend, axes, marker label) so the canvas can be copied
-// into an exported image as it is.
+// labels' strings are new (a chart is redrawn with every sample: 16 times a second at 4x).
+// Everything is drawn on the canvas itself (title, legend, axes, marker label) so the canvas
+// can be copied into an exported image as it is.
 
 import { fitCanvas } from "./dom.js";
 

@@ -24,18 +24,18 @@ export function headingHue(theta) {
 }
 
 /** One fill style per bin, at the middle of its hues. */
-export function headingStyles(bins, lightness = HEADING_LIGHTNESS) {
-  return Array.from({ length: bins }, (_, k) => `hsl(${((k + 0.5) * 360) / bins} 85% ${lightness}%)`);
+export function headingStyles(bins) {
+  return Array.from({ length: bins }, (_, k) => `hsl(${((k + 0.5) * 360) / bins} 85% ${HEADING_LIGHTNESS}%)`);
 }
 
 /** A CSS conic-gradient for the legend's swatch: each direction of the disc has the colour of
  *  an arrow pointing that way on the stage (screen y points down, so counter-clockwise on the
  *  screen is counter-clockwise in the model). */
-export function headingWheel(lightness = HEADING_LIGHTNESS) {
+export function headingWheel() {
   const stops = [];
   for (let a = 0; a <= 360; a += 30) {       // CSS: a degrees clockwise from the top
     const theta = ((90 - a) * Math.PI) / 180; // the same direction as a model heading
-    stops.push(`hsl(${headingHue(theta)} 85% ${lightness}%) ${a}deg`);
+    stops.push(`hsl(${headingHue(theta)} 85% ${HEADING_LIGHTNESS}%) ${a}deg`);
   }
   return `conic-gradient(${stops.join(", ")})`;
 }
