@@ -27,7 +27,7 @@ export const STORY_HTML = `
   <h2>Key takeaways</h2>
   <ol class="bd-takeaways">
     <li><strong>Three local rules are enough</strong> to turn scattered boids into a flock.</li>
-    <li><strong>Purely local:</strong> each boid uses only its neighbours, so the work per boid stays the same for ten boids or ten thousand.</li>
+    <li><strong>Purely local:</strong> each boid uses only its neighbours, so while each keeps the same few (a bigger flock spreads over more sky), the work per boid does not grow from ten boids to ten thousand.</li>
     <li><strong>Emergence:</strong> the flock's motion is written in no rule; it comes from the interactions.</li>
     <li><strong>Robust because decentralised:</strong> no leader to lose, so losing some members does not stop the rest.</li>
   </ol>

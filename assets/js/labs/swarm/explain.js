@@ -192,10 +192,10 @@ you watch: the run is the same at every speed.</p>
 
 <h2 id="swarm-sources">Sources</h2>
 <ul class="sources">
-  <li>Reynolds, C. W. (1987). Flocks, herds, and schools: a distributed behavioral model. <i>Computer Graphics (SIGGRAPH ’87 Proceedings)</i>, 21(4), 25–34.</li>
-  <li>Reynolds, C. W. Boids: Background and Update (web page on the three steering behaviours and their later uses), red3d.com/cwr/boids.</li>
-  <li>Ballerini, M., Cabibbo, N., Candelier, R., et al. (2008). Interaction ruling animal collective behavior depends on topological rather than metric distance: evidence from a field study. <i>PNAS</i>, 105(4), 1232–1237.</li>
-  <li>Tunstrøm, K., Katz, Y., Ioannou, C. C., Huepe, C., Lutz, M. J., Couzin, I. D. (2013). Collective states, multistability and transitional behavior in schooling fish. <i>PLoS Computational Biology</i>, 9(2), e1002915.</li>
+  <li>Reynolds, C. W. (1987). Flocks, herds, and schools: a distributed behavioral model. <i>Computer Graphics (SIGGRAPH ’87 Proceedings)</i>, 21(4), 25–34, <a href="https://doi.org/10.1145/37401.37406" rel="noopener" target="_blank">doi:10.1145/37401.37406</a>.</li>
+  <li>Reynolds, C. W. Boids: Background and Update (web page on the three steering behaviours and their later uses), <a href="https://www.red3d.com/cwr/boids/" rel="noopener" target="_blank">red3d.com/cwr/boids</a>.</li>
+  <li>Ballerini, M., Cabibbo, N., Candelier, R., et al. (2008). Interaction ruling animal collective behavior depends on topological rather than metric distance: evidence from a field study. <i>PNAS</i>, 105(4), 1232–1237, <a href="https://doi.org/10.1073/pnas.0711437105" rel="noopener" target="_blank">doi:10.1073/pnas.0711437105</a>.</li>
+  <li>Tunstrøm, K., Katz, Y., Ioannou, C. C., Huepe, C., Lutz, M. J., Couzin, I. D. (2013). Collective states, multistability and transitional behavior in schooling fish. <i>PLoS Computational Biology</i>, 9(2), e1002915, <a href="https://doi.org/10.1371/journal.pcbi.1002915" rel="noopener" target="_blank">doi:10.1371/journal.pcbi.1002915</a>.</li>
 </ul>
 `;
 }

@@ -120,7 +120,7 @@ export const NOTES_HTML = `
       <a href="https://doi.org/10.1145/37401.37406" rel="noopener" target="_blank">doi:10.1145/37401.37406</a>.
       Computer-animated flocks from three local steering habits, one of which is matching the heading of
       nearby flockmates; see Lab 3.</li>
-    <li>Related: Dirk Brockmann's "Horde of the Flies" in his <em>Complexity Explorables</em> is an
+    <li>Related: Dirk Brockmann's "Horde of the Flies" in his <a href="https://www.complexity-explorables.org/" rel="noopener" target="_blank"><em>Complexity Explorables</em></a> is an
       independently made explorable of a similar model. Its design and code were not used here.</li>
   </ul>
   </div></div>`;
