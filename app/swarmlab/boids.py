@@ -123,7 +123,7 @@ from functools import cached_property
 import numpy as np
 
 from . import cells, detmath, metrics, noise
-from .rules import Rule, RuleError
+from .rules import MAX_MESSAGE_CHARS, Rule, RuleError
 from .params import ParamSpec, shown, step_count, validate, validate_many, whole_number
 from .space import Box, displacement, norm, shift, wrap  # norm: IEEE-exact, never np.hypot
 
@@ -665,8 +665,10 @@ def run_many(states: Sequence[BoidsState], params: Params, n: int, treat: Treat 
         for _ in range(steps):
             flat = step(flat, params, treat, rule, group=group)
     except RuleError as exc:  # the shapes it names are of all the flocks at once: say so
-        stacked = RuleError(f"{exc} (run_many calls the rule once a step with its {len(states)} flocks "
-                            f"of {size} boids stacked: {len(states) * size} boids)", exc.line, exc.kind)
+        why = (f" (run_many calls the rule once a step with its {len(states)} flocks "
+               f"of {size} boids stacked: {len(states) * size} boids)")
+        text = str(exc)[:MAX_MESSAGE_CHARS - len(why)]  # (RuleError clips the whole: keep this part)
+        stacked = RuleError(text + why, exc.line, exc.kind)
         stacked.update = exc.update
         raise stacked from exc
     return [BoidsState(flat.x[k * size:(k + 1) * size].copy(), flat.v[k * size:(k + 1) * size].copy(),

@@ -64,6 +64,12 @@ class ParamSpec:
         text = str(int(value)) if self.kind == "int" else f"{float(value):g}"
         return f"{text} {self.unit}" if self.unit else text
 
+    def restart_notice(self, value: Any) -> str:
+        """What the page says when a setting that takes effect only at the next restart is
+        changed: "Sample 8 will be used when you press Restart." (every lab's session)."""
+        shown_value = f"“{self.shown(value)}”" if self.kind == "choice" else self.shown(value)
+        return f"{self.label} {shown_value} will be used when you press Restart."
+
     def marker(self, value: Any) -> str:
         """A chart marker's text for a change to ``value``, from the label: "alignment off",
         "range R 12 lengths", "obstacle: a narrow passage" (every lab's history uses it)."""

@@ -53,6 +53,7 @@ from . import cells
 FILENAME = "<your rules>"  # the name tracebacks give to a student's code
 MAX_SOURCE_CHARS = 20_000  # a rule module is a page of code, not a program
 TIME_LIMIT_S = 2.0  # one call of a student's rule; beyond it the rule is stopped
+MAX_MESSAGE_CHARS = 600  # a rule's message, cut as the page cuts its notices
 
 
 class RuleError(ValueError):
@@ -63,6 +64,8 @@ class RuleError(ValueError):
     """
 
     def __init__(self, message: str, line: int | None = None, kind: str = "error"):
+        if len(message) > MAX_MESSAGE_CHARS:  # a student's exception may carry megabytes of text
+            message = message[:MAX_MESSAGE_CHARS - 1] + "…"
         super().__init__(message)
         self.line = line
         self.kind = kind  # "syntax", "exception", "result", "timeout", "missing"

@@ -90,7 +90,10 @@ async function loadLab(lab) {
   // a lab's notices are its own: shown while it is (see showNotices)
   const mine = (div) => { if (div) { div.dataset.lab = lab; div.hidden = lab !== active; } return div; };
   const ctx = { engine, lab, params: lab === requested ? params : pageParams(params),
-    notify: (...a) => mine(notify(...a)), notifyMany: (...a) => mine(notifyMany(...a)), reducedMotion, embed };
+    notify: (...a) => mine(notify(...a)), notifyMany: (...a) => mine(notifyMany(...a)), reducedMotion, embed,
+    // one notice per setting: a second word on the same control replaces the first (a refused
+    // value's box goes back to the value in use, so its warning stays as the reason)
+    settingNotice: (message, name, kind = "warn") => mine(notify(message, kind, { id: `${lab}-setting-${name}` })) };
   const promise = (async () => {
     let mod;
     try {

@@ -226,6 +226,8 @@ def test_the_sample_number_is_a_box_to_type_in(lab):
     box.press("Enter")
     settle(page, LAB)
     assert state(page)["params"]["sample"] == 7 and box.input_value() == "7" and state(page)["N"] == n0
+    # said as the Swarm Lab says it (the session's words; before, nothing was said)
+    assert "Sample number 7 will be used when you press Restart." in page.inner_text("#notices")
     for bad, said in (("2.5", "got 2.5"), ("-3", "got -3"), ("", "got ''"), ("1e309", "got 'not a number'")):
         box.fill(bad)
         box.press("Enter")
@@ -234,6 +236,7 @@ def test_the_sample_number_is_a_box_to_type_in(lab):
         assert box.input_value() == "7", bad  # snapped back to the last good value
         # the message names what was typed (an empty box and 1e309 once read "got None")
         assert said in page.inner_text("#notices") and "None" not in page.inner_text("#notices"), bad
+        assert page.locator("#notices .notice", has_text="sample").count() == 1, bad  # one, replaced
     box.fill("42")
     box.press("Enter")
     settle(page, LAB)

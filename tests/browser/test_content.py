@@ -279,6 +279,17 @@ def test_a_hostile_link_gives_one_short_summary(page, server):
     page.goto(f"{server}/?lab=vicsek&constructor=1")
     wait_ready(page)
     assert "unknown setting 'constructor'" in page.inner_text("#notices")
+    # __proto__ too: on a plain object it set the prototype and vanished without a word
+    page.goto(f"{server}/?lab=vicsek&__proto__=1")
+    wait_ready(page)
+    assert "unknown setting '__proto__'" in page.inner_text("#notices")
+
+
+def test_a_code_link_to_the_swarm_lab_says_it_is_ignored(page, server):
+    """The Swarm Lab has no rules editor: a #code= link to it dropped the code without a word."""
+    page.goto(f"{server}/?lab=swarm#code=S0lNTAEA")
+    wait_ready(page)
+    assert "no rules editor, so they are ignored" in page.inner_text("#notices")
 
 
 def test_lab3_tells_its_story(page, server):
@@ -568,3 +579,21 @@ def test_lab2_stage_and_legend_are_in_view_together(browser, server, size):
     assert sw > 400 and abs(sw - sh) < 2, boxes  # a square, not a thumbnail
     assert st >= 0 and sb <= h and lb <= h, (boxes, h)
     context.close()
+
+
+@pytest.mark.parametrize("lab", ["swarm", "vicsek", "boids"])
+def test_every_source_a_lab_cites_has_a_link(page, server, lab):
+    """A teacher follows the citations: each item under a lab's "Sources" heading links to the
+    paper (its DOI) or the page (the Swarm Lab's were plain text, the other labs' linked)."""
+    page.goto(f"{server}/?lab={lab}")
+    wait_ready(page)
+    items = page.evaluate("""(lab) => {
+      const h = [...document.querySelectorAll(`#lab-${lab} h2`)].find((e) => e.textContent.trim() === 'Sources');
+      if (!h) return null;
+      let list = h.nextElementSibling;
+      while (list && !/^(UL|OL)$/.test(list.tagName)) list = list.nextElementSibling;
+      return list ? [...list.querySelectorAll(':scope > li')].map((li) => ({
+        text: li.textContent.trim().slice(0, 60), links: [...li.querySelectorAll('a[href^="https://"]')].length })) : [];
+    }""", lab)
+    assert items, f"{lab}: no list under a Sources heading"
+    assert [i for i in items if i["links"] == 0] == [], items

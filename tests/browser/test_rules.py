@@ -446,3 +446,67 @@ def test_lab2_shows_its_turn_and_runs_an_edit(page, server):
     assert p.locator(".rules-idea-list li").count() == 2
     p.locator(".rules-ideas summary").click()
     p.screenshot(path=str(screenshot(page, "rules-vicsek-page").with_name("rules-vicsek.png")))
+
+
+def test_a_code_link_that_inflates_to_megabytes_is_refused_early(lab, page):
+    """Deflate expands up to about 1,000 times, and a 1.4 MB hostile link took the heap past
+    1.4 GB before its notice came.  A fragment longer than the page ever writes is refused
+    before anything is inflated, and a shorter one that inflates past the limit is refused
+    too.  DecompressionStream is counted: how often it is made, and the bytes it gives."""
+    out = page.evaluate("""async () => {
+      const { unpackCode } = await import('./assets/js/ui/rules.js');
+      const pack = async (bytes) => {
+        const z = new Uint8Array(await new Response(new Blob([new Uint8Array(bytes).fill(35)]).stream()
+          .pipeThrough(new CompressionStream('deflate-raw'))).arrayBuffer());
+        let bin = '';
+        for (const b of z) bin += String.fromCharCode(b);
+        return btoa(bin).replace(/[+]/g, '-').replace(/[/]/g, '_').replace(/=+$/, '');
+      };
+      const Real = window.DecompressionStream;
+      const count = { made: 0, inflated: 0 };
+      window.DecompressionStream = class {
+        constructor(format) {
+          count.made++;
+          const d = new Real(format);
+          this.writable = d.writable;
+          this.readable = d.readable.pipeThrough(new TransformStream({
+            transform(chunk, ctl) { count.inflated += chunk.byteLength; ctl.enqueue(chunk); } }));
+        }
+      };
+      const tryIt = async (text) => {
+        count.made = count.inflated = 0;
+        try { await unpackCode(text); return { error: null, ...count, link: text.length }; }
+        catch (err) { return { error: String(err.message), ...count, link: text.length }; }
+      };
+      try {
+        return { long: await tryIt(await pack(20e6)), short: await tryIt(await pack(2e6)) };
+      } finally { window.DecompressionStream = Real; }
+    }""")
+    long, short = out["long"], out["short"]
+    assert long["error"] == "too long" and long["link"] > 6000 and long["made"] == 0, long  # 20 MB packed
+    assert short["error"] == "too long" and short["link"] <= 6000 and short["made"] == 1, short  # 2 MB packed
+
+
+def test_a_runaway_rule_during_the_eight_seed_check_starts_the_check_again(page, server):
+    """The watchdog replaces the worker, and the old worker's session took Lab 2's check with
+    it: the check then stopped with "no check running: call check_start first" and never came
+    back.  Now the restored lab starts the check again on the new engine, and it completes."""
+    lab = "vicsek"
+    page.goto(f"{server}/?lab={lab}")
+    wait_ready(page)
+    panel(page, lab).wait_for()
+    lines = engine_call(page, lab, "rules_source")["original"].split("\n")
+    set_code(page, "\n".join([lines[0], "    sum(range(10 ** 12))", *lines[1:]]), lab=lab)  # loops in one C call
+    page.wait_for_function("() => { const c = window.swarmlab.labs.get('vicsek').check;"
+                           " return c.state === 'running' && c.progress < 0.5; }", timeout=30_000)
+    started = page.evaluate("window.swarmlab.labs.get('vicsek').check.startedAt")
+    panel(page, lab).locator(".rules-run").click()  # the worker loops: the check waits where it was
+    status(page, lab).locator("text=the engine was stopped and started again").wait_for(timeout=60_000)
+    assert page.evaluate("window.swarmlab.engine.restarts") == 1
+    assert page.evaluate("window.swarmlab.labs.get('vicsek').check.startedAt") > started  # it did start again
+    page.wait_for_function("() => ['done', 'error'].includes(document.querySelector('#lab-vicsek').dataset.check)",
+                           timeout=120_000)
+    assert page.is_hidden("#lab-vicsek .vk-check-error"), page.inner_text("#lab-vicsek .vk-check-error")
+    assert page.get_attribute("#lab-vicsek", "data-check") == "done"
+    seeds = page.evaluate("async () => (await window.swarmlab.engine.layout('vicsek')).constants.seeds.length")
+    assert page.locator("#lab-vicsek .vk-table tbody tr").count() == seeds

@@ -945,3 +945,82 @@ def test_a_sample_typed_in_exponent_form_is_read_as_the_engine_reads_it(lab):
     box.dispatch_event("change")
     page.wait_for_function("() => document.querySelector('#notices').innerText.includes(\"got 'not a number'\")")
     assert box.input_value() == "42"
+
+
+def test_quick_presses_of_add_and_remove_all_count(lab):
+    """Each press of Add 10 / Remove 10 counts, however quick: they read the population and
+    then set it plus 10, so presses in flight together read the same number (five presses
+    added 10 or 30).  Now the engine adds each press to the population it has then."""
+    page = lab
+    paused_restart(page)
+    n0 = frame(page)["n"]
+    press = "(sel) => { const b = document.querySelector(sel); for (let k = 0; k < 5; k++) b.click(); }"
+    page.evaluate(press, "#lab-swarm .swarm-pop-plus")  # five clicks before any answer
+    settle(page, LAB)
+    assert frame(page)["n"] == n0 + 50 == engine_call(page, LAB, "state")["N"]
+    assert control(page, "N").locator("output").inner_text().startswith(str(n0 + 50))
+    ctl(page, "t.setPlaying(true)")
+    page.evaluate(press, "#lab-swarm .swarm-pop-minus")
+    page.evaluate(press, "#lab-swarm .swarm-pop-minus")
+    settle(page, LAB)
+    assert engine_call(page, LAB, "state")["N"] == n0 - 50
+    assert control(page, "N").locator("output").inner_text().startswith(str(n0 - 50))
+
+
+def test_a_bad_value_typed_again_is_one_notice(lab):
+    """Every bad sample typed gave two identical notices (the lab's and the control's), and
+    each typo added two more.  Now a setting has one notice, replaced by the next word on it."""
+    page = lab
+    box = page.locator("#lab-swarm .ctl[data-param=sample] input")
+    for typed in ("-3", "-4"):
+        box.fill(typed)
+        box.press("Enter")
+        page.wait_for_function("(s) => document.querySelector('#notices').innerText.includes(s)", arg=f"got {typed}")
+    notices = page.locator("#notices .notice", has_text="sample must be")
+    assert notices.count() == 1 and "got -4" in notices.inner_text()
+    box.fill("5")
+    box.press("Enter")
+    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('Sample 5 will be used')")
+    assert page.locator("#notices .notice", has_text="sample").count() == 1  # the warning gave way
+
+
+def test_on_a_phone_the_rule_switches_are_under_the_stage_with_the_live_charts(browser, server):
+    """The lab says "switch a rule off and watch the picture and both charts"; on a phone the
+    switches were 1,180 px below the stage's top, so the stage and the charts were off screen
+    when one was switched.  The Play block under the live charts carries them too: one screen
+    holds the stage, both charts and the switches, and a switch there is the setting itself."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    try:
+        page = context.new_page()
+        page.goto(f"{server}/?lab=swarm")
+        wait_ready(page)
+        chips = page.locator("#lab-swarm .swarm-rule-switch")
+        assert chips.all_inner_texts() == ["Separation", "Alignment", "Cohesion"]  # the engine's labels
+        box = page.evaluate("""() => {
+            const r = (s) => document.querySelector('#lab-swarm ' + s).getBoundingClientRect();
+            const chips = [...document.querySelectorAll('#lab-swarm .swarm-rule-switch')].map((c) => c.getBoundingClientRect());
+            return {stage: r('.swarm-stage').top, charts: r('.swarm-live-space').bottom, play: r('.swarm-play').bottom,
+                    chips: Math.max(...chips.map((c) => c.bottom))};
+        }""")
+        assert box["chips"] - box["stage"] < 844 and box["charts"] < box["chips"], box
+        assert box["play"] < box["chips"], box  # Play/Pause keeps its place on the first screen
+        chips.nth(1).tap()
+        page.wait_for_function("async () => (await window.swarmlab.engine.call('swarm', 'state')).params.alignment === false")
+        assert chips.nth(1).get_attribute("aria-pressed") == "false"
+        assert not page.locator("#lab-swarm .ctl[data-param=alignment] input").is_checked()
+        assert any(m["label"] == "alignment off" for m in engine_call(page, LAB, "history")["markers"])
+        # a change made elsewhere (the checkbox, a trial) shows on the switches too
+        page.locator("#lab-swarm .ctl[data-param=alignment] input").check()
+        page.wait_for_function("() => document.querySelectorAll('#lab-swarm .swarm-rule-switch[aria-pressed=true]').length === 3")
+        page.evaluate("window.swarmlab.labs.get('swarm').test.startTrial('rules-matter')")  # all three off
+        page.wait_for_function("() => document.querySelectorAll('#lab-swarm .swarm-rule-switch[aria-pressed=false]').length === 3")
+    finally:
+        context.close()
+    # on a wide screen the controls' own switches are beside the stage: no second set
+    page2 = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        page2.goto(f"{server}/?lab=swarm")
+        wait_ready(page2)
+        assert page2.locator("#lab-swarm .swarm-rule-switches").is_hidden()
+    finally:
+        page2.close()

@@ -8,7 +8,7 @@ import { frameIndex, frameCount, frameStep } from "../../assets/js/ui/frame.js";
 import { minImage, wrap } from "../../assets/js/ui/periodic.js";
 import { drawArrow } from "../../assets/js/ui/marks.js";
 import { HistoryMirror } from "../../assets/js/ui/history.js";
-import { fmt3 } from "../../assets/js/labs/vicsek/check.js";
+import { fmt3, CheckRunner } from "../../assets/js/labs/vicsek/check.js";
 import { choiceLabel, groupSpecs, formatReadout, formatValue } from "../../assets/js/ui/controls.js";
 import { pitchFor } from "../../assets/js/ui/sound.js";
 
@@ -122,6 +122,38 @@ test("Stepper: paused asks only when stale; a crash stops it once", async () => 
   assert.equal(s.playing, false);
   // the one notice, in the same words for every lab (the Stepper writes it, not each lab)
   assert.deepEqual(notices, [["Three rules stopped because of an error: boom. Reload the page to start again.", "error"]]);
+});
+
+test("Stepper: onRestart is called when the watchdog restored this lab, and dispose forgets it", () => {
+  const engine = { ...fakeEngine(0.1), restartListeners: new Set() };
+  const restarted = [];
+  const s = new Stepper({ engine, lab: "vicsek", dt: 1 / 60, compose: () => [], apply: () => {},
+    onRestart: () => restarted.push("vicsek") });
+  for (const fn of engine.restartListeners) fn("boids"); // another lab's run was restored: not ours
+  for (const fn of engine.restartListeners) fn("vicsek");
+  assert.deepEqual(restarted, ["vicsek"]);
+  s.dispose();
+  assert.equal(engine.restartListeners.size, 0);
+  // a lab without work to start again registers nothing (and a fake engine needs no such set)
+  new Stepper({ engine: fakeEngine(0.1), lab: "x", dt: 1 / 60, compose: () => [], apply: () => {} }).dispose();
+});
+
+test("CheckRunner started again drops the replies to the earlier start's ops", () => {
+  const errors = [];
+  const c = new CheckRunner({ onError: (m) => errors.push(m) });
+  c.start("batched");
+  const [first] = c.ops(10);
+  c.ingest(first, { value: { total: 100 }, ms: 1 });
+  const [advance] = c.ops(10);
+  c.ingest(advance, { value: { progress: 0.3, done: false }, ms: 2 });
+  assert.equal(c.calls, 1);
+  const [late] = c.ops(10); // in flight when the engine's worker was replaced
+  c.start("batched");       // the new worker has no check: from the start
+  assert.equal(c.calls, 0);
+  c.ingest(late, { error: "no check running: call check_start first" });
+  assert.deepEqual(errors, []);
+  assert.equal(c.state, "starting");
+  assert.deepEqual(c.ops(10), [["check_start", { mode: "batched" }]]);
 });
 
 test("frames are read through the published layout", () => {

@@ -147,3 +147,15 @@ def test_a_failing_rule_says_its_shapes_are_of_the_stacked_flocks():
     assert "(320, 3)" in str(many.value) and "(80, 3)" in str(alone.value)
     assert str(many.value).endswith("(run_many calls the rule once a step with its 4 flocks of 80 boids stacked: 320 boids)")
     assert (many.value.line, many.value.kind) == (alone.value.line, alone.value.kind)
+
+
+def test_a_long_rule_message_keeps_the_stacked_flocks_note():
+    """The note is added to a message RuleError already clipped; clipped again as a whole it
+    lost the note.  Now the rule's own words give way, and the note stays."""
+    p = B.Params()
+    loud = rules.load("def steering(i, j, d, r, v, p):\n    raise ValueError('x' * 5000)\n", rules_boids.KIND)
+    with pytest.raises(rules.RuleError) as many:
+        B.run_many(B.initial_states(p, (1, 2)), p, 1, rule=loud)
+    text = str(many.value)
+    assert text.endswith("(run_many calls the rule once a step with its 2 flocks of 80 boids stacked: 160 boids)")
+    assert len(text) <= rules.MAX_MESSAGE_CHARS and "ValueError" in text

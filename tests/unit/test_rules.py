@@ -101,6 +101,15 @@ def test_an_exception_names_the_students_line_even_deep_inside_numpy():
     assert e.line == 2 and "ZeroDivisionError" in str(e)
 
 
+def test_a_huge_exception_message_is_cut_short():
+    """A student's exception may carry megabytes (``assert ok, d.tolist()``): the message the
+    page shows keeps its start, the line, and at most rules.MAX_MESSAGE_CHARS characters."""
+    e = refused("def steering(i, j, d, r, v, p):\n    raise ValueError('x' * 2_000_000)\n")
+    text = str(e)
+    assert e.line == 2 and text.startswith("ValueError on line 2: xxx") and text.endswith("…")
+    assert len(text) == rules.MAX_MESSAGE_CHARS == len(e.to_json()["message"])
+
+
 @pytest.mark.parametrize("body, words", [
     ("return (v - v) / 0", "NaN"),  # 0 / 0
     ("return v / 0", "infinite"),

@@ -22,7 +22,7 @@ HOSTILE = st.one_of(
 SMALL_N = st.integers(min_value=0, max_value=6)
 
 OPS = {
-    "swarm": {"set": ("name", "value"), "population": ("n",), "select": ("x", "y", "index"),
+    "swarm": {"set": ("name", "value"), "population": ("n", "by"), "select": ("x", "y", "index"),
               "turn_one": (), "threat": (), "restart_trial": ("trial",), "continue": (),
               "history": ("since", "version"), "selected": (), "metrics": (), "parse_query": ("query",)},
     "vicsek": {"set": ("name", "value"), "select": ("x", "y", "index"), "neighbours": ("i",),

@@ -338,3 +338,23 @@ def test_reset_naming_a_trial_applies_it_and_refuses_a_contradiction():
             s.op_reset(**bad)
     assert s.op_state() == before  # nothing changed
     assert "contradicts" in json.loads(s.call("reset", json.dumps({"trial": "passage", "obstacle": "circle"})))["error"]
+
+
+def test_population_by_adds_to_the_population_the_engine_has():
+    """The page's Add 10 / Remove 10 send {by}: quick presses queued in the worker all count
+    (each reads the population left by the one before), kept within N's range."""
+    s = small()
+    n0 = s.state.n
+    for _ in range(5):
+        out = json.loads(s.call("population", json.dumps({"by": 10})))
+        assert "error" not in out, out
+    assert s.state.n == n0 + 50 and s.values["N"] == n0 + 50 and out["N"] == n0 + 50
+    assert json.loads(s.call("population", json.dumps({"by": -3})))["N"] == n0 + 47
+    spec = swarm.SPEC_BY_NAME["N"]
+    assert json.loads(s.call("population", json.dumps({"by": -10 * spec.max})))["error"]  # beyond any range
+    assert json.loads(s.call("population", json.dumps({"by": -spec.max})))["N"] == spec.min  # clamped
+    assert json.loads(s.call("population", json.dumps({"by": spec.max})))["N"] == spec.max
+    for bad in ({"by": 1.5}, {"by": "x"}, {"by": float("nan")}, {}, {"n": 5, "by": 1}):
+        before = s.state.n
+        out = json.loads(s.call("population", json.dumps(bad)))
+        assert "error" in out and s.state.n == before, (bad, out)

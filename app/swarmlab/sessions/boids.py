@@ -168,7 +168,7 @@ class BoidsSession(Session):
             self._mark(spec_named(self.SPECS, name).marker(value), key=name)
         out = self.op_state()
         if name == "sample":
-            out["notice"] = "the sample number applies at the next restart"
+            out["notice"] = spec_named(self.SPECS, name).restart_notice(value)
         return out
 
     def op_preset(self, name: str) -> dict:

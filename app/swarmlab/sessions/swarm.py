@@ -56,6 +56,9 @@ SELECT_RADIUS = 4.0  # lengths: a click selects the nearest agent within this di
 SELECT_RADIUS_MAX = 50.0  # lengths: the largest radius select() accepts (a tap on a small stage)
 MAX_STEPS_PER_CALL = 6000
 _STEP_SPEC = (ParamSpec("n", 1, "steps", kind="int", min=0, max=MAX_STEPS_PER_CALL),)
+# op_population's change "by": at most the whole range of N either way.
+_BY_SPEC = (ParamSpec("by", 0, "animals", kind="int", min=-swarm.SPEC_BY_NAME["N"].max,
+                      max=swarm.SPEC_BY_NAME["N"].max),)
 # Markers of a slider (weights, R, k, v, sigma, population) changed again within this many
 # steps (0.5 model s) merge into one: dragging a slider sends every intermediate value.
 MERGE_MARKER_STEPS = 30
@@ -264,9 +267,7 @@ class SwarmSession(Session):
         self._p = swarm.SwarmParams(**self.values)
         if name in swarm.RESTART_ONLY:
             out["applies"] = "restart"
-            spec = swarm.SPEC_BY_NAME[name]
-            value = f"“{spec.shown(v)}”" if spec.kind == "choice" else spec.shown(v)
-            out["notice"] = f"{spec.label} {value} will be used when you press Restart."
+            out["notice"] = swarm.SPEC_BY_NAME[name].restart_notice(v)
             return out
         if name in swarm.DRAWING_ONLY:
             out["applies"] = "drawing"
@@ -282,10 +283,18 @@ class SwarmSession(Session):
         out["applies"] = "now"
         return out
 
-    def op_population(self, n: int) -> dict:
-        """Add agents (scattered, reproducible) or remove the most recently added, to reach n."""
-        n = validate(self.SPECS, "N", n)
+    def op_population(self, n: int | None = None, by: int | None = None) -> dict:
+        """Add agents (scattered, reproducible) or remove the most recently added, to reach
+        ``n``; or change the population ``by`` that many, kept within N's range (the page's
+        "Add 10" / "Remove 10": the worker takes requests in order, so quick presses add up)."""
         before = self.state.n
+        if (n is None) == (by is None):
+            raise ValueError("population needs either n (the new number of animals) or by (how many to add)")
+        if by is not None:
+            spec = swarm.SPEC_BY_NAME["N"]
+            by = validate(_BY_SPEC, "by", by)
+            n = min(max(before + by, spec.min), spec.max)
+        n = validate(self.SPECS, "N", n)
         if n == before:
             return {"N": n, "added": 0, "removed": 0}
         self.state = swarm.set_population(self.state, n, self.values["obstacle"])

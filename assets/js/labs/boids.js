@@ -159,17 +159,18 @@ export async function mount(section, ctx) {
     if (res.ok) {
       st = res.value;
       afterSettingsChange();
-    } else {
-      ctx.notify(res.error, "error");
+      if (st.notice) ctx.settingNotice(st.notice, name, "info"); // the sample: at the next restart
     }
-    return res;
+    return res; // an error: buildControls' onError says so
   };
   const named = (test) => specs.filter(test).map((s) => s.name);  // the engine's groups and flags
   const weightCtl = buildControls($(".bd-weights"), specs, {
-    only: named((s) => s.group === "rules"), values: st.params, apply,
+    only: named((s) => s.group === "rules"), values: st.params, apply, onError: ctx.settingNotice,
   });
-  const popCtl = buildControls($(".bd-pop"), specs, { only: ["population"], values: st.params, apply });
-  const advCtl = buildControls($(".bd-adv-rows"), specs, { only: named((s) => s.advanced), values: st.params, apply });
+  const popCtl = buildControls($(".bd-pop"), specs, { only: ["population"], values: st.params, apply, onError: ctx.settingNotice });
+  const advCtl = buildControls($(".bd-adv-rows"), specs, {
+    only: named((s) => s.advanced), values: st.params, apply, onError: ctx.settingNotice,
+  });
   const allCtls = [weightCtl, popCtl, advCtl];
 
   function syncControls() {

@@ -23,7 +23,7 @@ import { HistoryMirror } from "../ui/history.js";
 import { ensureStylesheet, el, capital, say, setText } from "../ui/dom.js";
 import { NARROW } from "../ui/reflow.js";
 import { MinimalControls } from "../ui/minimal.js";
-import { readQuery, shareUrl, copyLink } from "../ui/share.js";
+import { readQuery, shareUrl, copyLink, linkCode } from "../ui/share.js";
 import { LineChart, SERIES_STYLE, formatClock } from "../ui/chart.js";
 import { StageRenderer, GLYPH_LENGTH } from "./swarm/renderer.js";
 import { TRAILS } from "./swarm/trails.js";
@@ -140,6 +140,24 @@ async function mountLab(section, ctx) {
   });
   const turnBtn = el("button", { type: "button", class: "btn swarm-turn", text: "Turn one individual", "data-deg": consts.turn_one_deg });
   const threatBtn = el("button", { type: "button", class: "btn swarm-threat", text: "Send a threat" });
+  // On a phone the rule switches sit screens below the stage; the transport carries them too
+  // (shown in the one-column layout only), so a rule is switched with the live charts, and
+  // the flock, on screen.  A press clicks the setting's own checkbox: one path for the change, its
+  // notice and its chart marker.
+  const ruleChips = new Map(specs.filter((s) => s.group === "rules" && s.kind === "bool").map((s) => [s.name,
+    el("button", { type: "button", class: "btn swarm-rule-switch", text: s.label,
+      "aria-pressed": String(Boolean(state.params?.[s.name] ?? s.default)) })]));
+  for (const [name, chip] of ruleChips) {
+    chip.addEventListener("click", () => {
+      const box = rowsBy.get(name)?.row.querySelector("input");
+      if (!box) return;
+      box.click();
+      chip.setAttribute("aria-pressed", String(box.checked)); // at once; the engine's answer confirms it
+    });
+  }
+  const rulesTitle = (display.groups.find((g) => g.id === "rules") || { title: "Rules" }).title;
+  const ruleSwitches = el("div", { class: "swarm-rule-switches", role: "group", "aria-label": `${rulesTitle}, on or off` },
+    el("span", { class: "swarm-rule-label", text: "Rules" }), ...ruleChips.values());
   const transport = el("div", { class: "swarm-transport" },
     el("div", { class: "btn-row" }, playBtn.button, restartBtn, trialRestartBtn, speedGroup),
     el("div", { class: "btn-row swarm-disturb", role: "group", "aria-label": "Disturbances" }, turnBtn, threatBtn,
@@ -155,7 +173,7 @@ async function mountLab(section, ctx) {
   const trialNow = el("section", { class: "swarm-trial-now", tabindex: "-1", "aria-labelledby": "swarm-trial-now-title" },
     trialNowTitle, trialNowQ, trialNowNext, trialNowGo);
   trialNow.hidden = true;
-  transport.append(trialNow);
+  transport.append(trialNow, ruleSwitches); // the switches after a running trial's question, which keeps its place
 
   // charts, readouts, markers
   const readoutBox = el("div", { class: "readouts swarm-readouts", "aria-live": "off" });
@@ -277,7 +295,7 @@ async function mountLab(section, ctx) {
       only: names,
       values: currentValues,
       apply: (name, value) => applying(applyLive(name, value)),
-      onError: (msg) => ctx.notify(msg, "warn"),
+      onError: ctx.settingNotice,
     });
     for (const [name, r] of set.rows) {
       rowsBy.set(name, { set, row: r.row });
@@ -294,8 +312,16 @@ async function mountLab(section, ctx) {
         "aria-label": `Remove ${POP_STEP}, the most recently added animals` });
       const plus = el("button", { type: "button", class: "btn swarm-pop-plus", text: `Add ${POP_STEP}`, "data-step": POP_STEP,
         "aria-label": `Add ${POP_STEP} animals` });
-      minus.addEventListener("click", () => stepper.track(changePopulation(-POP_STEP)));
-      plus.addEventListener("click", () => stepper.track(changePopulation(POP_STEP)));
+      // A press is a setting on its way: a Restart waits for it (applying).  Its answer, the
+      // engine's {N, added, removed}, is kept on the button for the spoken reply (ui/keys.js).
+      const press = (button, by) => {
+        button.pressed = applying(changePopulation({ by }).then((res) => {
+          if (!res.ok) ctx.settingNotice(res.error, "N");
+          return res;
+        }));
+      };
+      minus.addEventListener("click", () => press(minus, -POP_STEP));
+      plus.addEventListener("click", () => press(plus, POP_STEP));
       const popRow = el("div", { class: "btn-row swarm-pop" }, minus, plus);
       mini.hide(popRow);
       const nRow = rowsBy.get("N")?.row;
@@ -345,6 +371,7 @@ async function mountLab(section, ctx) {
   }
 
   function applyDrawing(params) {
+    for (const [name, chip] of ruleChips) if (name in params) chip.setAttribute("aria-pressed", String(Boolean(params[name])));
     if ("appearance" in params) renderer.appearance = params.appearance;
     if ("obstacle" in params) {
       const list = (obstacleShapes[params.obstacle] || []).map((d) => ({ x: d[0], y: d[1], r: d[2] }));
@@ -374,36 +401,29 @@ async function mountLab(section, ctx) {
   }
 
   async function applyLive(name, value) {
-    if (name === "N") return changePopulation(0, value);
+    if (name === "N") return changePopulation({ n: value });
     const res = await engine.tryCall(LAB, "set", { name, value });
-    if (!res.ok) {
-      ctx.notify(res.error, "warn");
-      return res;
-    }
+    if (!res.ok) return res; // buildControls' onError says so, once
     value = res.value.value; // the engine's reading (a typed "1e3" is the sample 1000)
     currentValues[name] = value;
     if ("trial_on_restart" in res.value) trialOnRestart = res.value.trial_on_restart;
     applyDrawing({ [name]: value });
-    if (res.value.notice) ctx.notify(res.value.notice, "info"); // e.g. a sample used at the next Restart
+    if (res.value.notice) ctx.settingNotice(res.value.notice, name, "info"); // e.g. a sample used at the next Restart
     touch();
     return { ok: true };
   }
 
-  async function changePopulation(delta, absolute) {
-    const cur = (await engine.call(LAB, "state")).N;
-    const spec = specBy.get("N");
-    let n = absolute !== undefined ? absolute : cur + delta;
-    if (spec) n = Math.max(spec.min, Math.min(spec.max, n));
-    const res = await engine.tryCall(LAB, "population", { n });
-    if (!res.ok) {
-      ctx.notify(res.error, "warn");
-      return res;
-    }
+  /** The population to `{n}` (the N box) or changed `{by}` that many (Add / Remove: the
+   *  engine adds each press to the population it has then, so quick presses all count). */
+  async function changePopulation(change) {
+    const res = await engine.tryCall(LAB, "population", change);
+    if (!res.ok) return res;
+    const n = res.value.N;
     currentValues.N = n;
     const r = rowsBy.get("N");
     if (r) r.set.set("N", n);
     touch();
-    return { ok: true };
+    return res;
   }
 
   /** Something changed in the session: fetch a fresh frame, panel and chart samples. */
@@ -816,6 +836,16 @@ async function mountLab(section, ctx) {
   // ---------------------------------------------------------------- start
   const query = await readQuery(engine, LAB, ctx.params);
   ctx.notifyMany("Swarm Lab: settings in this link", query.notices || []);
+  // Rules in Python travel in links to the labs with an editor (ui/rules.js), not to this one
+  // (also a link pasted into the open tab, which changes only the fragment).
+  const noRulesHere = () => {
+    if (linkCode() !== null && !section.hidden) {
+      ctx.notify("This link carries rules in Python, but the Swarm Lab has no rules editor, so they are ignored.", "info",
+        { id: "swarm-link-code" });
+    }
+  };
+  noRulesHere();
+  window.addEventListener("hashchange", noRulesHere);
   const trialId = ctx.params.get("trial");
   let started = false;
   if (trialId) {

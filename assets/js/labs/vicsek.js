@@ -194,7 +194,7 @@ export async function mount(section, ctx) {
     only: ["a"],
     values: { a: st.params.a },
     apply: (name, v) => stepper.track(applyKnob(name, v)),
-    onError: (msg) => ctx.notify(msg, "error"),
+    onError: ctx.settingNotice,
   });
   async function applyKnob(name, v) {
     const res = await engine.tryCall(LAB, "set", { name, value: v });
@@ -443,6 +443,7 @@ export async function mount(section, ctx) {
   const stepper = new Stepper({
     engine, lab: LAB, dt: consts.dt, maxSteps: 1, compose, apply, // dt: one update (the session's clock)
     name: "The stage", notify: ctx.notify, onCrash: pause,
+    onRestart: () => { if (check.busy) check.start(check.mode); }, // the check went with the old worker
   });
   // one "model second" = one update, so the playback speed is the update rate
   stepper.speed = rate;
@@ -452,7 +453,7 @@ export async function mount(section, ctx) {
   function tick(dt) {
     ticks++;
     if (check.state === "idle" && ticks >= CHECK_AFTER_TICKS) check.start("batched");
-    if (check.state === "starting" || check.state === "running" || check.state === "finishing") stepper.invalidate();
+    if (check.busy) stepper.invalidate();
     stepper.tick(dt);
     if (playing) {
       s = Math.min(1, stepper.clock.carry);

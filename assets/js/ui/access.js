@@ -165,6 +165,11 @@ export function installAccess({ engine, activeLab, controller }) {
     try {
       if (settle) await settle.call(c);
     } catch (_) { /* the lab reports its own errors */ }
+    try {
+      prefix = await prefix; // words may wait for the engine's answer (ui/keys.js popWords)
+    } catch (_) {
+      prefix = ""; // the lab reports its own errors
+    }
     await describeNow(lab, prefix);
     stateOf(lab).lastSummaryAt = performance.now(); // an answer counts as the latest summary
   }

@@ -52,7 +52,7 @@ export function groupSpecs(specs, groups) {
  *   values: {name: value}          initial values (defaults otherwise)
  *   apply(name, value)             -> {ok, error?}
  *   only: [names]                  build only these (in this order)
- *   onError(message)               optional extra reporting
+ *   onError(message, name)         optional extra reporting (the lab's ctx.settingNotice)
  */
 /** What a number box holds when the browser could not read what was typed ("abc", "1e309":
  *  the page then sees only an empty box), as words the engine's message can name; else null. */
@@ -160,7 +160,7 @@ export function buildControls(container, specs, opts = {}) {
         row.classList.add("invalid");
         show(values[name]);
         row.title = result.error;
-        if (opts.onError) opts.onError(result.error);
+        if (opts.onError) opts.onError(result.error, name);
         return;
       }
       row.classList.remove("invalid");

@@ -68,8 +68,9 @@ export const LAB_ACCESS = {
     // each chart's canvases by the session's chart id (display.charts and describe's charts)
     charts: { agree: [".swarm-chart-agree", ".swarm-live-agree"], space: [".swarm-chart-space", ".swarm-live-space"] },
     roving: [[".swarm-markers", ".swarm-marker"]],
-    // one column (ui/reflow.js): stage, live strip, Play row and disturbances, status, access
-    // bar, caption, the settings, the measurements and sense panel, the trials (swarm.css's order)
+    // one column (ui/reflow.js): stage, live strip, Play row and disturbances, the rule switches,
+    // status, access bar, caption, the settings, the measurements and sense panel, the trials
+    // (swarm.css's order)
     narrow: [
       { move: ".swarm-status", append: ".swarm-transport" },
       { move: ".swarm-analysis", after: ".swarm-side" },
@@ -141,15 +142,14 @@ export function keyHints(lab) {
   return `Keys: ${[...global, ...own].join(" · ")} · ${list}`;
 }
 
-/** What Lab 1's "Add 10" (sign 1) and "Remove 10" (-1) do: the button's step (data-step), cut
- *  to the population slider's range as it stands before the click (the engine's spec); at a
- *  bound they do nothing. */
-function popWords(button, sign) {
-  const step = Number(button.dataset.step);
-  const input = button.closest(".lab")?.querySelector(".ctl[data-param=N] input");
-  const n = Number(input?.value), lo = Number(input?.min), hi = Number(input?.max);
-  const k = !input ? step : Math.min(step, sign > 0 ? hi - n : n - lo);
-  if (!(k > 0)) return sign > 0 ? `Already at the most animals, ${hi}.` : `Already at the fewest animals, ${lo}.`;
+/** What Lab 1's "Add 10" (sign 1) or "Remove 10" (-1) did, from the engine's answer to this
+ *  press ({N, added, removed}, which the lab keeps on the button as `pressed`: quick presses
+ *  all count, so the slider before the click cannot tell); at a bound they do nothing. */
+async function popWords(button, sign) {
+  const res = await button.pressed;
+  if (!res || !res.ok) return ""; // the lab's notice says what went wrong
+  const k = sign > 0 ? res.value.added : res.value.removed;
+  if (!(k > 0)) return sign > 0 ? `Already at the most animals, ${res.value.N}.` : `Already at the fewest animals, ${res.value.N}.`;
   const some = k === 1 ? "1 animal" : `${k} animals`;
   return sign > 0 ? `Added ${some}.` : `Removed the ${k === 1 ? "most recently added animal" : `${k} most recently added animals`}.`;
 }

@@ -31,7 +31,7 @@ const SNAPSHOT_MS = 1000;    // while a student's rule runs, the run is saved th
 const MAX_LINK_CODE = 6000;  // characters of fragment: longer code is not put in links
 
 import { ensureStylesheet } from "./dom.js";
-import { copyLink } from "./share.js";
+import { copyLink, linkCode } from "./share.js";
 import { formatReadout } from "./controls.js";
 import { crashReason } from "./stepper.js";
 
@@ -273,7 +273,7 @@ export async function mountRules(host, opts) {
     show("The code from the link was put aside; the original rules run.", "info");
   });
   async function codeFromLink() {
-    const fromLink = new URLSearchParams(location.hash.slice(1)).get("code");
+    const fromLink = linkCode();
     if (!fromLink) return;
     if (embed) {
       notify("This embedded page does not take code from links; it runs the original rules.", "info");
@@ -411,13 +411,31 @@ export async function packCode(code) {
   return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-/** The inverse of packCode (throws on anything malformed). */
+// A link's code, unpacked, is refused beyond this (far above any rule the engine accepts).
+const LINK_CODE_MAX_BYTES = 100000;
+
+/** The inverse of packCode (throws on anything malformed).  A fragment longer than packCode
+ *  ever writes (MAX_LINK_CODE) is refused before anything is inflated: deflate expands up to
+ *  about 1,000 times, and browsers inflate a whole input chunk at once, so a 1.4 MB link took
+ *  the heap past 1.4 GB.  Within that length at most a few megabytes come out, and reading
+ *  stops as soon as the code passes LINK_CODE_MAX_BYTES. */
 export async function unpackCode(text) {
+  if (text.length > MAX_LINK_CODE) throw new Error("too long");
   const b64 = text.replace(/-/g, "+").replace(/_/g, "/");
   const bin = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
   const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
-  const out = await new Response(stream).arrayBuffer();
-  if (out.byteLength > 100000) throw new Error("too long");
-  return new TextDecoder("utf-8", { fatal: true }).decode(out);
+  const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw")).getReader();
+  const out = new Uint8Array(LINK_CODE_MAX_BYTES);
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (size + value.byteLength > LINK_CODE_MAX_BYTES) {
+      reader.cancel().catch(() => {});
+      throw new Error("too long");
+    }
+    out.set(value, size);
+    size += value.byteLength;
+  }
+  return new TextDecoder("utf-8", { fatal: true }).decode(out.subarray(0, size));
 }

@@ -28,11 +28,16 @@ export function pageParams(params) {
 /** The notice of a key given more than once in a link (the page's keys and a lab's alike). */
 export const givenTwice = (key, times, first) => `${key} was given ${times} times; the first value (${clip(first, 40)}) is used`;
 
+/** The Python code a link carries in its fragment (#code=..., ui/rules.js packs it), or null. */
+export function linkCode() {
+  return new URLSearchParams(location.hash.slice(1)).get("code");
+}
+
 /** Settings for `lab` found in `params` (URLSearchParams): a Promise of {values, notices}.
  *  A key given twice keeps its FIRST value, as `lab` and `trial` do (URLSearchParams.get),
  *  and a notice says so. */
 export async function readQuery(engine, lab, params) {
-  const query = {};
+  const query = Object.create(null); // so that a key such as __proto__ is a setting like any other
   const repeated = new Map();
   for (const [k, v] of params.entries()) {
     if (SHELL_KEYS.has(k)) continue;

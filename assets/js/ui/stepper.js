@@ -79,10 +79,15 @@ export class Stepper {
    *   name, notify        what stopped, for the one notice of a crash ("Three rules stopped
    *                          because of an error: ..."), and the page's notice function
    *   onCrash(error)      the engine stopped (after the notice): the lab shows itself paused
+   *   onRestart()         the watchdog replaced the engine's worker and this lab's run was
+   *                          restored there (ui/rules.js): work kept only in the old worker's
+   *                          session (Lab 2's eight-seed check) starts again
    *   maxSteps            an upper bound per request (e.g. Vicsek: one update per frame)
    */
-  constructor({ engine, lab, dt, compose, apply, name, notify, onCrash, maxSteps = Infinity, share = null }) {
+  constructor({ engine, lab, dt, compose, apply, name, notify, onCrash, onRestart = null, maxSteps = Infinity, share = null }) {
     Object.assign(this, { engine, lab, compose, apply, name, notify, onCrash, maxSteps });
+    this._restarted = onRestart && ((kept) => { if (kept === lab) onRestart(); });
+    if (this._restarted) engine.restartListeners.add(this._restarted);
     this.clock = new StepClock(dt);
     // In a worker the engine's time does not block the page, so it may use most of real time;
     // on the main thread (the single file) it gets half, the page the rest.
@@ -239,5 +244,8 @@ export class Stepper {
     await this.send(0);
   }
 
-  dispose() { this.engine.listeners.delete(this._listener); }
+  dispose() {
+    this.engine.listeners.delete(this._listener);
+    if (this._restarted) this.engine.restartListeners.delete(this._restarted);
+  }
 }

@@ -45,24 +45,38 @@ export class CheckRunner {
     this.result = null;
   }
 
+  /** Start (or start again: a new engine worker has no check) from the first update. */
   start(mode = "batched") {
     this.mode = mode;
     this.state = "starting";
     this.startedAt = performance.now();
+    this.calls = this.units = this.maxCallMs = this.workMs = this.progress = 0;
+    this.sent = new WeakSet(); // the ops of this start: a reply to an earlier start's is dropped
+  }
+
+  /** Whether the check is under way (started and not yet done or failed). */
+  get busy() {
+    return this.state === "starting" || this.state === "running" || this.state === "finishing";
   }
 
   /** The ops this request should carry (at most about `budgetMs` of engine work). */
   ops(budgetMs) {
-    if (this.state === "starting") return [["check_start", { mode: this.mode }]];
-    if (this.state === "finishing") return [["check_result", {}]];
-    if (this.state !== "running") return [];
-    let n = 1;
-    if (this.costMs !== null) n = Math.max(1, Math.min(2000, Math.floor(budgetMs / this.costMs)));
-    return [["check_advance", { updates: n }]];
+    let op = null;
+    if (this.state === "starting") op = ["check_start", { mode: this.mode }];
+    else if (this.state === "finishing") op = ["check_result", {}];
+    else if (this.state === "running") {
+      let n = 1;
+      if (this.costMs !== null) n = Math.max(1, Math.min(2000, Math.floor(budgetMs / this.costMs)));
+      op = ["check_advance", { updates: n }];
+    }
+    if (!op) return [];
+    this.sent.add(op);
+    return [op];
   }
 
   /** One reply's result for one of our ops. */
   ingest(op, r) {
+    if (!this.sent || !this.sent.has(op)) return; // sent before the check started again
     if (r.error !== undefined) { this._fail(r.error); return; }
     const v = r.value;
     if (op[0] === "check_start") {
