@@ -1024,3 +1024,19 @@ def test_on_a_phone_the_rule_switches_are_under_the_stage_with_the_live_charts(b
         assert page2.locator("#lab-swarm .swarm-rule-switches").is_hidden()
     finally:
         page2.close()
+
+
+def test_add_then_restart_at_once_keeps_the_added_animals(lab):
+    """Restart keeps the settings on screen, including a press still on its way: the restart
+    sent the population from before the press, so the ten added were taken away again."""
+    page = lab
+    paused_restart(page)
+    n0 = frame(page)["n"]
+    page.evaluate("""() => {
+      document.querySelector('#lab-swarm .swarm-pop-plus').click();
+      document.querySelector('#lab-swarm .swarm-restart').click();
+    }""")
+    settle(page, LAB)
+    st = engine_call(page, LAB, "state")
+    assert st["N"] == n0 + 10 and st["step"] == 0, st
+    assert control(page, "N").locator("output").inner_text().startswith(str(n0 + 10))
