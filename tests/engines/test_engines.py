@@ -227,6 +227,25 @@ def test_boids_lab_served(eng, app_url):
     wait_for(eng, "document.getElementById('notices').innerText.includes('Whoever opens it sees your code')", 20,
              "the notice that the link with the code was copied")
     assert "could not copy" not in text(eng, "#notices")
+    # #code= links in this engine: one the page wrote reads back; a fragment longer than the page
+    # ever writes is refused before inflating, and a short one that inflates past 100 kB is
+    # refused part-way (its stream is cancelled, which each engine does its own way)
+    eng.js("""(window.__links = null, (async () => {
+        const { packCode, unpackCode } = await import(new URL('assets/js/ui/rules.js', document.baseURI).href);
+        const code = 'def steering(i, j, d, r, v, p):\\n    return v * 0.0  # \u00e9\\n';
+        const bomb = async (n) => {
+          const z = new Uint8Array(await new Response(new Blob([new Uint8Array(n).fill(35)]).stream()
+            .pipeThrough(new CompressionStream('deflate-raw'))).arrayBuffer());
+          let bin = '';
+          for (const b of z) bin += String.fromCharCode(b);
+          return btoa(bin).replace(/[+]/g, '-').replace(/[/]/g, '_').replace(/=+$/, '');
+        };
+        const read = async (t) => { try { await unpackCode(t); return 'read'; } catch (err) { return String(err.message); } };
+        window.__links = { back: (await unpackCode(await packCode(code))) === code,
+                           long: await read(await bomb(20e6)), short: await read(await bomb(2e6)) };
+      })().catch((err) => { window.__links = { failed: String(err) }; }), true)""")
+    wait_for(eng, "window.__links !== null", 60, "the code-link checks")
+    assert eng.js("window.__links") == {"back": True, "long": "too long", "short": "too long"}, eng.name
     assert page_errors(eng) == []
 
 
