@@ -24,7 +24,7 @@ byte-for-byte, so the build is deterministic.
 Offline after the first visit
 -----------------------------
 The site's copy of ``sw.js`` gets ``FILES`` (every file the page and its workers fetch,
-with its sha256; PyScript's CodeMirror, xterm and MicroPython chunks are left out)
+with its sha256; PyScript's xterm and MicroPython chunks are left out)
 and ``BUILD`` (a hash of all of that), and ``assets/js/sw-register.js`` gets the same
 ``BUILD``, which switches registration on.  Any change to any file gives a new BUILD, so
 the browser installs a new worker with its own cache and the page offers a reload.
@@ -68,10 +68,11 @@ ENGINE_ARCHIVE = "app/engine.zip"  # the engine modules in one archive (tools/en
 # (PyScript chunks the app never loads; files no page fetches).
 SW = "sw.js"
 SW_REGISTER = "assets/js/sw-register.js"
-# PyScript's CodeMirror (py-editor), xterm (py-terminal) and MicroPython chunks load only
-# when a page uses those features; everything else of PyScript may load at start.
+# PyScript's xterm (py-terminal) and MicroPython chunks load only when a page uses those
+# features; everything else of PyScript may load, CodeMirror included: the rules editor of
+# Labs 2 and 3 (assets/js/ui/rules.js) loads it, so an offline visit needs it too.
 SW_SKIP = re.compile(r"^(?:\.nojekyll|sw\.js|assets/vendor/VENDORED\.json|"
-                     r"assets/vendor/pyscript/(?:codemirror|xterm|mpy|service-worker)[^/]*)$")
+                     r"assets/vendor/pyscript/(?:xterm|mpy|service-worker)[^/]*)$")
 BUILD_CONST = re.compile(r'^const BUILD = (?:null|"[0-9a-f]*");$', re.M)
 FILES_CONST = re.compile(r"^const FILES = \{.*?\};$", re.M | re.S)
 EXCLUDED_SUFFIXES = (".map", ".pyc", ".orig", ".rej", ".swp")

@@ -477,7 +477,9 @@
     if (FILE_MODE) {
       fail(FILE_WHAT,
         `Browsers do not let a page opened from a folder (${location.pathname.split("/").pop() || "index.html"}) load the Python runtime it needs.`,
-        "Open the single-file version instead (swarm-lab.html, built with `make offline`), which works with a double-click and no network; or serve this folder with `make run` and open the address it prints.");
+        "Open the single-file version instead (swarm-lab.html, which runs with a double-click and no network: " +
+        "ask whoever gave you this folder for it, or build it with `make offline` from the source), or open the lab's " +
+        "web address; a folder like this one runs only when a web server serves it (the source's `make run`).");
       return true;
     }
     return false;
@@ -488,6 +490,8 @@
   // off: Chrome's incognito default, Brave, or a setting) stops the runtime with an error that
   // names nothing useful; this names the cause and offers the lab in its own tab.
   const STORAGE_WHAT = "this browser does not let the embedded lab store data, which its Python runtime needs";
+  const SANDBOX_WHAT = "the course page runs the embedded lab in a sandboxed frame (sandbox without allow-same-origin), " +
+    "where it cannot store data, which its Python runtime needs";
   function storageBlocked(err) {
     if (document.readyState === "loading") { // the error panel is not parsed yet
       document.addEventListener("DOMContentLoaded", () => storageBlocked(err), { once: true });
@@ -496,16 +500,22 @@
     if (state.done || FILE_MODE) return;
     if (state.failed) state.failed = false; // the runtime's own failure follows from this one
     const embedded = window.top !== window;
+    // A frame the course page sandboxes without allow-same-origin has an opaque origin ("null"),
+    // which no browser setting gives storage: the fix is the page's, not the reader's.
+    const sandboxed = embedded && self.origin === "null";
     const own = new URL(location.href);
     own.searchParams.delete("embed");
     // soft: if the runtime starts after all (its worker may store data where the page may not,
     // or the probe's own database failed for another reason), ready() takes the panel away
-    fail(embedded ? STORAGE_WHAT : "this browser does not let the page store data, which its Python runtime needs",
+    fail(sandboxed ? SANDBOX_WHAT : embedded ? STORAGE_WHAT : "this browser does not let the page store data, which its Python runtime needs",
       `indexedDB.open failed: ${(err && (err.name + ": " + err.message)) || err}`,
-      embedded
-        ? "Open the lab in its own tab, where it may store data, or allow this site's data in the browser's " +
-          "settings (third-party cookies and site data) and reload."
-        : "Allow this site to store data (cookies and site data) in the browser's settings, or leave private browsing, then reload.",
+      sandboxed
+        ? "The course page's author can add allow-same-origin (and allow-popups, for the link below) to the frame's " +
+          "sandbox attribute, or link to the lab instead of embedding it. Otherwise open the lab in its own tab."
+        : embedded
+          ? "Open the lab in its own tab, where it may store data, or allow this site's data in the browser's " +
+            "settings (third-party cookies and site data) and reload."
+          : "Allow this site to store data (cookies and site data) in the browser's settings, or leave private browsing, then reload.",
       { soft: true });
     if (embedded) {
       const hint = $("boot-error-hint");
@@ -516,6 +526,8 @@
       a.className = "boot-open-own";
       a.textContent = "Open Swarm Lab in its own tab";
       if (hint) hint.append(" ", a);
+      if (hint && sandboxed) hint.append(" (if the link does nothing, the frame does not allow new tabs either: copy this address into a new tab: ",
+        Object.assign(document.createElement("code"), { textContent: own.href }), ")");
     }
   }
   function probeStorage() {

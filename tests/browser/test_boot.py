@@ -346,6 +346,30 @@ def test_an_embed_whose_storage_is_blocked_says_so_and_links_its_own_tab(browser
         context.close()
 
 
+def test_an_embed_in_a_sandboxed_frame_names_the_frames_sandbox(browser, server, serve_root, tmp_path):
+    """A course page that embeds with sandbox="allow-scripts" (no allow-same-origin) gives the
+    frame an opaque origin, which no browser setting gives storage: the panel blamed the
+    browser's settings and offered a link that the sandbox (no allow-popups) kept from opening.
+    It now names the frame's sandbox, what its author can add, and the address to copy."""
+    src = f"{server}/?lab=boids&embed=1"
+    (tmp_path / "course.html").write_text(
+        f'<!doctype html><title>Course</title><h1>Week 3</h1><iframe id="lab" sandbox="allow-scripts" src="{src}" '
+        'style="width:780px;height:520px;border:0"></iframe>', encoding="utf-8")
+    course = serve_root(tmp_path)
+    context, page = new_page(browser)
+    try:
+        page.goto(f"{course.url}/course.html")
+        frame = _embedded_outcome(page, server)
+        assert frame.evaluate("self.origin") == "null"
+        assert frame.evaluate("document.documentElement.classList.contains('boot-failed')")
+        assert "sandboxed frame" in frame.inner_text("#boot-error-what")
+        hint = frame.inner_text("#boot-error-hint")
+        assert "allow-same-origin" in hint and "third-party cookies" not in hint, hint
+        assert frame.locator("#boot-error-hint code").inner_text() == f"{server}/?lab=boids"
+    finally:
+        context.close()
+
+
 def test_an_embed_from_another_site_starts_or_says_why(browser, server, serve_root, tmp_path):
     """A course site embedding the lab is another site (here `localhost` against `127.0.0.1`).
     Where the browser gives embedded pages storage the lab starts; where it refuses it (this

@@ -485,6 +485,10 @@ def test_second_visit_works_offline_and_a_new_deploy_waits_for_reload(browser, t
         assert page.evaluate("() => navigator.serviceWorker.controller !== null")
         assert model_time_advances(page, "vicsek")
         assert engine_version(page) == v1
+        # the rules editor is in the offline copy too (it was left out: a plain text box offline)
+        page.wait_for_function("() => ['codemirror', 'textarea'].includes("
+                               "document.querySelector('#lab-vicsek .rules-panel')?.dataset.editor)", timeout=30_000)
+        assert page.get_attribute("#lab-vicsek .rules-panel", "data-editor") == "codemirror"
         context.set_offline(False)
         # the check that registering made is over (a deploy during it would be found by it)
         page.wait_for_function(SW_READY, timeout=60_000)

@@ -7,6 +7,8 @@ costs no wall-clock waiting.  The engine runs in its worker, as for a student.
 
 from __future__ import annotations
 
+import random
+import string
 import time
 
 import pytest
@@ -510,3 +512,37 @@ def test_a_runaway_rule_during_the_eight_seed_check_starts_the_check_again(page,
     assert page.get_attribute("#lab-vicsek", "data-check") == "done"
     seeds = page.evaluate("async () => (await window.swarmlab.engine.layout('vicsek')).constants.seeds.length")
     assert page.locator("#lab-vicsek .vk-table tbody tr").count() == seeds
+
+
+def test_copy_link_with_code_too_long_says_one_thing(lab, page):
+    """Code too long for a link: the page said "too long, settings only" and then "Whoever opens
+    it sees your code first", two notices that contradict each other.  Now one notice says what
+    the copied link carries."""
+    capture_copies(page)
+    rng = random.Random(7)  # letters that do not compress: ~15,000 characters of comments
+    filler = "".join("# " + "".join(rng.choice(string.ascii_letters) for _ in range(96)) + "\n" for _ in range(150))
+    set_code(page, filler + original(page))
+    panel(page).locator(".rules-link").click()
+    page.wait_for_function("() => window.__copied")
+    assert "#code=" not in page.evaluate("window.__copied")
+    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('Link copied')")
+    notices = page.inner_text("#notices")
+    assert "settings only: your code is too long" in notices and "Whoever opens it" not in notices, notices
+
+
+def test_copy_link_with_code_where_python_runs_on_the_page(page, server):
+    """Where the engine runs on the page itself (the single file, or engine=main) a link's code
+    is never opened, yet "Copy link with my rules" promised that whoever opens it sees the code:
+    the student's work was lost without a word.  Now the link carries the settings and says so."""
+    page.goto(f"{server}/?lab=boids&engine=main")
+    wait_ready(page)
+    panel(page).wait_for()
+    assert page.evaluate("window.swarmlab.engine.mode") != "worker"
+    capture_copies(page)
+    set_code(page, original(page) + "# my change\n")
+    panel(page).locator(".rules-link").click()
+    page.wait_for_function("() => window.__copied")
+    assert "#code=" not in page.evaluate("window.__copied")
+    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('Link copied')")
+    notices = page.inner_text("#notices")
+    assert "links do not carry code" in notices and "Whoever opens it" not in notices, notices

@@ -490,3 +490,23 @@ def test_phone_layout_reduced_motion_and_share_link(phone_page, server):
     page.evaluate("window.scrollTo(0, 0)")
     screenshot(page, "vicsek-phone")
     assert page.rec.page_errors == []
+
+
+def test_the_knob_moved_then_restart_at_once_restarts_with_the_knobs_value(page, server):
+    """Restart reads the knob's value, which it learns once the engine has answered the move:
+    a move and a Restart in one instant restarted with the old value (the knob read 0.30, the
+    model ran with a = 1).  Restart now waits for a move on its way."""
+    page.goto(f"{server}/?lab=vicsek")
+    wait_ready(page)
+    for value in ("0.3", "0.65"):
+        page.evaluate("""(v) => {
+          const knob = document.querySelector('#lab-vicsek .ctl[data-param=a] input');
+          knob.value = v;
+          knob.dispatchEvent(new Event('input', { bubbles: true }));
+          document.querySelector('#lab-vicsek .vk-restart').click();
+        }""", value)
+        page.wait_for_function("async () => (await window.swarmlab.engine.call('vicsek', 'state')).t === 0")
+        ctl(page, "c.settle()")
+        st = page.evaluate("() => window.swarmlab.engine.call('vicsek', 'state')")
+        assert st["params"]["a"] == float(value), (value, st["params"])
+        assert page.input_value("#lab-vicsek .ctl[data-param=a] input") == value

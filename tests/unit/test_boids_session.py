@@ -11,7 +11,7 @@ import pytest
 from swarmlab import boids as B
 from swarmlab import cells, cli, metrics, sessions
 from swarmlab.commands import boids as boids_cmd
-from swarmlab.sessions.boids import FRAME_HEADER
+from swarmlab.sessions.boids import FRAME_HEADER, BoidsSession
 from swarmlab.space import distance
 
 
@@ -356,3 +356,27 @@ def test_a_link_whose_speeds_clash_loses_its_speeds_only():
     got = s.op_parse_query({"v_min": "10", "v_max": "20"})
     assert got == {"values": {"v_min": 10.0, "v_max": 20.0}, "notices": []}
     assert s.op_reset(**got["values"])["params"]["v_max"] == 20.0
+
+
+def test_a_link_copied_at_ten_thousand_boids_opens_at_ten_thousand():
+    """The scaling experiment's sizes exceed the population slider: a link copied at 10,000
+    boids carried population=10000 and its grown world, and opened with the population cut to
+    2,000 in that world (a fifth of the density), with a notice.  Now the link's size is kept
+    and the restart takes it; a size beyond the experiment is still cut, with its notice."""
+    s = BoidsSession()
+    s.op_scale(10000)
+    out = s.op_parse_query({"population": "10000"})  # (the page reads world= itself: parse_world)
+    assert out["values"]["population"] == 10000 and not out["notices"], out
+    t = BoidsSession()
+    st = t.op_reset(**out["values"], width=s.params.width, height=s.params.height)
+    assert st["N"] == 10000 and t.state.n == 10000
+    assert (t.params.width, t.params.height) == (s.params.width, s.params.height)
+    cut = BoidsSession().op_parse_query({"population": "20000"})
+    assert cut["values"]["population"] == 2000 and cut["notices"], cut
+    with pytest.raises(ValueError):
+        BoidsSession().op_reset(population=1)  # below every range: refused, nothing changes
+    small = BoidsSession()
+    before = small.state.n
+    with pytest.raises(ValueError, match="sky"):  # 10,000 in the slider's sky: refused
+        small.op_reset(population=10000)
+    assert small.state.n == before

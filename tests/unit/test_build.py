@@ -188,13 +188,15 @@ def test_dist_service_worker_caches_every_file_of_one_build(fake_repo, tmp_path)
 
 
 def test_service_worker_leaves_out_pyscript_features_the_app_never_loads(tmp_path):
-    for rel in ("assets/vendor/pyscript/codemirror-x.js", "assets/vendor/pyscript/xterm.css",
-                "assets/vendor/pyscript/mpy-1.js", "assets/vendor/VENDORED.json"):
+    """xterm and MicroPython are never loaded; CodeMirror is (the rules editor of Labs 2 and 3),
+    so the offline copy has it: left out, an offline visit got a plain text box."""
+    for rel in ("assets/vendor/pyscript/xterm.css", "assets/vendor/pyscript/mpy-1.js", "assets/vendor/VENDORED.json"):
         write(tmp_path, rel)
-    for rel in ("assets/vendor/pyscript/toml-1.js", "assets/vendor/pyscript/py-editor-1.js", "index.html"):
+    keep = {"assets/vendor/pyscript/toml-1.js", "assets/vendor/pyscript/py-editor-1.js", "index.html",
+            "assets/vendor/pyscript/codemirror-x.js", "assets/vendor/pyscript/codemirror_view-x.js"}
+    for rel in keep:
         write(tmp_path, rel)
-    assert set(build_dist.service_worker_files(tmp_path)) == {
-        "assets/vendor/pyscript/toml-1.js", "assets/vendor/pyscript/py-editor-1.js", "index.html"}
+    assert set(build_dist.service_worker_files(tmp_path)) == keep
 
 
 def test_dist_refuses_without_the_vendored_runtime(fake_repo, tmp_path):

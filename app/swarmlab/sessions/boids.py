@@ -133,16 +133,36 @@ class BoidsSession(Session):
 
     # --- restart and live changes ---------------------------------------------------
     def op_reset(self, **params: Any) -> dict:
-        return self._restart(self.params.with_values(**params))  # raises before anything changes
+        population = params.pop("population", None)
+        new = self.params.with_values(**params)  # raises before anything changes
+        if population is not None:  # the slider's range, or a size of the scaling experiment
+            n = _population(population)
+            if n > spec_named(boids.SPECS, "population").max and new.width * new.height < 0.99 * n * scaling.AREA_PER_BOID:
+                # (at the slider's world, 10,000 boids would have 125 times the neighbours)
+                raise ValueError(f"{n} boids need the scaling experiment's sky of at least "
+                                 f"{n * scaling.AREA_PER_BOID:.0f} square lengths; this one has "
+                                 f"{new.width * new.height:.0f} (the population slider goes to "
+                                 f"{spec_named(boids.SPECS, 'population').max})")
+            new = replace(new, population=n)
+        return self._restart(new)
 
     def op_parse_query(self, query: dict) -> dict:
         """Each setting read on its own (the base), then the one pair that must hold together:
         a lowest speed above the highest drops the link's speeds, and only them, with a notice
-        (the whole link's settings were thrown away for it)."""
+        (the whole link's settings were thrown away for it).  A population above the slider's
+        range is one of the scaling experiment's (a link copied at 10,000 boids, with its grown
+        world): kept, as a restart takes it (it was cut to 2,000 in a world five times too big)."""
+        query = dict(query) if isinstance(query, dict) else query
+        big = _scaled_population(query.get("population")) if isinstance(query, dict) else None
+        if big is not None:
+            del query["population"]
         out = super().op_parse_query(query)
         values = out["values"]
+        if big is not None:
+            values["population"] = big
+        check = {k: v for k, v in values.items() if k != "population" or big is None}
         try:
-            self.params.with_values(**values)
+            self.params.with_values(**check)
         except ValueError as exc:
             speeds = {k: values.pop(k) for k in ("v_min", "v_max") if k in values}
             if not speeds:  # (no other pair can clash today; the page's reset would say so)
@@ -386,6 +406,18 @@ def _seconds_per_run(run, seconds: float, most: int) -> float:
         took = time.perf_counter() - t0
         if took >= seconds or runs >= most:
             return took / runs
+
+
+def _scaled_population(value: Any) -> int | None:
+    """``value`` when it is a population only the scaling experiment reaches (above the
+    slider's range, within the experiment's), else None."""
+    if value is None:
+        return None
+    try:
+        n = validate(scaling.SCALE_SPECS, "n", value)
+    except ValueError:
+        return None
+    return n if n > spec_named(boids.SPECS, "population").max else None
 
 
 def _population(value: Any) -> int:

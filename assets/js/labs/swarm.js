@@ -839,6 +839,7 @@ async function mountLab(section, ctx) {
   // Rules in Python travel in links to the labs with an editor (ui/rules.js), not to this one
   // (also a link pasted into the open tab, which changes only the fragment).
   const noRulesHere = () => {
+    if (!transport.isConnected) return void window.removeEventListener("hashchange", noRulesHere); // rebuilt
     if (linkCode() !== null && !section.hidden) {
       ctx.notify("This link carries rules in Python, but the Swarm Lab has no rules editor, so they are ignored.", "info",
         { id: "swarm-link-code" });

@@ -193,9 +193,10 @@ export async function mount(section, ctx) {
   const knob = buildControls($(".vk-knob"), specs, {
     only: ["a"],
     values: { a: st.params.a },
-    apply: (name, v) => stepper.track(applyKnob(name, v)),
+    apply: (name, v) => stepper.track(knobApplying = applyKnob(name, v)),
     onError: ctx.settingNotice,
   });
+  let knobApplying = null; // the knob's latest change on its way: a Restart waits for it
   async function applyKnob(name, v) {
     const res = await engine.tryCall(LAB, "set", { name, value: v });
     if (res.ok) stepper.invalidate(); // the followed arrow's turn and the chart's marker, at once
@@ -262,6 +263,7 @@ export async function mount(section, ctx) {
   }
   async function restart() {
     await stepper.idle();
+    if (knobApplying) await knobApplying.catch(() => {}); // (its settle, registered first, sets knob.get)
     st = await engine.call(LAB, "reset", { a: knob.get("a") });
     P = st.P;
     hist.clear();

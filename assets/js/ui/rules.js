@@ -256,12 +256,20 @@ export async function mountRules(host, opts) {
       const base = shareLink();
       // packing is asynchronous: copyLink gets the link as a promise and asks for the clipboard
       // at once, within the click (WebKit refuses a copy made after an await)
+      // what the copy says follows what the link carries (one notice: the copy's)
+      let said = code === src.original ? undefined
+        : "Link copied. Whoever opens it sees your code first and decides whether to run it.";
       const url = code === src.original ? base : packCode(code).then((packed) => {
+        if (engine.mode !== "worker") {  // (codeFromLink: here a link's code is not opened)
+          said = "Link copied with the settings only: where Python runs on the page itself, as in the single file, " +
+            "links do not carry code. To keep your rules, copy them from the editor.";
+          return base;
+        }
         if (packed.length <= MAX_LINK_CODE) return `${base}#code=${packed}`;
-        notify("Your code is too long to fit in a link; the link carries the settings only.", "warn");
+        said = "Link copied with the settings only: your code is too long to fit in a link.";
         return base;
       });
-      copyLink(url, notify, "Link copied. Whoever opens it sees your code first and decides whether to run it.");
+      copyLink(url, notify, said && (() => said));
     });
   }
   // ---- code from a link (#code=...): shown, and run only if the student says so

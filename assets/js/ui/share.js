@@ -96,6 +96,7 @@ export function shareUrl(lab, values, specs, extra = {}) {
  *  notice shows the link to copy by hand, so the click is never silent. */
 export async function copyLink(url, notify,
   done = "Link copied. Opening it replays this run from its start with the same settings.") {
+  const said = () => (typeof done === "function" ? done() : done); // (a function: words that wait for the link)
   if (typeof url !== "string") {
     // A link still being made (a promise): the clipboard is asked now, inside the click, with
     // the text to follow; WebKit refuses a copy asked for after an await.
@@ -104,7 +105,7 @@ export async function copyLink(url, notify,
       try {
         await navigator.clipboard.write([new ClipboardItem({
           "text/plain": text.then((u) => new Blob([u], { type: "text/plain" })) })]);
-        notify && notify(done);
+        notify && notify(said());
         return await text;
       } catch (err) { /* not with a promise here: copy the text below */ }
     }
@@ -112,7 +113,7 @@ export async function copyLink(url, notify,
   }
   try {
     await navigator.clipboard.writeText(url);
-    notify && notify(done);
+    notify && notify(said());
     return url;
   } catch (err) { /* no clipboard here: the prompt below */ }
   let shown = null;
