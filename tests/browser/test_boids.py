@@ -726,6 +726,14 @@ def test_ten_or_ten_thousand_runs_to_ten_thousand_and_back(lab):
     # the main thread kept drawing while the worker timed 10,000 boids both ways
     gaps = page.evaluate("() => { cancelAnimationFrame(window.__raf); return window.__gaps; }")
     assert len(gaps) > 20 and max(gaps[1:]) < 1000, max(gaps[1:])
+    # a phone on its side: 10,000 boids' sky cannot take so wide a shape (2,000 lengths a side
+    # at most), so it is drawn stretched, and the caption says so (it said "shaped like this stage")
+    assert "shaped like this stage" in page.inner_text("#lab-boids .bd-world")
+    page.set_viewport_size({"width": 844, "height": 390})
+    page.wait_for_function("() => document.querySelector('#lab-boids .bd-world').textContent.includes('drawn stretched')")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.wait_for_function("() => document.querySelector('#lab-boids .bd-world').textContent.includes('shaped like this stage')")
+    slider.focus()
     page.keyboard.press("Home")  # and back down to 10
     page.wait_for_function("() => document.querySelector('#lab-boids .bd-scale').dataset.points === '2'", timeout=120_000)
     st = state(page)
@@ -770,3 +778,11 @@ def test_quick_presses_on_the_scaling_slider_end_at_the_last_size(page, server):
     assert panel.locator(".bd-scale-status").get_attribute("role") is None
     assert state(page)["N"] == want
     assert panel.locator(".bd-scale-out").inner_text() == f"{want:,} boids"
+    # the population slider changes the flock: "Ten or ten thousand" shows its size too (it kept
+    # showing the experiment's last size)
+    pop = page.locator("#lab-boids .ctl[data-param=population] input")
+    pop.focus()
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("(n) => document.querySelector('#lab-boids .bd-scale-out').textContent === `${n.toLocaleString('en')} boids`",
+                           arg=want - 1)
+    assert state(page)["N"] == want - 1

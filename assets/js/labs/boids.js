@@ -160,6 +160,7 @@ export async function mount(section, ctx) {
       st = res.value;
       afterSettingsChange();
       if (st.notice) ctx.settingNotice(st.notice, name, "info"); // the sample: at the next restart
+      if (name === "population") scaling.showSize(st.N); // "Ten or ten thousand" shows the flock's size
     }
     return res; // an error: buildControls' onError says so
   };
@@ -392,7 +393,9 @@ export async function mount(section, ctx) {
       const name = el.dataset.param;
       el.textContent = String(name in derived ? derived[name] : p[name]);
     }
-    $(".bd-world").textContent = worldCaption(world, p, C, Boolean(linkedWorld));
+    // drawn stretched when the sky could not take the stage's shape (a refused resize)
+    const stretched = cssH > 0 && Math.abs((world.width / world.height) / (cssW / cssH) - 1) > 0.02;
+    $(".bd-world").textContent = worldCaption(world, p, C, Boolean(linkedWorld), stretched);
     $(".bd-baseline").textContent = randomLevel(st.baseline, st.N);
   }
   showWorld();
@@ -431,12 +434,13 @@ export async function mount(section, ctx) {
     if (!w || (Math.abs(w - lastW) < 2 && Math.abs(viewHeight() - measuredVH) < 2)) return;
     lastW = w;
     measure();
+    showWorld(); // (whether the sky is drawn stretched follows the stage's shape)
     if (linkedWorld) { dirty = true; return; }  // a linked world keeps its size
     const want = worldFor(cssW, cssH, world.width * world.height);
     const aspectNow = world.width / world.height, aspectWant = want.width / want.height;
     if (Math.abs(aspectWant / aspectNow - 1) > 0.02) {
       stepper.track(engine.tryCall(LAB, "resize", want).then((res) => {
-        if (!res.ok) return;
+        if (!res.ok) return void showWorld(); // too big a sky for this shape: drawn stretched, and said
         const ux = cursor.x / world.width, uy = cursor.y / world.height;
         st = res.value;
         world = { ...st.world };

@@ -218,10 +218,14 @@ export const HEADER_HTML = `
 
 /** The stage caption under the sky: the world and the neighbourhood, from the live parameters
  *  ``p`` and the session's constants ``C`` (what the flocks readout counts). */
-export function worldCaption(world, p, C, linked = false) {
+export function worldCaption(world, p, C, linked = false, stretched = false) {
   // the sky takes the stage's shape (the default sky's area), so a phone flies a taller one than
-  // a wide screen: the same sample gives another run there, unless a copied link brings the sky
-  const shape = linked ? " (the link's sky)" : ", shaped like this stage (a copied link keeps it, to replay this run on any screen),";
+  // a wide screen: the same sample gives another run there, unless a copied link brings the sky;
+  // a sky too big to take this stage's shape (the scaling experiment's 10,000 boids) is drawn
+  // stretched to it, and says so
+  const shape = linked ? " (the link's sky)"
+    : stretched ? ", drawn stretched to fit this stage (a sky this big cannot take its shape, so headings look slanted),"
+      : ", shaped like this stage (a copied link keeps it, to replay this run on any screen),";
   return `The sky is ${Math.round(world.width)} × ${Math.round(world.height)} body lengths${shape} and its edges wrap around. ` +
     `Each boid sees the others within a ${p.view}° field of view: closer than ${p.sep_radius} lengths it keeps away, ` +
     `within ${p.radius} lengths it matches them, within ${p.coh_radius} lengths it is drawn to them. ` +
