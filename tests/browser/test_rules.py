@@ -514,6 +514,16 @@ def test_a_runaway_rule_during_the_eight_seed_check_starts_the_check_again(page,
     assert page.locator("#lab-vicsek .vk-table tbody tr").count() == seeds
 
 
+def copy_settings_only(page) -> str:
+    """Press "Copy link with my rules", check that the link copied carries no code, and return
+    the notices' text once the copy's own notice is there."""
+    panel(page).locator(".rules-link").click()
+    page.wait_for_function("() => window.__copied")
+    assert "#code=" not in page.evaluate("window.__copied")
+    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('Link copied')")
+    return page.inner_text("#notices")
+
+
 def test_copy_link_with_code_too_long_says_one_thing(lab, page):
     """Code too long for a link: the page said "too long, settings only" and then "Whoever opens
     it sees your code first", two notices that contradict each other.  Now one notice says what
@@ -522,11 +532,7 @@ def test_copy_link_with_code_too_long_says_one_thing(lab, page):
     rng = random.Random(7)  # letters that do not compress: ~15,000 characters of comments
     filler = "".join("# " + "".join(rng.choice(string.ascii_letters) for _ in range(96)) + "\n" for _ in range(150))
     set_code(page, filler + original(page))
-    panel(page).locator(".rules-link").click()
-    page.wait_for_function("() => window.__copied")
-    assert "#code=" not in page.evaluate("window.__copied")
-    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('Link copied')")
-    notices = page.inner_text("#notices")
+    notices = copy_settings_only(page)
     assert "settings only: your code is too long" in notices and "Whoever opens it" not in notices, notices
 
 
@@ -540,9 +546,5 @@ def test_copy_link_with_code_where_python_runs_on_the_page(page, server):
     assert page.evaluate("window.swarmlab.engine.mode") != "worker"
     capture_copies(page)
     set_code(page, original(page) + "# my change\n")
-    panel(page).locator(".rules-link").click()
-    page.wait_for_function("() => window.__copied")
-    assert "#code=" not in page.evaluate("window.__copied")
-    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('Link copied')")
-    notices = page.inner_text("#notices")
+    notices = copy_settings_only(page)
     assert "links do not carry code" in notices and "Whoever opens it" not in notices, notices
