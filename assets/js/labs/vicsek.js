@@ -190,13 +190,13 @@ export async function mount(section, ctx) {
 
 
   // ---- controls ----
+  let knobApplying = null; // the knob's latest change on its way: a Restart waits for it
   const knob = buildControls($(".vk-knob"), specs, {
     only: ["a"],
     values: { a: st.params.a },
     apply: (name, v) => stepper.track(knobApplying = applyKnob(name, v)),
     onError: ctx.settingNotice,
   });
-  let knobApplying = null; // the knob's latest change on its way: a Restart waits for it
   async function applyKnob(name, v) {
     const res = await engine.tryCall(LAB, "set", { name, value: v });
     if (res.ok) stepper.invalidate(); // the followed arrow's turn and the chart's marker, at once
