@@ -59,7 +59,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from . import cells, detmath
-from .space import Box, displacement, norm
+from .space import Box, displacement, norm, wrap
 
 
 def headings_to_u(theta: np.ndarray) -> np.ndarray:
@@ -226,7 +226,7 @@ def periodic_centre(x: np.ndarray, box: Box) -> np.ndarray:
     size = box.size
     ang = 2.0 * np.pi * x / size
     c = np.arctan2(np.sin(ang).mean(axis=0), np.cos(ang).mean(axis=0))
-    return np.mod(c / (2.0 * np.pi) * size, size)
+    return wrap(c / (2.0 * np.pi) * size, box)
 
 
 def concentration(x: np.ndarray, box: Box) -> float:

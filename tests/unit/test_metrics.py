@@ -168,6 +168,15 @@ def test_periodic_centre_across_edge():
     assert _periodic_dist(c, np.array([0.0, 0.0])) < 1e-9
 
 
+def test_periodic_centre_stays_inside_the_box_for_a_centre_a_hair_below_zero():
+    # Three boids at the origin and one a hair below it: a circular mean of about -1e-14
+    # lengths, which np.mod alone rounds up to exactly L.
+    x = np.array([[0.0, 0.0]] * 3 + [[np.nextafter(BOX.width, 0.0), np.nextafter(BOX.height, 0.0)]])
+    c = metrics.periodic_centre(x, BOX)
+    assert np.all(c >= 0.0) and np.all(c < BOX.size), c.tolist()
+    assert _periodic_dist(c, np.array([0.0, 0.0])) < 1e-9
+
+
 # --- History ----------------------------------------------------------------------------------
 def _hist(capacity=8, interval=15):
     return metrics.History([metrics.Series("P", "agreement", "0 to 1"), metrics.Series("s", "spacing", "lengths")],
