@@ -11,7 +11,7 @@ import pytest
 from swarmlab import boids as B
 from swarmlab import cells, cli, metrics, sessions
 from swarmlab.commands import boids as boids_cmd
-from swarmlab.sessions.boids import FRAME_HEADER, BoidsSession
+from swarmlab.sessions.boids import FRAME_HEADER, BoidsSession, new_history
 from swarmlab.space import distance
 
 
@@ -232,8 +232,10 @@ def test_cli_writes_csv_with_units_and_prints_summary(only_boids, tmp_path, caps
     line = capsys.readouterr().out.strip()
     assert "\n" not in line and "sample 3" in line and "k_ali=2" in line and "P=" in line
     rows = list(csv.reader(io.StringIO(out.read_text())))
-    assert rows[0] == ["time (s)", "whole-group agreement P (dimensionless)", "mean nearest spacing (lengths)",
-                       "flocks (5+ linked boids flying one way) (count)", "event"]
+    # the page's columns (the session's history: a CSV from the page and one from here match)
+    page_header = next(csv.reader(io.StringIO(new_history().to_csv())))
+    assert rows[0] == page_header == ["time (s)", "shared heading P (0 to 1)", "mean nearest spacing (lengths)",
+                                      "flocks (count)", "event"]
     times = [float(r[0]) for r in rows[1:]]
     assert times[0] == 0 and times[-1] == pytest.approx(5.0) and len(times) == 21
     # the same run through the engine gives the same numbers

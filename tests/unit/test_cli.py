@@ -91,7 +91,8 @@ def test_a_run_keeps_results_if_the_file_vanishes(capsys, tmp_path, monkeypatch,
     monkeypatch.setattr(swarm_cmd, "run", run_then_break)
     assert cli.main([name, "--seconds", "0.5", "--csv", str(target)]) == 1
     out = capsys.readouterr()
-    assert out.out.splitlines()[0].startswith("time (s),whole-group agreement P"), out.out[:80]
+    head = {"swarm": "time (s),whole-group agreement P", "boids": "time (s),shared heading P"}[name]
+    assert out.out.splitlines()[0].startswith(head), out.out[:80]
     assert len(out.out.splitlines()) > 2  # the samples are all there
     assert "standard output instead" in out.err
 

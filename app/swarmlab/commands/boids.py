@@ -30,16 +30,13 @@ import sys
 from .. import boids, rules, rules_boids
 from ..cli import stopped_early, write_output
 from . import MAX_SECONDS, add_rules_options, one_sample, param_table, rules_template, run_steps
-from ..metrics import History, Series
+from ..metrics import History
 from ..params import validate
+# The page's history: the same series, words and sampling, so a CSV from here and one
+# downloaded from the page have the same columns.
+from ..sessions.boids import SAMPLE_INTERVAL_STEPS as SAMPLE_STEPS, new_history
 
-SAMPLE_STEPS = 10  # 0.25 model s at DT = 0.025 s
 TABLE_BATCH = 8  # --samples: flocks stepped together (boids.run_many; samples 1-8 x 300 s: 43 s against 100 s)
-SERIES = (
-    Series("P", "whole-group agreement P", ""),
-    Series("spacing", "mean nearest spacing", "lengths"),
-    Series("flocks", f"flocks ({boids.FLOCK_MIN}+ linked boids flying one way)", "count"),
-)
 
 
 def register(subparsers) -> None:
@@ -120,10 +117,6 @@ def simulate(params: boids.Params, seconds: float, watch: boids.FlockWatch | Non
         if watch is not None and state.steps % boids.STEPS_PER_SECOND == 0:
             watch.observe(state)
     return history
-
-
-def new_history() -> History:
-    return History(SERIES, tick_seconds=boids.DT, interval=SAMPLE_STEPS)
 
 
 def liveliness_line(summary: dict, start: float, end: float) -> str:

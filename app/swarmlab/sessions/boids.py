@@ -64,9 +64,9 @@ MAX_STEPS_PER_CALL = 4000
 _STEP_SPEC = (ParamSpec("n", 1, "steps", kind="int", min=0, max=MAX_STEPS_PER_CALL),)
 # The chart's history, on the step clock like every lab's: a sample every 10 steps (0.25 s).
 HISTORY_SERIES = (
-    metrics.Series("P", "shared heading P"),
+    metrics.Series("P", "shared heading P", "0 to 1"),
     metrics.Series("spacing", "mean nearest spacing", "lengths"),
-    metrics.Series("flocks", "flocks"),
+    metrics.Series("flocks", "flocks", "count"),
 )
 SAMPLE_INTERVAL_STEPS = 10
 MERGE_MARKER_STEPS = 40  # a slider dragged within 1 model s is one marker
