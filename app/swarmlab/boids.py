@@ -123,7 +123,7 @@ from functools import cached_property
 import numpy as np
 
 from . import cells, detmath, metrics, noise
-from .rules import MAX_MESSAGE_CHARS, Rule, RuleError
+from .rules import MAX_MESSAGE_CHARS, Rule, RuleError, read_only
 from .params import ParamSpec, shown, step_count, validate, validate_many, whole_number
 from .space import Box, displacement, norm, shift, wrap  # norm: IEEE-exact, never np.hypot
 
@@ -369,7 +369,7 @@ def resize_population(state: BoidsState, n: int, params: Params) -> BoidsState:
     Growing appends new ids (``next_id`` onwards) at their spawn states;
     shrinking removes the most recently added boids (the last rows, highest ids).
     """
-    n = validate(SPECS, "population", n)
+    n = validate(_PYTHON_SPECS, "population", n)  # (Python's range, as Params takes it)
     if n <= state.n:
         return replace(state, x=state.x[:n].copy(), v=state.v[:n].copy(), ids=state.ids[:n].copy())
     new_ids = np.arange(state.next_id, state.next_id + (n - state.n), dtype=np.int64)
@@ -580,9 +580,11 @@ def acceleration(state: BoidsState, pairs: cells.Pairs, params: Params, treat: T
         if rule is None:
             a = rules_boids.steering(_index(full.i), _index(full.j), full.d, full.r, state.v, params)
         else:
-            a = rule(_index(full.i), _index(full.j), full.d, full.r, state.v, params)
-            if not isinstance(rule, Rule):  # a plain function from Python: the checks a loaded rule gets
-                a = rules_boids.KIND.check(a, state.n)
+            args = (_index(full.i), _index(full.j), full.d, full.r, state.v, params)
+            if isinstance(rule, Rule):
+                a = rule(*args)
+            else:  # a plain function from Python: the read-only arrays and checks a loaded rule gets
+                a = rules_boids.KIND.check(rule(*map(read_only, args)), state.n)
     if treat is not None and treat.on:
         a = a + treat_pull(state.x, state.v, treat, params.box, params.v_max)
     return a

@@ -31,7 +31,10 @@ against 0.06 s for a million-step loop); a vectorised rule executes only a few h
 opcodes a step and does not notice.  A loop inside one
 numpy or builtin call (``sum(range(10**12))``) cannot be interrupted that way; there the
 page's engine watchdog (assets/js/engine.js) terminates the worker and restores the last
-good state.
+good state.  The limit belongs to the loaded rule (``load(..., time_limit=)``): the page
+keeps :data:`TIME_LIMIT_S`; a batch run from Python may raise it, or pass None for no limit
+and no tracer (the CLI's ``--time-limit``), since a slow but correct rule must not fail with
+the machine's load.
 
 Only the standard library and numpy are imported here.
 """
@@ -227,12 +230,14 @@ class Rule:
     code   : its source text (the built-in's own source for the original)
     kind   : its RuleKind
     user   : False for the built-in rule
+    time_limit : seconds one call of a student's rule may run (None: no limit, no tracer)
     """
 
     fn: Callable
     code: str
     kind: RuleKind
     user: bool = False
+    time_limit: float | None = TIME_LIMIT_S
 
     def __call__(self, *args) -> np.ndarray:
         if not self.user:
@@ -240,12 +245,13 @@ class Rule:
         n = len(args[4])  # the boids' velocities / the agents' headings: one row per agent
         # the student's code sees the model's arrays read-only: "v[:] = 0" or "theta *= 2" is an
         # error on its line (the rule is refused), not a change to the run behind the engine's back
-        out = self.kind.check(call_limited(self.fn, tuple(_read_only(a) for a in args)), n)
+        out = self.kind.check(call_limited(self.fn, tuple(read_only(a) for a in args), self.time_limit), n)
         return out if not isinstance(out, np.ndarray) or out.flags.writeable else out.copy()
 
 
-def _read_only(a: Any) -> Any:
-    """A read-only view of an array (no copy); anything else as it is."""
+def read_only(a: Any) -> Any:
+    """A read-only view of an array (no copy); anything else as it is.  Every rule, loaded or
+    a plain function from Python, gets its arrays this way: a step stays pure."""
     if not isinstance(a, np.ndarray):
         return a
     view = a.view()
@@ -270,12 +276,14 @@ def source_of(fn: Callable) -> str:
     return inspect.cleandoc("\n" + inspect.getsource(fn)) + "\n"
 
 
-def load(code: Any, kind: RuleKind) -> Rule:
+def load(code: Any, kind: RuleKind, time_limit: float | None = TIME_LIMIT_S) -> Rule:
     """Compile a student's text into a :class:`Rule` (not yet tried on a state).
 
     RuleError (with ``line``) for: not text, too long, a SyntaxError, an exception while
-    the module's top level runs, or no function called ``kind.name``.
+    the module's top level runs, or no function called ``kind.name``.  ``time_limit``:
+    seconds for the module's top level and for each later call of the rule (None: none).
     """
+    time_limit = _time_limit(time_limit)
     if not isinstance(code, str):
         raise RuleError("the rules must be Python source text", kind="syntax")
     if len(code) > MAX_SOURCE_CHARS:
@@ -291,7 +299,7 @@ def load(code: Any, kind: RuleKind) -> Rule:
         raise RuleError(f"the rules cannot be compiled: {exc}", kind="syntax") from None
     ns = kind.namespace()
     try:
-        call_limited(lambda: exec(compiled, ns), ())
+        call_limited(lambda: exec(compiled, ns), (), time_limit)
     except RuleError:
         raise
     except Exception as exc:
@@ -299,10 +307,20 @@ def load(code: Any, kind: RuleKind) -> Rule:
     fn = ns.get(kind.name)
     if not callable(fn):
         raise RuleError(f"your code must define a function called {kind.name}(...)", kind="missing")
-    return Rule(fn, code, kind, user=True)
+    return Rule(fn, code, kind, user=True, time_limit=time_limit)
 
 
-def load_file(path: str, kind: RuleKind) -> Rule:
+def _time_limit(value: Any) -> float | None:
+    """A rule's time limit: None, or a number of seconds above 0 (ValueError otherwise)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value < float("inf")):
+        raise ValueError(f"a rule's time limit must be a number of seconds above 0 (or None for no limit), "
+                         f"got {value!r}")
+    return float(value)
+
+
+def load_file(path: str, kind: RuleKind, time_limit: float | None = TIME_LIMIT_S) -> Rule:
     """:func:`load` of a file's text (the CLI's ``--rules FILE``; a notebook's rule module).
 
     The module may hold more than the rule (imports, helper functions); names the built-in
@@ -314,19 +332,20 @@ def load_file(path: str, kind: RuleKind) -> Rule:
     except OSError as exc:
         raise RuleError(f"cannot read the rules file {path!r}: {exc.strerror or exc}", kind="missing") from None
     try:
-        return load(code, kind)
+        return load(code, kind, time_limit)
     except RuleError as exc:
         raise RuleError(f"{path}: {exc}", exc.line, exc.kind) from None
 
 
-def call_limited(fn: Callable, args: tuple, limit: float = TIME_LIMIT_S) -> Any:
+def call_limited(fn: Callable, args: tuple, limit: float | None = TIME_LIMIT_S) -> Any:
     """``fn(*args)``, stopped with RuleError if the student's own lines run past ``limit`` s.
 
     The tracer only follows frames compiled from :data:`FILENAME` (the student's code),
     so the engine's own functions and numpy run at full speed.  Any exception from the
-    student's code comes back as a RuleError naming the line.
+    student's code comes back as a RuleError naming the line.  ``limit=None``: no tracer
+    and no limit (exceptions are still explained).
     """
-    deadline = time.perf_counter() + limit
+    deadline = time.perf_counter() + (limit or 0.0)
     events = 0
 
     def local(frame, event, arg):
@@ -344,7 +363,8 @@ def call_limited(fn: Callable, args: tuple, limit: float = TIME_LIMIT_S) -> Any:
         return local
 
     previous = sys.gettrace()
-    sys.settrace(tracer)
+    if limit is not None:
+        sys.settrace(tracer)
     try:
         with np.errstate(all="ignore"):  # NaN and inf are reported by RuleKind.check, not warned
             return fn(*args)
@@ -365,7 +385,8 @@ def call_limited(fn: Callable, args: tuple, limit: float = TIME_LIMIT_S) -> Any:
         # the end of the engine)
         raise explain(exc) from None
     finally:
-        sys.settrace(previous)
+        if limit is not None:
+            sys.settrace(previous)
 
 
 def explain(exc: BaseException, when: str = "") -> RuleError:

@@ -81,7 +81,7 @@ import numpy as np
 
 from . import cells, detmath
 from .params import ParamSpec, step_count, validate
-from .rules import Rule, RuleError
+from .rules import Rule, RuleError, read_only
 from .space import Box, shift, wrap_angle
 
 __all__ = [
@@ -393,10 +393,11 @@ def _advance(state: VicsekState, params: VicsekParams, xi: np.ndarray, align,
         new_theta = wrap_angle(builtin_turn(i, j, theta, s, c, a, kick))
     else:
         i, j, d, r = neighbourhoods(pairs, theta.shape[0])
-        out = turn(i, j, d, r, theta, a, kick)
-        if not isinstance(turn, Rule):  # a plain function from Python: the checks a loaded rule gets
+        if isinstance(turn, Rule):
+            out = turn(i, j, d, r, theta, a, kick)
+        else:  # a plain function from Python: the read-only arrays and checks a loaded rule gets
             from . import rules_vicsek  # noqa: PLC0415 (rules_vicsek imports this module)
-            out = rules_vicsek.KIND.check(out, theta.shape[0])
+            out = rules_vicsek.KIND.check(turn(*map(read_only, (i, j, d, r, theta, a, kick))), theta.shape[0])
         new_theta = wrap_angle(out)
     s2, c2 = detmath.sincos(new_theta)
     new_x = move(x, c2, s2, float(params.speed), box)
@@ -554,8 +555,8 @@ class CheckRun:
 
     def advance(self, n_updates: int) -> float:
         """Do up to ``n_updates`` units of work; return the progress in [0, 1]."""
-        todo = min(int(n_updates), self.total - self.done_units)
-        for _ in range(max(todo, 0)):
+        todo = min(step_count(n_updates, "n_updates"), self.total - self.done_units)
+        for _ in range(todo):
             if self.mode == "batched":
                 p = self._ens.step()
                 if self._ens.t > self.warmup:

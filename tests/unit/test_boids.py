@@ -310,6 +310,25 @@ def test_population_changes_keep_survivors_and_remove_most_recent():
     assert B.resize_population(st, 2000, p).n == 2000
     with pytest.raises(ValueError, match="population"):
         B.resize_population(st, 1, p)
+    # from Python, the population has Params' range (the slider stops at 2000; the bench runs 100,000)
+    big = B.Params(population=3000)
+    assert B.resize_population(B.initial_state(big), 2500, big).n == 2500
+    assert B.resize_population(st, 2500, p).n == 2500
+
+
+def test_a_plain_function_rule_cannot_change_the_state_it_is_given():
+    """boids.step is pure for a rule passed from Python too: its arrays are read-only views."""
+    p = B.Params(sample=2)
+    s0 = B.initial_state(p)
+    before = s0.v.copy()
+
+    def halve(i, j, d, r, v, params):
+        v *= 0.5
+        return np.zeros_like(v)
+
+    with pytest.raises(ValueError, match="read-only"):
+        B.run(s0, p, 1, rule=halve)
+    assert np.array_equal(s0.v, before)
 
 
 @pytest.mark.parametrize("name,value", [

@@ -284,6 +284,52 @@ def test_the_rules_templates_run_as_the_built_in_rules(capsys, tmp_path, monkeyp
     assert mine == capsys.readouterr().out
 
 
+def test_the_templates_suggest_one_file_per_lab(capsys):
+    """Following both labs' help must not write one lab's rule over the other's."""
+    assert cli.main(["vicsek", "--rules-template"]) == 0
+    assert "--rules my_turn.py" in capsys.readouterr().out.splitlines()[0]
+    assert cli.main(["boids", "--rules-template"]) == 0
+    assert "--rules my_rules.py" in capsys.readouterr().out.splitlines()[0]
+    for name, file in (("vicsek", "my_turn.py"), ("boids", "my_rules.py")):
+        with pytest.raises(SystemExit):
+            cli.main([name, "--help"])
+        assert f"--rules-template > {file}" in " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.parametrize("name, rule", [
+    ("boids", "def steering(i, j, d, r, v, p):\n    while True:\n        pass\n"),
+    ("vicsek", "def turn(i, j, d, r, theta, a, kick):\n    while True:\n        pass\n"),
+])
+def test_time_limit_sets_how_long_a_rule_may_run(capsys, tmp_path, name, rule):
+    """--time-limit is the rule's limit (the page's 2 s by default); a stopped rule's message
+    says how to allow it more; 0 runs the rule untraced, with no limit."""
+    path = tmp_path / "loop.py"
+    path.write_text(rule, encoding="utf-8")
+    short = ["--seconds", "0.1"] if name == "boids" else ["--warmup", "2", "--measure", "2"]
+    with pytest.raises(SystemExit) as exc:
+        cli.main([name, *short, "--rules", str(path), "--time-limit", "0.05"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2
+    assert "more than 0.05 s" in err and "line 3" in err and "--time-limit S lets each call run longer" in err, err
+    for bad in ("-1", "nan", "inf", "soon"):
+        with pytest.raises(SystemExit) as exc:
+            cli.main([name, *short, "--rules", str(path), "--time-limit", bad])
+        assert exc.value.code == 2 and "--time-limit" in capsys.readouterr().err
+    # 0: no tracer while the rule runs (a rule that loops in Python runs at full speed)
+    seen = tmp_path / "trace.txt"
+    args = "i, j, d, r, v, p" if name == "boids" else "i, j, d, r, theta, a, kick"
+    out = "np.zeros_like(v)" if name == "boids" else "theta + kick"
+    path.write_text(f"import sys\ndef {rule.split('(')[0][4:]}({args}):\n"
+                    f"    open({str(seen)!r}, 'a').write(repr(sys.gettrace()) + '\\n')\n"
+                    f"    return {out}\n", encoding="utf-8")
+    for limit, traced in (("0", False), ("5", True)):
+        seen.write_text("")
+        assert cli.main([name, *short, "--rules", str(path), "--time-limit", limit]) == 0
+        calls = seen.read_text().split()
+        assert calls and all((c != "None") == traced for c in calls), (limit, calls[:3])
+    capsys.readouterr()
+
+
 def test_a_vicsek_rule_that_fails_late_says_at_which_update(capsys, tmp_path):
     rules = tmp_path / "late.py"
     rules.write_text("calls = [0]\n"

@@ -147,6 +147,31 @@ def test_an_endless_loop_is_stopped_by_the_time_limit():
     assert sys.gettrace() is None  # the tracer is removed again
 
 
+def test_the_time_limit_belongs_to_the_loaded_rule():
+    """A batch run sets its rule's limit when loading it (the engine never passes one)."""
+    loop = "def steering(i, j, d, r, v, p):\n    while True:\n        pass\n"
+    with pytest.raises(rules.RuleError, match="more than 0.05 s") as info:
+        rules.load(loop, BOIDS, time_limit=0.05)(*ARGS)
+    assert info.value.kind == "timeout"
+    import sys
+    seen = []
+    untraced = rules.load("def steering(i, j, d, r, v, p):\n    seen.append(sys.gettrace())\n    return v\n",
+                          BOIDS, time_limit=None)
+    untraced.fn.__globals__.update(seen=seen, sys=sys)
+    untraced(*ARGS)
+    assert seen == [None] and untraced.time_limit is None
+    # still read-only arrays, still checked results, still explained exceptions
+    with pytest.raises(rules.RuleError, match="read-only") as info:
+        rules.load("def steering(i, j, d, r, v, p):\n    v[:] = 0\n    return v\n", BOIDS, time_limit=None)(*ARGS)
+    assert info.value.kind == "exception" and info.value.line == 2
+    with pytest.raises(rules.RuleError, match="line 2"):
+        rules.load("def steering(i, j, d, r, v, p):\n    return 1 / 0\n", BOIDS, time_limit=None)(*ARGS)
+    for bad in (0, -1.0, float("nan"), float("inf"), "2", True):
+        with pytest.raises(ValueError, match="time limit"):
+            rules.load(loop, BOIDS, time_limit=bad)
+    assert rules.load(loop, BOIDS).time_limit == rules.TIME_LIMIT_S  # the page's
+
+
 def test_the_students_namespace_is_the_rule_modules_and_fresh():
     ns = BOIDS.namespace()
     assert {"np", "sum_by", "mean_by", "steer", "allocate", "unit", "EPS"} <= set(ns)

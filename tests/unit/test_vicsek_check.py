@@ -78,6 +78,9 @@ def test_chunked_check_equals_single_call(mode):
         k += 1
     assert run.progress == 1.0
     assert run.advance(10) == 1.0  # extra work after the end is a no-op
+    for bad in (2.5, -3, "4", float("nan")):  # int() would quietly run 2 or none
+        with pytest.raises(ValueError, match="whole number of steps"):
+            run.advance(bad)
     assert run.result() == whole
     assert run.total == (50 if mode == "batched" else 16 * 50)
 

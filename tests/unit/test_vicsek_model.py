@@ -450,6 +450,13 @@ def test_a_plain_turn_function_gets_the_checks_a_rules_file_gets():
     from swarmlab import rules_vicsek  # the built-in rule as a plain function: the built-in's results
     assert vicsek.run_general(params, 3, 5, 5, turn=rules_vicsek.turn) == vicsek.run_general(params, 3, 5, 5)
 
+    def spin(i, j, d, r, theta, a, kick):  # changes the model's headings in place: refused
+        theta += 1.0
+        return theta
+
+    with pytest.raises(ValueError, match="read-only"):
+        vicsek.run_general(params, 3, 0, 2, turn=spin)
+
 
 def test_run_general_reproducible_and_sane():
     params, _ = vicsek.general_params(n=100, box=1.25)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import math
 from typing import Any
 
@@ -57,12 +58,42 @@ def add_rules_options(p, kind, signature: str, command: str) -> None:
                    help=f"a Python file defining {signature}, run in place of the built-in rule")
     p.add_argument("--rules-template", action="store_true",
                    help=f"print the built-in {kind.name}() as a rules file to edit, then stop: "
-                        f"python -m swarmlab {command} --rules-template > my_rules.py")
+                        f"python -m swarmlab {command} --rules-template > {template_file(command)}")
+    p.add_argument("--time-limit", type=_seconds_or_off, default=rules.TIME_LIMIT_S, metavar="S",
+                   help=f"seconds one call of the --rules function may run before it is stopped as an endless "
+                        f"loop (default {rules.TIME_LIMIT_S:g}, as on the page; 0 = no limit, and the rule "
+                        f"runs untraced, faster if it loops in Python)")
+
+
+def _seconds_or_off(text: str) -> float | None:
+    """--time-limit: seconds above 0, or 0 for no limit (None)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expects seconds (0 = no limit), got {text!r}") from None
+    if value == 0:
+        return None
+    if not (0 < value < float("inf")):
+        raise argparse.ArgumentTypeError(f"expects seconds above 0 (0 = no limit), got {text!r}")
+    return value
+
+
+def template_file(command: str) -> str:
+    """The file name the help and the template suggest: one per lab, so following both
+    labs' help does not overwrite one rules file with the other's."""
+    return {"vicsek": "my_turn.py"}.get(command, "my_rules.py")
+
+
+def load_rules(args, kind):
+    """The --rules file as a Rule (None without --rules), under --time-limit."""
+    if not args.rules:
+        return None
+    return rules.load_file(args.rules, kind, time_limit=args.time_limit)
 
 
 def rules_template(args, kind, command: str) -> bool:
     """Print the template if ``--rules-template`` was given (then the command stops)."""
     if not args.rules_template:
         return False
-    print(rules.template(kind, f"python -m swarmlab {command} --rules my_rules.py"), end="")
+    print(rules.template(kind, f"python -m swarmlab {command} --rules {template_file(command)}"), end="")
     return True

@@ -29,7 +29,7 @@ import sys
 
 from .. import boids, rules, rules_boids
 from ..cli import stopped_early, write_output
-from . import MAX_SECONDS, add_rules_options, one_sample, param_table, rules_template, run_steps
+from . import MAX_SECONDS, add_rules_options, load_rules, one_sample, param_table, rules_template, run_steps
 from ..metrics import History
 from ..params import validate
 # The page's history: the same series, words and sampling, so a CSV from here and one
@@ -177,7 +177,7 @@ def run(args) -> int:
         return 0
     run_steps(args.seconds, boids.DT)
     params = build_params(args)
-    rule = rules.load_file(args.rules, rules_boids.KIND) if args.rules else None
+    rule = load_rules(args, rules_boids.KIND)
     if args.samples is not None:
         if args.csv:
             raise ValueError("--csv records one run; leave it out with --samples")

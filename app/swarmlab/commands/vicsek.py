@@ -17,7 +17,8 @@ import sys
 
 from .. import rules, rules_vicsek, vicsek
 from ..params import _fmt
-from . import add_rules_options, rules_template
+from ..cli import error_text
+from . import add_rules_options, load_rules, rules_template
 
 # The options, each named after its spec in vicsek.GENERAL_SPECS.
 _OPTIONS = ("n", "box", "radius", "speed", "eta", "align", "warmup", "measure", "seed")
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     values = {name: getattr(args, name) for name in _OPTIONS}
     params, opts = vicsek.general_params(**values)  # ValueError -> exit code 2 in swarmlab.cli
-    rule = rules.load_file(args.rules, rules_vicsek.KIND) if args.rules else None
+    rule = load_rules(args, rules_vicsek.KIND)
     total = opts["warmup"] + opts["measure"]
     try:
         result = vicsek.run_general(params, opts["seed"], opts["warmup"], opts["measure"], turn=rule)
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         if exc.update <= 1:
             raise  # broken from its first update: a plain error (exit 2)
         print(f"python -m swarmlab: error: the run stopped at update {exc.update} of {total} "
-              f"(nothing was measured): {exc}", file=sys.stderr)
+              f"(nothing was measured): {error_text(exc)}", file=sys.stderr)
         return 1
     if args.json:
         print(json.dumps(result))
