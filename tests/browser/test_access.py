@@ -70,6 +70,31 @@ def _describe_speaks_the_engines_summary(page, lab):
     assert page.locator(f"#lab-{lab} {STAGE[lab]}").get_attribute("role") == "application"
 
 
+def test_lab2_summary_names_the_arrow_the_page_follows(page, server):
+    """The followed arrow is the page's; the engine's spoken summary names that one, a newly
+    picked one, and none once Escape stops following."""
+    open_lab(page, server, "vicsek")
+    pause(page, "vicsek")
+    canvas = page.locator("#lab-vicsek .vk-canvas")
+    sel = lambda: page.evaluate("() => window.swarmlab.labs.get('vicsek').selected")  # noqa: E731
+    assert sel() == 0
+    assert "Following arrow 1," in engine_call(page, "vicsek", "describe")["text"]
+    canvas.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => window.swarmlab.labs.get('vicsek').selected === 1")
+    page.wait_for_function("() => window.swarmlab.engine.call('vicsek', 'describe')"
+                           ".then((d) => d.text.includes('Following arrow 2,'))")
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => window.swarmlab.labs.get('vicsek').selected === -1")
+    page.wait_for_function("() => window.swarmlab.engine.call('vicsek', 'describe')"
+                           ".then((d) => !d.text.includes('Following arrow'))")
+    page.evaluate("() => { window.__accessLog = []; }")
+    page.locator("#lab-vicsek .access-describe").click()
+    said = page.locator("#lab-vicsek .access-said")
+    page.wait_for_function("() => (document.querySelector('#lab-vicsek .access-said') || {}).textContent")
+    assert "Following arrow" not in said.inner_text() and "Update" in said.inner_text()
+
+
 def test_d_does_not_fire_while_typing(page, server):
     open_lab(page, server, "swarm")
     pause(page, "swarm")

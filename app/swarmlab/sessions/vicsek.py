@@ -32,7 +32,9 @@ state()                  constants and current values (see op_state)
 select(x, y)             nearest arrow (periodic distance) to a model point -> {"index", "distance"}
                          (select(index=i) picks directly; select() with no args clears)
 neighbours(i)            agent i's neighbourhood now: {"index", "neighbours" (others, ascending),
-                         "size" (count incl. self), "mean_heading", "turn_to", "kick", "radius"}
+                         "size" (count incl. self), "mean_heading", "turn_to", "kick", "radius"};
+                         i becomes the followed arrow (the spoken summary names it), as the
+                         page asks for the followed arrow's neighbourhood every frame
 check_start(mode="batched"|"serial")   begin the eight-seed check (runs in chunks)
 check_advance(updates)   do that many units of work -> {"progress": 0..1, "done"}
 check_result()           the CLI --json shape: {"seeds": [...8], "mean": {...}, "range": {...}}
@@ -289,6 +291,7 @@ class VicsekSession(Session):
 
     def op_neighbours(self, i: Any) -> dict:
         i = validate(_POINT_SPECS, "index", i)
+        self.selected = i
         p = self.params
         x = self.ens.state.x[0]
         th = self.ens.state.theta[0]

@@ -289,7 +289,10 @@ export async function mount(section, ctx) {
     showSelection(null);
     dirty = true;
     stepper.invalidate();
-    return stepper.track(stepper.idle().then(() => stepper.send(0)));
+    // (a followed arrow reaches the engine with its neighbourhood's read each frame; none
+    // followed is said once, so the spoken summary stops naming the last one)
+    const none = selected < 0 ? [["select", {}]] : null;
+    return stepper.track(stepper.idle().then(() => stepper.send(0, none)));
   }
   canvas.addEventListener("pointerdown", (ev) => {
     const tol = ev.pointerType === "touch" ? PICK_TOLERANCE_PX * 1.4 : PICK_TOLERANCE_PX;
