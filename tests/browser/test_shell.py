@@ -197,6 +197,27 @@ def test_a_lab_that_fails_to_build_says_so(page, server):
     page.wait_for_selector("#lab-vicsek canvas", timeout=30_000)
 
 
+def test_a_swarm_lab_that_fails_to_build_can_be_tried_again(page, server):
+    """Lab 1 goes through the shared error box too: its reason, and "Try again" builds it."""
+    page.goto(f"{server}/?lab=boids")
+    wait_ready(page)
+    page.evaluate("""() => {
+        const e = window.swarmlab.engine, spec = e.spec.bind(e);
+        e.spec = (lab) => {
+            if (lab !== "swarm") return spec(lab);
+            e.spec = spec;  // once
+            return Promise.reject(new Error("spec failed on purpose"));
+        };
+    }""")
+    page.click("#tab-swarm")
+    box = page.locator("#lab-swarm .lab-error")
+    box.wait_for(timeout=30_000)
+    assert "could not start" in box.inner_text() and "spec failed on purpose" in box.inner_text()
+    box.locator(".lab-retry").click()
+    page.wait_for_selector("#lab-swarm .swarm-canvas", timeout=60_000)
+    assert page.locator("#lab-swarm .lab-error").count() == 0
+
+
 # A timer loop that records how late each 10 ms timer fires while Python starts (after the
 # runtime's downloads have arrived, until the engine answers): the page's main thread was
 # blocked for at least that long (no click, scroll or key could be handled meanwhile).

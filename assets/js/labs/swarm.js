@@ -57,24 +57,10 @@ function download(blob, name) {
 
 /**
  * Build the lab inside `section`.  If the engine fails while building (e.g. a Python
- * error), the section shows what failed instead of staying blank.
+ * error), the error goes to app.js, which shows what failed with "Try again", as for
+ * every lab.
  */
 export async function mount(section, ctx) {
-  try {
-    return await mountLab(section, ctx);
-  } catch (err) {
-    console.error("[swarm] the Swarm Lab could not be built", err);
-    section.innerHTML = "";
-    const box = el("div", { class: "panel swarm-error", role: "alert" },
-      el("h2", { text: "The Swarm Lab could not start" }),
-      el("p", { text: "The simulation engine reported an error while the page was being built. Reloading may help; if it does not, please report the details below." }),
-      el("pre", { text: String((err && (err.message || err)) || "unknown error").slice(0, 4000) }));
-    section.append(box);
-    return { activate() {}, deactivate() {}, error: err };
-  }
-}
-
-async function mountLab(section, ctx) {
   ensureStylesheet("assets/css/swarm.css");
   const engine = ctx.engine;
   const specs = await engine.spec(LAB);
