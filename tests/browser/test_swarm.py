@@ -821,6 +821,21 @@ def test_url_settings_and_copy_link(page, server):
     assert a["step"] == b["step"] == 240
     assert (a["x"], a["y"], a["th"]) == (b["x"], b["y"], b["th"])
     other.close()
+    # a start chosen for the next restart is not this run's: the link replays the run on screen
+    page.evaluate("() => { for (const d of document.querySelectorAll('#lab-swarm details')) d.open = true; }")
+    control(page, "start").locator("select").select_option("scattered")
+    page.wait_for_function("document.querySelector('#notices').innerText.includes('will be used when you press Restart')")
+    page.evaluate("() => navigator.clipboard.writeText('')")
+    page.get_by_role("button", name="Copy link").click()
+    page.wait_for_function("navigator.clipboard.readText().then((t) => t.includes('lab=swarm'))")
+    assert "start=" not in page.evaluate("navigator.clipboard.readText()")  # the run started as a loose patch
+    assert "replays this run from its start" in page.locator("#notices").inner_text()
+    # a setting changed during the run (a marker on its chart): the link no longer replays it, and says so
+    control(page, "cohesion").locator("input").click()
+    page.wait_for_function("window.swarmlab.engine.call('swarm', 'history', {}).then((h) => h.markers.length > 0)")
+    settle(page, LAB)
+    page.get_by_role("button", name="Copy link").click()
+    page.wait_for_function("document.querySelector('#notices').innerText.includes('not this run exactly')")
 
 
 def test_trial_link_with_bad_values_minimal_controls(page, server):

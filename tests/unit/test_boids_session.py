@@ -382,3 +382,16 @@ def test_a_link_copied_at_ten_thousand_boids_opens_at_ten_thousand():
     with pytest.raises(ValueError, match="sky"):  # 10,000 in the slider's sky: refused
         small.op_reset(population=10000)
     assert small.state.n == before
+
+
+def test_the_run_keeps_its_own_sample_until_a_restart():
+    """A sample typed for the next restart is not the run's: run_values (what a link that
+    replays the run carries) keeps the run's own, through a snapshot and a restore too."""
+    s = BoidsSession()
+    s.op_set("sample", 7)
+    st = s.op_state()
+    assert st["params"]["sample"] == 7 and st["run_values"] == {"sample": 42}
+    snap = s.op_snapshot()
+    other = BoidsSession()
+    assert other.op_restore(json.loads(json.dumps(snap)))["run_values"] == {"sample": 42}
+    assert s.op_reset()["run_values"] == {"sample": 7}

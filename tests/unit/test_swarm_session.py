@@ -263,9 +263,13 @@ def test_restart_and_trials_keep_sample_and_appearance():
     assert r["applies"] == "restart" and s.state.sample == 7
     assert r["notice"] == "Sample 8 will be used when you press Restart."
     assert s.op_set("start", "scattered")["notice"] == "Start “scattered over the world” will be used when you press Restart."
+    # the run's own restart-only values (what a link that replays it carries) stay the run's
+    assert s.op_state()["run_values"] == {"sample": 7, "start": "cluster"}
+    assert s.op_state()["params"]["start"] == "scattered"
     s.op_set("start", "cluster")
     s.op_reset()
     assert s.state.sample == 8
+    assert s.op_state()["run_values"] == {"sample": 8, "start": "cluster"}
 
 
 def test_history_and_csv():

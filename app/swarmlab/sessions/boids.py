@@ -104,6 +104,7 @@ class BoidsSession(Session):
 
     def __init__(self) -> None:
         self.params = boids.Params()
+        self.run_sample = self.params.sample  # the run's own sample (see _restart)
         self.treat = boids.Treat()
         self.state = boids.initial_state(self.params)
         self.history = new_history()
@@ -173,6 +174,7 @@ class BoidsSession(Session):
 
     def _restart(self, new: boids.Params) -> dict:
         self.params = new
+        self.run_sample = new.sample  # the run's own; a sample typed later waits for a restart
         self.treat = boids.Treat()
         self.state = boids.initial_state(new)
         self.history = new_history()
@@ -301,7 +303,7 @@ class BoidsSession(Session):
         s = self.state
         return {"lab": self.lab, "x": s.x.tolist(), "v": s.v.tolist(), "ids": s.ids.tolist(),
                 "t": s.t, "steps": s.steps, "next_id": s.next_id, "params": asdict(self.params),
-                "treat": asdict(self.treat)}
+                "treat": asdict(self.treat), "run_sample": self.run_sample}
 
     def op_restore(self, snapshot: Any) -> dict:
         """Carry on from a :meth:`op_snapshot` (validated first; a bad one changes nothing).
@@ -318,12 +320,13 @@ class BoidsSession(Session):
             steps = int(snapshot["steps"])
             state = boids.BoidsState(x=x, v=v, ids=ids, steps=steps, next_id=int(snapshot["next_id"]))
             treat = boids.Treat(**snapshot.get("treat", {}))
+            run_sample = validate(self.SPECS, "sample", snapshot.get("run_sample", params.sample))
         except (KeyError, TypeError) as exc:
             raise ValueError(f"restore: the snapshot is incomplete ({exc})") from None
         if not (len(x) == len(v) == len(ids) == params.population and np.isfinite(x).all()
                 and np.isfinite(v).all() and steps >= 0):
             raise ValueError("restore: the snapshot's arrays do not fit together")
-        self.params, self.state, self.treat = params, state, treat
+        self.params, self.state, self.treat, self.run_sample = params, state, treat, run_sample
         self.history = new_history()
         self.history.record(steps, self._measure())
         self._mark("restarted from the last good step")
@@ -357,6 +360,9 @@ class BoidsSession(Session):
             "steps": self.state.steps,
             "N": self.state.n,
             "params": p,
+            # the settings this run started with that apply only at a restart (the sample): what
+            # a link that replays this run carries, whatever the controls now say
+            "run_values": {"sample": self.run_sample},
             "world": world,
             "treat": asdict(self.treat),
             "presets": boids.PRESETS,

@@ -65,11 +65,6 @@ MERGE_MARKER_STEPS = 30
 MERGEABLE = ("w_s", "w_a", "w_c", "R", "k", "v", "sigma", "N")
 
 
-def _clock(t: float) -> str:
-    s = int(math.floor(t + 1e-9))
-    return f"{s // 60}:{s % 60:02d}"
-
-
 # --- what the page shows beside the specs (published by op_layout()["display"]) ------------
 GROUPS = (
     Group("rules", "Social rules"),
@@ -210,6 +205,7 @@ class SwarmSession(Session):
     def _restart(self, values: dict) -> None:
         p = swarm.SwarmParams(**values)
         self.values = dict(values)
+        self.run_values = {name: values[name] for name in swarm.RESTART_ONLY}
         self._p = p
         self.state = swarm.initial_state(p)
         self._invalidate()
@@ -321,7 +317,7 @@ class SwarmSession(Session):
         if not self.continued and self.state.step >= swarm.TIME_LIMIT_STEPS:
             self.at_limit = True
         return {"t": self.state.t, "step": self.state.step, "steps_done": done,
-                "paused_at_limit": self.at_limit, "clock": _clock(self.state.t)}
+                "paused_at_limit": self.at_limit}
 
     def op_continue(self) -> dict:
         """Lift the five-minute pause; the run keeps its state and history."""
@@ -407,11 +403,13 @@ class SwarmSession(Session):
         return {
             "lab": self.lab,
             "t": s.t,
-            "clock": _clock(s.t),
             "step": s.step,
             "N": s.n,
             "sample": s.sample,
             "params": dict(self.values),
+            # the settings this run started with that apply only at a restart (sample, start):
+            # what a link that replays this run carries, whatever the controls now say
+            "run_values": dict(self.run_values),
             "selected": self.selected_id,
             "selected_index": self._selected_index(),
             "threat_active": swarm.threat_position(s) is not None,

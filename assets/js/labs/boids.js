@@ -27,7 +27,7 @@ import { Stepper } from "../ui/stepper.js";
 import { PlayButton, Readouts, frameOps, eachResult } from "../ui/run.js";
 import { frameIndex, frameCount } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
-import { readQuery, shareUrl, copyLink } from "../ui/share.js";
+import { readQuery, shareUrl, copyLink, copiedWords } from "../ui/share.js";
 import { LineChart, SERIES_STYLE } from "../ui/chart.js";
 import { ensureStylesheet, pixelRatio } from "../ui/dom.js";
 import { wrap } from "../ui/periodic.js";
@@ -132,6 +132,7 @@ export async function mount(section, ctx) {
   let frameLen = 0;
   let dirty = true;
   const treat = { on: false, x: 0, y: 0, source: null };
+  let treatUsed = false;     // a treat held since the restart: a link can no longer replay this run
   const cursor = { x: world.width / 2, y: world.height / 2, visible: false };
   let pointerId = null;
   let keyHeld = null;        // the key (Enter or Space) that set the treat, until its keyup
@@ -153,7 +154,7 @@ export async function mount(section, ctx) {
   });
 
   // ---- controls built from the specs ----
-  const apply = (name, v) => stepper.track(applySetting(name, v));
+  const apply = (name, v) => stepper.applying(applySetting(name, v));
   const applySetting = async (name, v) => {
     const res = await engine.tryCall(LAB, "set", { name, value: v });
     if (res.ok) {
@@ -230,9 +231,10 @@ export async function mount(section, ctx) {
   function linkUrl() {
     const values = {};
     for (const s of specs) values[s.name] = st.params[s.name];
+    Object.assign(values, st.run_values); // the run's own sample, not one typed for the next restart
     return shareUrl(LAB, values, specs, { world: `${round3(world.width)}x${round3(world.height)}` });
   }
-  $(".bd-copy").addEventListener("click", () => copyLink(linkUrl(), ctx.notify));
+  $(".bd-copy").addEventListener("click", () => copyLink(linkUrl(), ctx.notify, copiedWords(hist.markers.length > 0 || treatUsed)));
 
   async function restart() {
     releaseTreat();
@@ -245,6 +247,7 @@ export async function mount(section, ctx) {
     stage.setWorld(world);
     if (cursor.x >= world.width || cursor.y >= world.height) { cursor.x = world.width / 2; cursor.y = world.height / 2; }
     hist.clear();
+    treatUsed = false;
     syncControls();
     showWorld();
     stepper.restart();
@@ -269,6 +272,7 @@ export async function mount(section, ctx) {
   async function sendTreat(x, y, source) {
     if (source === "keyboard" && !(treat.on && treat.source === "keyboard")) srEl.textContent = `Treat held at ${where(x, y)}.`;
     Object.assign(treat, { on: true, x, y, source });
+    treatUsed = true;
     section.dataset.treat = "on";
     dirty = true;
     const res = await engine.tryCall(LAB, "treat", { x, y, on: true });

@@ -23,7 +23,7 @@ import { HistoryMirror } from "../ui/history.js";
 import { ensureStylesheet, el, capital, say, setText } from "../ui/dom.js";
 import { NARROW } from "../ui/reflow.js";
 import { MinimalControls } from "../ui/minimal.js";
-import { readQuery, shareUrl, copyLink, linkCode } from "../ui/share.js";
+import { readQuery, shareUrl, copyLink, copiedWords, linkCode } from "../ui/share.js";
 import { LineChart, SERIES_STYLE, formatClock } from "../ui/chart.js";
 import { StageRenderer, GLYPH_LENGTH } from "./swarm/renderer.js";
 import { TRAILS } from "./swarm/trails.js";
@@ -280,7 +280,7 @@ export async function mount(section, ctx) {
     const set = buildControls(body, specs, {
       only: names,
       values: currentValues,
-      apply: (name, value) => applying(applyLive(name, value)),
+      apply: (name, value) => stepper.applying(applyLive(name, value)),
       onError: ctx.settingNotice,
     });
     for (const [name, r] of set.rows) {
@@ -298,10 +298,10 @@ export async function mount(section, ctx) {
         "aria-label": `Remove ${POP_STEP}, the most recently added animals` });
       const plus = el("button", { type: "button", class: "btn swarm-pop-plus", text: `Add ${POP_STEP}`, "data-step": POP_STEP,
         "aria-label": `Add ${POP_STEP} animals` });
-      // A press is a setting on its way: a Restart waits for it (applying).  Its answer, the
+      // A press is a setting on its way: a Restart waits for it (stepper.applying).  Its answer, the
       // engine's {N, added, removed}, is kept on the button for the spoken reply (ui/keys.js).
       const press = (button, by) => {
-        button.pressed = applying(changePopulation({ by }).then((res) => {
+        button.pressed = stepper.applying(changePopulation({ by }).then((res) => {
           if (!res.ok) ctx.settingNotice(res.error, "N");
           return res;
         }));
@@ -334,7 +334,9 @@ export async function mount(section, ctx) {
   const frame = createFrameInfo(fx);
   frame.threatRadius = THREAT_RADIUS;
   let frameCount = 0;
-  let runSample = state.sample;
+  // the settings this run started with that apply only at a restart (the session's run_values:
+  // sample, start): the clock's sample and what a link that replays this run carries
+  let runValues = state.run_values;
   let currentTrial = null;
   let trialOnRestart = null; // the trial a Restart (and a link) would keep: the session's word
   let atLimit = false;
@@ -372,20 +374,11 @@ export async function mount(section, ctx) {
 
   async function refreshState() {
     state = await engine.call(LAB, "state");
-    runSample = state.sample;
+    runValues = state.run_values;
     return state;
   }
 
   // ---------------------------------------------------------------- actions
-  /** Track a control's change until the engine has answered it (restart waits for these). */
-  const controlsApplying = new Set();
-  function applying(promise) {
-    controlsApplying.add(promise);
-    const done = () => controlsApplying.delete(promise);
-    promise.then(done, done);
-    return stepper.track(promise);
-  }
-
   async function applyLive(name, value) {
     if (name === "N") return changePopulation({ n: value });
     const res = await engine.tryCall(LAB, "set", { name, value });
@@ -445,7 +438,7 @@ export async function mount(section, ctx) {
   async function restart() {
     // a setting still on its way to the engine (a sample typed, then Restart tapped at once)
     // is part of this restart: its answer fills the controls that allValues() reads
-    await Promise.allSettled([...controlsApplying]);
+    await stepper.settingsSent();
     const values = allValues();
     delete values.N; // N is the population control: restart uses the slider value
     values.N = currentValues.N;
@@ -633,7 +626,7 @@ export async function mount(section, ctx) {
 
   // ---------------------------------------------------------------- drawing
   function updateClock() {
-    let text = `${formatClock(frame.t)} model time · sample ${runSample}`;
+    let text = `${formatClock(frame.t)} model time · sample ${runValues.sample}`;
     if (stepper.slowed) text += ` · slowed to ${fmtSpeed(speed * stepper.pace.ratio)}`;
     if (text !== lastClockText) {
       clockEl.textContent = text;
@@ -758,7 +751,7 @@ export async function mount(section, ctx) {
     if (ev.key === "ArrowRight") { ev.preventDefault(); stepper.track(selectRelative(1)); }
     if (ev.key === "ArrowLeft") { ev.preventDefault(); stepper.track(selectRelative(-1)); }
   });
-  copyBtn.addEventListener("click", () => copyLink(linkUrl(), ctx.notify)); // synchronous: keeps the click's permission to copy
+  copyBtn.addEventListener("click", () => copyLink(linkUrl(), ctx.notify, copiedWords(hist.markers.length > 0))); // synchronous: keeps the click's permission to copy
   csvBtn.addEventListener("click", downloadCsv);
   pngBtn.addEventListener("click", saveImage);
   if (typeof ResizeObserver !== "undefined") {
@@ -771,13 +764,13 @@ export async function mount(section, ctx) {
    *  carries settings that contradict its trial. */
   function linkUrl() {
     const values = allValues();
-    values.sample = runSample;
+    Object.assign(values, runValues);
     return shareUrl(LAB, values, specs, { trial: trialOnRestart });
   }
 
   function fileStem() {
     const t = Math.floor(frame.t);
-    return `swarm-lab-sample${runSample}-${Math.floor(t / 60)}m${String(t % 60).padStart(2, "0")}s`;
+    return `swarm-lab-sample${runValues.sample}-${Math.floor(t / 60)}m${String(t % 60).padStart(2, "0")}s`;
   }
 
   async function downloadCsv() {
@@ -809,7 +802,7 @@ export async function mount(section, ctx) {
     g.fillStyle = "#14202b";
     g.font = `600 ${Math.round(15 * dpr)}px system-ui, sans-serif`;
     g.textBaseline = "middle";
-    const title = `Swarm Lab · ${formatClock(frame.t)} model time · sample ${runSample}` +
+    const title = `Swarm Lab · ${formatClock(frame.t)} model time · sample ${runValues.sample}` +
       (currentTrial && trialBy.has(currentTrial) ? ` · trial: ${trialBy.get(currentTrial).title}` : "");
     g.fillText(title, pad, pad + head / 2 - 2);
     g.drawImage(stageCanvas, pad, pad + head);

@@ -20,7 +20,7 @@ import { PlayButton, Readouts, readoutRowHtml, frameOps, eachResult } from "../u
 import { frameIndex, frameStep } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
 import { buildControls } from "../ui/controls.js";
-import { readQuery, shareUrl, copyLink } from "../ui/share.js";
+import { readQuery, shareUrl, copyLink, copiedWords } from "../ui/share.js";
 import { Stage } from "./vicsek/stage.js";
 import { headingWheel } from "../ui/heading.js";
 import { PPlot } from "./vicsek/pplot.js";
@@ -190,11 +190,10 @@ export async function mount(section, ctx) {
 
 
   // ---- controls ----
-  let knobApplying = null; // the knob's latest change on its way: a Restart waits for it
   const knob = buildControls($(".vk-knob"), specs, {
     only: ["a"],
     values: { a: st.params.a },
-    apply: (name, v) => stepper.track(knobApplying = applyKnob(name, v)),
+    apply: (name, v) => stepper.applying(applyKnob(name, v)), // a Restart waits for it
     onError: ctx.settingNotice,
   });
   async function applyKnob(name, v) {
@@ -263,7 +262,7 @@ export async function mount(section, ctx) {
   }
   async function restart() {
     await stepper.idle();
-    if (knobApplying) await knobApplying.catch(() => {}); // (its settle, registered first, sets knob.get)
+    await stepper.settingsSent(); // (a change's settle, registered first, sets knob.get)
     st = await engine.call(LAB, "reset", { a: knob.get("a") });
     P = st.P;
     hist.clear();
@@ -280,7 +279,7 @@ export async function mount(section, ctx) {
   $(".vk-restart").addEventListener("click", () => stepper.track(restart()));
   $(".vk-copy").addEventListener("click", () => {
     const url = shareUrl(LAB, { a: knob.get("a") }, specs);
-    copyLink(url, ctx.notify);
+    copyLink(url, ctx.notify, copiedWords(hist.markers.length > 0));
   });
 
   // ---- selection: tap / click / keyboard ----

@@ -90,12 +90,20 @@ export function shareUrl(lab, values, specs, extra = {}) {
   return `${location.href.split(/[?#]/)[0]}?${q.toString()}`;
 }
 
+/** What a copied link opens.  A run with nothing changed during it (no marker on its chart,
+ *  no treat) replays exactly; after a change, the link starts from the beginning with what is
+ *  on screen now, which is another run, and says so. */
+export function copiedWords(changedDuringRun = false) {
+  return changedDuringRun
+    ? "Link copied. Opening it starts from the beginning with the settings on screen now; the changes made during this run (marked on its chart) then hold from the start, so it is not this run exactly."
+    : "Link copied. Opening it replays this run from its start with the same settings.";
+}
+
 /** Copy `url` (a string, or a promise of one) to the clipboard and say `done` through `notify`.  Where the page may not write
  *  the clipboard (a frame without clipboard-write, an old browser) it offers the link in a
  *  prompt; where prompts are blocked too (a sandboxed frame), or the prompt is dismissed, a
  *  notice shows the link to copy by hand, so the click is never silent. */
-export async function copyLink(url, notify,
-  done = "Link copied. Opening it replays this run from its start with the same settings.") {
+export async function copyLink(url, notify, done = copiedWords()) {
   const said = () => (typeof done === "function" ? done() : done); // (a function: words that wait for the link)
   if (typeof url !== "string") {
     // A link still being made (a promise): the clipboard is asked now, inside the click, with

@@ -102,6 +102,7 @@ export class Stepper {
     this.pace = { real: 0, asked: 0, done: 0, ratio: 1 };
     this.sinceRead = 0; // real seconds since the readouts were last asked for
     this.actions = new Set(); // user actions still talking to the engine (see track)
+    this.settings = new Set(); // of those, settings on their way (see applying)
     // A request for this lab from anywhere else (an action, a test) makes the view stale,
     // unless it only read the session (the spoken description, a chart's table).
     this._listener = (l, reply, source) => { if (l === lab && source !== this && !reply.reads) this.stale = true; };
@@ -235,6 +236,21 @@ export class Stepper {
     const done = () => this.actions.delete(promise);
     promise.then(done, done);
     return promise;
+  }
+
+  /** A setting on its way to the engine (a control's change, an Add press): tracked like any
+   *  action, and remembered until answered, so that a restart can take it (settingsSent). */
+  applying(promise) {
+    this.settings.add(promise);
+    const done = () => this.settings.delete(promise);
+    promise.then(done, done);
+    return this.track(promise);
+  }
+
+  /** Resolves once every setting on its way (applying) has been answered, whatever the answer:
+   *  a restart begun meanwhile (a sample typed, then Restart tapped at once) includes them. */
+  settingsSent() {
+    return Promise.allSettled([...this.settings]);
   }
 
   /** Resolves once every pending action and the session's current state are on screen. */
