@@ -176,18 +176,22 @@ function showNotices(lab) {
   for (const div of document.querySelectorAll("#notices .notice[data-lab]")) div.hidden = div.dataset.lab !== lab;
 }
 
-async function show(lab, { push = false } = {}) {
+async function show(lab, { push = false, address = true } = {}) {
   if (active === lab) return;
   const previous = active;
   active = lab;
   selectTab(lab);
   showNotices(lab);
   // the address names the lab shown and keeps only the page's own keys: a reload opens it as
-  // it started, not with the settings or rules code of the lab the link was for
-  const q = pageParams(new URLSearchParams(location.search));
-  q.set("lab", lab);
-  const url = `${location.pathname}?${q.toString()}`;
-  if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
+  // it started, not with the settings or rules code of the lab the link was for.  Back and
+  // Forward (address: false) keep the entry they return to as it is: the link that opened a
+  // lab still names its settings, and a reload opens that lab with them again.
+  if (address) {
+    const q = pageParams(new URLSearchParams(location.search));
+    q.set("lab", lab);
+    const url = `${location.pathname}?${q.toString()}`;
+    if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
+  }
   if (previous && mounted.has(previous)) {
     const c = await mounted.get(previous);
     if (c && c.deactivate) c.deactivate();
@@ -219,7 +223,7 @@ function wireTabs() {
   });
   window.addEventListener("popstate", () => {
     const lab = new URLSearchParams(location.search).get("lab");
-    if (LABS.includes(lab)) show(lab);
+    if (LABS.includes(lab)) show(lab, { address: false });
   });
 }
 

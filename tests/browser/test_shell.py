@@ -397,6 +397,24 @@ def test_a_links_settings_and_code_stay_with_its_own_lab(page, server):
     assert page.evaluate("() => window.swarmlab.engine.call('boids', 'state')")["params"]["sample"] == 42
 
 
+def test_back_to_a_links_lab_keeps_its_address_for_a_reload(page, server):
+    """Back returns to the entry of the link that opened the lab: its settings stay in the
+    address (they once were stripped, so a reload then opened the defaults without a word)."""
+    page.goto(f"{server}/?lab=swarm&N=50&sample=9")
+    wait_ready(page)
+    page.locator(".lab-tabs [role=tab][data-lab=vicsek]").click()
+    page.wait_for_function("() => new URLSearchParams(location.search).get('lab') === 'vicsek'")
+    page.go_back()
+    page.wait_for_function("() => document.querySelector('#tab-swarm').getAttribute('aria-selected') === 'true'")
+    page.wait_for_timeout(300)  # (the address was rewritten right after the tab was shown)
+    q = page.evaluate("() => location.search")
+    assert "lab=swarm" in q and "N=50" in q and "sample=9" in q, q
+    page.reload()
+    wait_ready(page)
+    st = page.evaluate("() => window.swarmlab.engine.call('swarm', 'state')")
+    assert st["N"] == 50 and st["sample"] == 9
+
+
 def test_copy_link_without_clipboard_or_prompt_shows_the_link(page, server):
     """In a sandboxed frame neither the clipboard nor a prompt may work: the link is then shown
     in a notice to copy by hand, never a silent click."""
