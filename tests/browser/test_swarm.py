@@ -472,6 +472,18 @@ def test_click_selects_an_agent_and_panel_matches_neighbour_query(lab):
     page.get_by_role("button", name="Select the next individual").click()
     settle(page, LAB)
     assert frame(page)["sel"] == (best + 1) % g["n"]
+    # five quick presses are five places, drawn or not (each moves from the engine's selection)
+    nxt = page.get_by_role("button", name="Select the next individual")
+    page.evaluate("() => { const b = document.querySelector('.sense-next'); for (let k = 0; k < 5; k++) b.click(); }")
+    settle(page, LAB)
+    assert frame(page)["sel"] == (best + 6) % g["n"]
+    assert nxt.count() == 1
+    # the selected animal removed: no one's steering is shown any more
+    engine_call(page, LAB, "select", {})
+    settle(page, LAB)
+    page.wait_for_function("document.querySelector('.swarm-sense').dataset.index === ''")
+    cells = page.locator(".swarm-sense .sense-arrows tbody td").all_inner_texts()
+    assert cells and all(c.strip() in ("–", "") for c in cells), cells
 
 
 def test_restart_inside_a_trial_agrees_with_banner_session_and_link(lab):

@@ -125,6 +125,23 @@ def test_turn_one_only_selected():
     assert out["id"] == 0 and s.selected_id == 0
 
 
+def test_select_by_places_counts_every_press():
+    """Next/previous move from the engine's own selection: five quick presses are five places,
+    whatever frame the page last drew; from none selected, next is the first, previous the last."""
+    s = small()
+    n = s.state.n
+    assert s.op_select(by=1)["index"] == 0
+    for _ in range(5):
+        s.op_select(by=1)
+    assert s._selected_index() == 5
+    s.op_select()
+    assert s.op_select(by=-1)["index"] == n - 1
+    assert s.op_select(by=2)["index"] == 1  # wraps round
+    for bad in (0.5, "1", True, 10**9):
+        with pytest.raises(ValueError, match="by must be a whole number"):
+            s.op_select(by=bad)
+
+
 def test_select_by_point():
     s = small()
     i = 17

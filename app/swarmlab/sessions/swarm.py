@@ -344,12 +344,24 @@ class SwarmSession(Session):
                 "seconds": swarm.THREAT_STEPS * swarm.DT}
 
     def op_select(self, x: float | None = None, y: float | None = None, index: int | None = None,
-                  radius: float = SELECT_RADIUS) -> dict:
-        """Select by model point (nearest agent within ``radius`` lengths, periodic) or by index.
+                  radius: float = SELECT_RADIUS, by: int | None = None) -> dict:
+        """Select by model point (nearest agent within ``radius`` lengths, periodic), by index,
+        or ``by`` places from the selected agent (wrapping round; from none selected, +1 is
+        the first and -1 the last): each quick press of "next" counts, since it moves from
+        the selection the engine has at that moment, not from the one last drawn.
 
         No argument clears the selection.  Returns {"index", "id"} (both None if nothing selected).
         """
-        if index is not None:
+        if by is not None:
+            step = as_int(by) if isinstance(by, (int, float)) else None
+            if step is None or abs(step) > swarm.SPEC_BY_NAME["N"].max:
+                raise ValueError(f"select: by must be a whole number of places, got {shown(by)}")
+            n = self.state.n
+            if n:
+                cur = self._selected_index()
+                start = (-1 if step > 0 else 0) if cur is None else cur
+                self.selected_id = int(self.state.ids[(start + step) % n])
+        elif index is not None:
             i = as_int(index) if isinstance(index, (int, float)) else None
             if i is None or not 0 <= i < self.state.n:
                 raise ValueError(f"select: index must be a whole number in [0, {self.state.n - 1}], got {shown(index)}")

@@ -605,9 +605,8 @@ export async function mount(section, ctx) {
   }
 
   async function selectRelative(delta) {
-    if (!frame.n) return;
-    const cur = frame.selected >= 0 ? frame.selected : 0;
-    const res = await engine.tryCall(LAB, "select", { index: (cur + delta + frame.n) % frame.n });
+    // (the engine moves from its own selection: presses quicker than the frames all count)
+    const res = await engine.tryCall(LAB, "select", { by: delta });
     if (!res.ok) ctx.notify(res.error, "warn");
     touch();
   }

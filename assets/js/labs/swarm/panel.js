@@ -93,7 +93,7 @@ export class SensePanel {
     for (const r of this.urges) {
       const tr = document.createElement("tr");
       tr.innerHTML = `<th scope="row"><canvas class="arrow-key" aria-hidden="true"></canvas><span class="arrow-name">${r.label}</span>` +
-        ` <span class="arrow-style">${r.style.words}</span></th><td class="num">0.00</td>`;
+        ` <span class="arrow-style">${r.style.words}</span></th><td class="num">–</td>`;
       const key = tr.querySelector(".arrow-key");
       key.style.color = r.color; // the legend's colour, readable from the element
       const dpr = pixelRatio();
@@ -142,6 +142,7 @@ export class SensePanel {
       setText(this.who, "No individual selected. Click or tap one on the stage.");
       setText(this.textEl, "");
       setText(this.countsEl, "");
+      for (const r of this.urges) setText(this.rows.get(r.key), "–"); // no one's steering
       root.dataset.index = "";
       this.shown = null;
       return;
