@@ -486,6 +486,31 @@ def test_click_selects_an_agent_and_panel_matches_neighbour_query(lab):
     assert cells and all(c.strip() in ("–", "") for c in cells), cells
 
 
+def test_a_restart_that_meets_a_replaced_engine_reports_nothing(lab):
+    """The engine's worker replaced while a Restart is on its way (a runaway rule stopped in
+    another lab): the lab is built again from its link and says so; the Restart's own words
+    (once: "this run is no longer that trial", over a lab that showed the trial) are not said."""
+    page = lab
+    paused_restart(page, "passage")
+    page.evaluate("""() => {
+        const e = window.swarmlab.engine, real = e.tryCall.bind(e);
+        e.tryCall = (lab, op, args) => {
+            if (lab !== 'swarm' || op !== 'reset') return real(lab, op, args);
+            e.tryCall = real;  // once
+            e.restarts += 1;   // as the watchdog's replacement does; its new session had no trial
+            return real(lab, op, { ...args, obstacle: 'none' });
+        };
+        window.__notes = [];
+        const n = document.querySelector('#notices');
+        new MutationObserver(() => window.__notes.push(n.innerText)).observe(n, { childList: true, subtree: true, characterData: true });
+    }""")
+    page.get_by_role("button", name="Restart", exact=True).click()
+    settle(page, LAB)
+    page.wait_for_timeout(300)
+    assert not any("no longer" in t for t in page.evaluate("() => window.__notes")), page.evaluate("() => window.__notes")
+    page.evaluate("() => { window.swarmlab.engine.restarts -= 1; }")
+
+
 def test_restart_inside_a_trial_agrees_with_banner_session_and_link(lab):
     """Plain Restart begins again with the settings on screen.  Inside a trial it stays the
     trial's run while the trial's own settings hold (banner, button and link keep the trial);

@@ -443,7 +443,11 @@ export async function mount(section, ctx) {
     delete values.N; // N is the population control: restart uses the slider value
     values.N = currentValues.N;
     const before = currentTrial;
+    const engineRun = engine.restarts;
     const res = await engine.tryCall(LAB, "reset", values);
+    // the engine's worker was replaced meanwhile (a rule stopped in another lab): this lab is
+    // being built again from its link, which says so; this restart has nothing to report
+    if (engine.restarts !== engineRun) return;
     if (!res.ok) {
       ctx.notify(res.error, "warn");
       return;
@@ -451,8 +455,10 @@ export async function mount(section, ctx) {
     await afterRestart();
     if (before && !currentTrial && trialBy.has(before)) {
       const t = trialBy.get(before);
-      ctx.notify(`Restarted with the settings on screen. The trial “${t.title}” starts with ${trialSettingsText(t)}, ` +
-        "so this run is no longer that trial; its card starts it again.", "info");
+      const own = trialSettingsText(t);
+      ctx.notify(`Restarted with the settings on screen. ` + (own
+        ? `The trial “${t.title}” starts with ${own}, so this run is no longer that trial; its card starts it again.`
+        : `This run is no longer the trial “${t.title}”; its card starts it again.`), "info");
     }
   }
 
