@@ -55,13 +55,25 @@ class ParamSpec:
         labels = dict(zip(self.choices, self.choice_labels))
         return labels.get(value, str(value))
 
+    @property
+    def decimals(self) -> int:
+        """Decimals a number of this setting is written with: as many as its step has (0.05 ->
+        2, 0.5 -> 1, 5 -> 0; at most 4), so a slider's value, a chart marker and a notice
+        write it alike ("10.0 lengths/s²" everywhere).  The page's controls read it from
+        :meth:`to_json`."""
+        if self.kind != "float":
+            return 0
+        step = self.step or 1.0
+        return max(0, min(4, math.ceil(-math.log10(step) - 1e-9)))
+
     def shown(self, value: Any) -> str:
-        """The value as the page writes it: "on"/"off", a choice's label, or a number and its unit."""
+        """The value as the page writes it: "on"/"off", a choice's label, or a number (with
+        :attr:`decimals` decimals) and its unit."""
         if self.kind == "bool":
             return "on" if value else "off"
         if self.kind == "choice":
             return self.choice_label(value)
-        text = str(int(value)) if self.kind == "int" else f"{float(value):g}"
+        text = str(int(value)) if self.kind == "int" else f"{float(value):.{self.decimals}f}"
         return f"{text} {self.unit}" if self.unit else text
 
     def restart_notice(self, value: Any) -> str:
@@ -78,6 +90,7 @@ class ParamSpec:
 
     def to_json(self) -> dict:
         d = asdict(self)
+        d["decimals"] = self.decimals
         d["choices"] = list(self.choices)
         d["choice_labels"] = {c: self.choice_label(c) for c in self.choices}
         return d

@@ -397,9 +397,9 @@ def test_keyboard_slider_drag_is_one_marker_and_a_click_after_a_slider_lands(lab
         page.keyboard.press("ArrowRight")
         settle(page, LAB)
     assert engine_call(page, LAB, "state")["params"]["w_s"] == pytest.approx(2.0)
-    assert [m["label"] for m in engine_call(page, LAB, "history")["markers"]] == ["separation weight 2"]
+    assert [m["label"] for m in engine_call(page, LAB, "history")["markers"]] == ["separation weight 2.0"]
     # paused, the page's marker list shows the merged marker's final label too
-    assert page.locator("#lab-swarm .swarm-marker").all_inner_texts()[-1].endswith("separation weight 2")
+    assert page.locator("#lab-swarm .swarm-marker").all_inner_texts()[-1].endswith("separation weight 2.0")
     # a mouse user: press the slider, then the switch below it.  Nothing may shift between
     # the press and the release (help text appearing or vanishing did), or the click is lost.
     slider.click()

@@ -248,7 +248,7 @@ def test_the_p_chart_draws_the_sessions_history(vpage):
     theirs = engine_call(page, LAB, "history")
     assert mine["t"] == theirs["t"] == list(range(61))
     assert mine["P"] == theirs["series"]["P"]
-    assert mine["markers"] == theirs["markers"] == [{"t": 40, "label": "alignment a 0.4"}]
+    assert mine["markers"] == theirs["markers"] == [{"t": 40, "label": "alignment a 0.40"}]
     ctl(page, "(c.pause(), c.restart())")
     ctl(page, "c.settle()")
     assert ctl(page, "c.history.t") == [0] and ctl(page, "c.history.markers") == []

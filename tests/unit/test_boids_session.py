@@ -322,7 +322,7 @@ def test_chart_markers_name_settings_as_the_page_does():
     s.op_step(40)
     s.op_preset("cohesion")
     labels = [m["label"] for m in s.op_history()["markers"]]
-    assert labels == ["separation k_sep 1.2", "field of view 360 °", "preset: Cohesion only"]
+    assert labels == ["separation k_sep 1.20", "field of view 360 °", "preset: Cohesion only"]
 
 
 def test_readouts_and_history_share_one_search_per_step(monkeypatch):

@@ -103,7 +103,12 @@ def test_specs_carry_what_the_page_shows():
     obstacle = swarm.SPEC_BY_NAME["obstacle"].to_json()
     assert obstacle["choice_labels"] == {"none": "none", "circle": "a circle", "passage": "a narrow passage"}
     assert swarm.SPEC_BY_NAME["obstacle"].shown("passage") == "a narrow passage"
-    assert swarm.SPEC_BY_NAME["R"].shown(12.0) == "12 lengths"
+    # a number has its step's decimals, in Python and in the spec the page's controls read
+    assert swarm.SPEC_BY_NAME["R"].shown(12.0) == "12.0 lengths"  # step 0.5
+    assert swarm.SPEC_BY_NAME["sigma"].shown(15.0) == "15 °/√s"  # step 1
+    assert [ParamSpec("x", 1.0, "X", step=st).decimals for st in (0.05, 0.01, 0.1, 0.5, 5.0, 1e-6)] == [2, 2, 1, 1, 0, 4]
+    assert swarm.SPEC_BY_NAME["R"].to_json()["decimals"] == 1
+    assert swarm.SPEC_BY_NAME["N"].shown(80) == "80 animals" and swarm.SPEC_BY_NAME["N"].decimals == 0
     assert swarm.SPEC_BY_NAME["alignment"].shown(False) == "off"
     # a choice without labels shows its value; labels must match the choices one to one
     plain = ParamSpec("m", "a", "M", kind="choice", choices=("a", "b"))

@@ -225,7 +225,7 @@ def test_slider_drag_leaves_one_marker_but_switches_each_leave_one():
     s.op_population(80)
     labels = [(round(m["t"] * 60), m["label"]) for m in s.op_history()["markers"]]
     assert labels == [(30, "separation weight 2.5"), (40, "alignment off"), (40, "alignment on"),
-                      (80, "separation weight 1"), (80, "population 80 animals")]
+                      (80, "separation weight 1.0"), (80, "population 80 animals")]
 
 
 def test_population_ops_and_selection():

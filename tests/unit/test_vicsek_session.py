@@ -107,8 +107,8 @@ def test_history_marks_knob_changes_once_per_drag_and_restart_clears_it(s):
     call(s, "set", name="a", value=0.5)  # no change, no marker
     call(s, "step", n=20)
     call(s, "set", name="a", value=1)
-    assert call(s, "history")["markers"] == [{"t": 10, "label": "alignment a 0.5"},
-                                             {"t": 30, "label": "alignment a 1"}]
+    assert call(s, "history")["markers"] == [{"t": 10, "label": "alignment a 0.50"},
+                                             {"t": 30, "label": "alignment a 1.00"}]
     full = call(s, "history")
     call(s, "step", n=3)
     more = call(s, "history", since=full["t"][-1], version=full["version"])

@@ -1,6 +1,6 @@
 // Build HTML controls from the engine's parameter specs.
 //
-// A spec row is {name, default, label, kind, min, max, step, unit, help, choices,
+// A spec row is {name, default, label, kind, min, max, step, decimals, unit, help, choices,
 // choice_labels, group, advanced} (app/swarmlab/params.py): every word a control shows
 // (label, unit, help, the text of each choice) comes from the engine's spec.
 // Every control gets a visible <label>, an accessible
@@ -15,12 +15,12 @@
 let uid = 0;
 const NUMBER_BOX_ABOVE = 10000; // steps of a whole-number range beyond which no slider can aim
 
+/** A setting's value as the engine writes it (ParamSpec.shown: its decimals, its unit), so a
+ *  control's output and the chart markers and notices from Python agree. */
 export function formatValue(spec, value) {
   if (spec.kind === "bool") return value ? "on" : "off";
   if (spec.kind === "choice") return choiceLabel(spec, value);
-  const step = Number(spec.step) || 1;
-  const decimals = Math.max(0, Math.min(4, Math.ceil(-Math.log10(step) - 1e-9)));
-  const text = Number(value).toFixed(spec.kind === "int" ? 0 : decimals);
+  const text = Number(value).toFixed(spec.kind === "int" ? 0 : spec.decimals ?? 0);
   return spec.unit ? `${text} ${spec.unit}` : text;
 }
 
