@@ -215,9 +215,13 @@ function wireTabs() {
       if (ev.key === "Home") j = 0;
       if (ev.key === "End") j = tabs.length - 1;
       if (j !== null) {
+        // the arrows move along the tabs; Enter (the link's own) or Space opens one, so passing
+        // a lab does not build it (Few turns starts its eight-seed check)
         ev.preventDefault();
         tabs[j].focus();
-        show(tabs[j].dataset.lab, { push: true });
+      } else if (ev.key === " ") {
+        ev.preventDefault();
+        show(tab.dataset.lab, { push: true });
       }
     });
   });
@@ -282,6 +286,13 @@ starting.then(async (started) => {
   const controller = await loadLab(active);
   if (controller && controller.activate) controller.activate();
   document.documentElement.classList.add("lab-ready");
+  if (controller && access) {
+    // a screen reader hears that the wait is over, and where the words about the stage are
+    const tab = document.getElementById(`tab-${active}`);
+    const name = (tab && (tab.dataset.title || tab.textContent)) || "The lab";
+    const state = document.getElementById(`lab-${active}`)?.dataset.playing === "1" ? "playing" : "paused";
+    access.say(`${name} is ready and ${state}. Describe says what the stage shows; Keys lists the keyboard keys.`, "ready");
+  }
 
   requestAnimationFrame(() => performance.mark("swarmlab:first-frame"));
   window.dispatchEvent(new CustomEvent("swarmlab:lab-ready", { detail: { lab: active } }));

@@ -67,6 +67,9 @@ def _describe_speaks_the_engines_summary(page, lab):
     # the stage's name follows the state
     label = page.locator(f"#lab-{lab} {STAGE[lab]}").get_attribute("aria-label")
     assert label.endswith(f"Now: {want}")
+    assert label[: -len(f" Now: {want}")].rstrip().endswith(".")  # a sentence before "Now:"
+    if lab == "boids":  # Space on Three rules' stage holds the treat, and the hints say so
+        assert "on the stage: hold the treat" in page.locator("#lab-boids .access-hints").inner_text()
     assert page.locator(f"#lab-{lab} {STAGE[lab]}").get_attribute("role") == "application"
 
 
@@ -203,6 +206,52 @@ def test_playing_speaks_summaries_at_most_every_10_s_and_answers_actions(page, s
     trial.click()
     said = wait_said(page, f"Trial started: {title}.")
     assert f"Trial: {title}." in said["text"]
+
+
+LABEL_LOG = """() => {
+    window.__labels = [];
+    const stage = document.querySelector('#lab-vicsek .vk-canvas');
+    new MutationObserver(() => window.__labels.push({ t: performance.now(), focused: document.activeElement === stage }))
+        .observe(stage, { attributes: true, attributeFilter: ['aria-label'] });
+}"""
+
+
+def test_a_playing_lab_says_less_and_less_and_can_be_told_to_stop(page, server):
+    """Few turns, whose count of groups changes every few seconds: the page says it is ready;
+    while the stage has the focus its name changes at most once per 10 s; Space there answers
+    "Paused." / "Playing."; the automatic summaries back off (10 s, then 20 s) and, switched
+    off in the key list, stop."""
+    page.add_init_script("try { localStorage.setItem('swarmlab.summaries', 'off'); } catch (_) {}")
+    open_lab(page, server, "vicsek")
+    ready = log(page, "ready")
+    assert ready and ready[-1]["text"].startswith("Few turns, one direction is ready and playing."), log(page)
+    stage = page.locator("#lab-vicsek .vk-canvas")
+    stage.focus()
+    page.keyboard.press("Space")
+    wait_said(page, "Paused.")
+    page.keyboard.press("Space")
+    wait_said(page, "Playing.")
+    page.evaluate(LABEL_LOG)
+    page.evaluate("() => { window.__accessLog = []; }")
+    time.sleep(14)  # off: no summary, though a first one is due 10-12.5 s after Play
+    assert log(page, "summary") == [], log(page)
+    # on again, from the key list (the dialog's switch shows the stored choice)
+    page.locator("#lab-vicsek .access-help-open").click()
+    box = page.locator("#access-help .access-summaries input")
+    assert not box.is_checked()
+    box.check()
+    page.keyboard.press("Escape")
+    stage.focus()
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 33:
+        time.sleep(1)
+    labels = [e["t"] for e in page.evaluate("() => window.__labels") if e["focused"]]
+    assert all(b - a >= 10_000 for a, b in zip(labels, labels[1:])), labels
+    times = [e["t"] for e in log(page, "summary")]
+    assert len(times) >= 1, log(page)
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    assert all(g >= 20_000 for g in gaps), gaps  # the second waits 20 s, not 10
+    assert page.evaluate("() => localStorage.getItem('swarmlab.summaries')") == "on"
 
 
 def test_a_pause_brings_the_stage_name_and_the_chart_texts_up_to_date(page, server):

@@ -127,9 +127,9 @@ def test_page_builds_from_specs_with_defaults_and_text(lab):
     assert "calm" not in page.inner_text("#lab-boids .bd-try")  # no "flock calmed down?" tip any more
     assert page.locator("#lab-boids .bd-try-more").count() == 0
     assert page.locator("#lab-boids .bd-explain math").count() >= 6
-    assert "ε" in page.text_content("#lab-boids .bd-explain math[aria-label=separation]")
-    assert "cap" in page.text_content("#lab-boids .bd-explain math[aria-label=steering]")
-    assert "allocate" in page.text_content("#lab-boids .bd-explain math[aria-label=allocation]")
+    assert "ε" in page.text_content("#lab-boids .bd-explain math[data-formula=separation]")
+    assert "cap" in page.text_content("#lab-boids .bd-explain math[data-formula=steering]")
+    assert "allocate" in page.text_content("#lab-boids .bd-explain math[data-formula=allocation]")
     # Reynolds' ingredients: one control each, built from the engine's specs, and the text
     # quotes the engine's values (no copies in the page)
     specs = {s["name"]: s for s in page.evaluate("async () => await window.swarmlab.engine.spec('boids')")}

@@ -415,6 +415,26 @@ def test_back_to_a_links_lab_keeps_its_address_for_a_reload(page, server):
     assert st["N"] == 50 and st["sample"] == 9
 
 
+def test_arrow_keys_move_along_the_lab_tabs_and_enter_or_space_opens_one(page, server):
+    """Manual activation: passing a lab with the arrows does not build it (Few turns would
+    start its eight-seed check on the way to Three rules)."""
+    page.goto(f"{server}/?lab=swarm")
+    wait_ready(page)
+    page.locator("#tab-swarm").focus()
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("() => document.activeElement.id") == "tab-vicsek"
+    assert page.get_attribute("#tab-vicsek", "aria-selected") == "false" and page.is_hidden("#lab-vicsek")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("() => document.activeElement.id") == "tab-boids"
+    page.keyboard.press("Space")
+    page.wait_for_selector("#lab-boids canvas.bd-canvas")
+    assert page.get_attribute("#tab-boids", "aria-selected") == "true"
+    assert not page.evaluate("() => window.swarmlab.labs.has('vicsek')")  # never built on the way
+    page.keyboard.press("Home")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelector('#tab-swarm').getAttribute('aria-selected') === 'true'")
+
+
 def test_copy_link_without_clipboard_or_prompt_shows_the_link(page, server):
     """In a sandboxed frame neither the clipboard nor a prompt may work: the link is then shown
     in a notice to copy by hand, never a silent click."""

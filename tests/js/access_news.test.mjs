@@ -28,3 +28,10 @@ test("without a heading on either side only the key counts", () => {
   assert.equal(isNews(d("k", null), d("k", 90)), false);
   assert.equal(isNews(d("k", 90), d("k", undefined)), false);
 });
+
+test("automatic summaries back off while nobody acts: 10 s, 20, 40, then every 60 s", async () => {
+  const { summaryGap, SUMMARY_EVERY_MS, SUMMARY_MAX_GAP_MS } = await import("../../assets/js/ui/access.js");
+  assert.deepEqual([0, 1, 2, 3, 4, 10].map(summaryGap), [10000, 20000, 40000, 60000, 60000, 60000]);
+  assert.equal(summaryGap(0), SUMMARY_EVERY_MS);
+  assert.equal(summaryGap(99), SUMMARY_MAX_GAP_MS);
+});

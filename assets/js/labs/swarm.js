@@ -203,6 +203,12 @@ export async function mount(section, ctx) {
   if (!trials.length) trialsBox.append(el("p", { text: "Trials are not available in this version of the engine." }));
 
   const controlsBox = el("div", { class: "controls swarm-controls" });
+  // Esc puts a control's floating help note away until the focus leaves it (swarm.css)
+  controlsBox.addEventListener("keydown", (ev) => {
+    const row = ev.key === "Escape" && ev.target.closest(".ctl");
+    if (row && row.querySelector(".help")) row.classList.add("help-off");
+  });
+  controlsBox.addEventListener("focusout", (ev) => ev.target.closest(".ctl")?.classList.remove("help-off"));
   const side = el("aside", { class: "swarm-side", "aria-label": "Swarm Lab settings" }, controlsBox, trialsBox);
 
   section.append(el("header", { class: "lab-head swarm-head" },

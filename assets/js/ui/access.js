@@ -22,12 +22,13 @@
 // The labs' own files need no change: the table LAB_ACCESS (ui/keys.js) names the elements
 // by their classes, and a controller's settle() says when an action's effect is on screen.
 
-import { LAB_ACCESS, installKeys, keyHints, showLetterKeys } from "./keys.js";
+import { LAB_ACCESS, installKeys, keyHints, showLetterKeys, typing } from "./keys.js";
 import { Sonifier } from "./sound.js";
 import { reflow } from "./reflow.js";
 import { ChartTable } from "./charttable.js";
 
 export const SUMMARY_EVERY_MS = 10000; // at most one automatic summary per 10 s
+export const SUMMARY_MAX_GAP_MS = 60000; // summaries with no action between them back off to this
 export const POLL_MS = 2500;           // how often a playing lab's description is refreshed
 export const TURN_DEG = 45;            // a heading turn that is news (describe.py: "heading")
 
@@ -76,6 +77,25 @@ export function say(text, kind = "response") {
   (window.__accessLog ||= []).push({ t: stamp, kind, text });
 }
 
+/** The gap before the next automatic summary, after `spoken` of them with no action of the
+ *  student's between: 10 s, then 20, 40 and at most 60 s, so a flock that keeps changing its
+ *  groups is not narrated every 10 s for as long as it plays.  An action or Describe starts
+ *  again at 10 s. */
+export function summaryGap(spoken) {
+  return Math.min(SUMMARY_MAX_GAP_MS, SUMMARY_EVERY_MS * 2 ** Math.max(0, spoken));
+}
+
+// The automatic summaries can be switched off in the key list (a student who only wants the
+// answers to Describe and to actions); kept in this browser where it may store it.
+const SUMMARIES_STORE = "swarmlab.summaries";
+let summariesOn = (() => {
+  try { return localStorage.getItem(SUMMARIES_STORE) !== "off"; } catch (_) { return true; }
+})();
+function setSummaries(on) {
+  summariesOn = on;
+  try { localStorage.setItem(SUMMARIES_STORE, on ? "on" : "off"); } catch (_) { /* this visit only */ }
+}
+
 /**
  * @param {object} opts
  *   engine       the engine (call/tryCall)
@@ -87,7 +107,11 @@ export function installAccess({ engine, activeLab, controller }) {
   liveRegion();
   const sound = new Sonifier();
   const toggles = { sound: [], projector: [] }; // every lab's toggle buttons, kept in step
-  setProjector(new URLSearchParams(location.search).get("theme") === "projector", false);
+  // projector colours from the link, or from the system's "more contrast" setting when the link
+  // names no theme (the button still switches them either way)
+  const theme = new URLSearchParams(location.search).get("theme");
+  const moreContrast = typeof matchMedia === "function" && matchMedia("(prefers-contrast: more)").matches;
+  setProjector(theme === "projector" || (theme === null && moreContrast), false);
 
   function setProjector(on, remember = true) {
     if (on) document.documentElement.dataset.theme = "projector";
@@ -111,7 +135,8 @@ export function installAccess({ engine, activeLab, controller }) {
 
   function stateOf(lab) {
     if (!perLab.has(lab)) {
-      perLab.set(lab, { lastSeen: null, labelSeen: null, lastSummaryAt: performance.now(), baseLabel: null, busy: false, playingSince: null });
+      perLab.set(lab, { lastSeen: null, labelSeen: null, labelAt: -Infinity, lastSummaryAt: performance.now(), spoken: 0,
+        baseLabel: null, busy: false, playingSince: null });
     }
     return perLab.get(lab);
   }
@@ -125,8 +150,9 @@ export function installAccess({ engine, activeLab, controller }) {
   }
 
   /** Put a description where it belongs: stage name, chart texts, the visible line.
-   *  While the stage has focus its name changes only with the coarse key (or on Describe):
-   *  some screen readers speak a focused element's new name, and the numbers change often. */
+   *  While the stage has focus its name changes only with the coarse key, and at most once
+   *  per SUMMARY_EVERY_MS (or on Describe): some screen readers speak a focused element's new
+   *  name, and the numbers, and in Labs 2 and 3 the count of groups, change often. */
   function apply(lab, d, force = false) {
     const cfg = LAB_ACCESS[lab];
     const section = document.getElementById(`lab-${lab}`);
@@ -134,12 +160,18 @@ export function installAccess({ engine, activeLab, controller }) {
     const st = stateOf(lab);
     const stage = section.querySelector(cfg.stage);
     if (stage) {
-      if (st.baseLabel === null) st.baseLabel = stage.dataset.accessLabel || stage.getAttribute("aria-label") || "";
+      if (st.baseLabel === null) {
+        const base = (stage.dataset.accessLabel || stage.getAttribute("aria-label") || "").trim();
+        st.baseLabel = !base || /[.!?]$/.test(base) ? base : `${base}.`;
+      }
       const label = `${st.baseLabel} Now: ${d.text}`;
-      const quiet = document.activeElement === stage && !isNews(d, st.labelSeen) && !force;
+      const now = performance.now();
+      const quiet = document.activeElement === stage && !force &&
+        (!isNews(d, st.labelSeen) || now - st.labelAt < SUMMARY_EVERY_MS);
       if (!quiet && stage.getAttribute("aria-label") !== label) {
         stage.setAttribute("aria-label", label);
         st.labelSeen = d;
+        if (document.activeElement === stage) st.labelAt = now;
       }
     }
     for (const [id, text] of Object.entries(d.charts || {})) {
@@ -153,6 +185,7 @@ export function installAccess({ engine, activeLab, controller }) {
     if (!d) return;
     const st = stateOf(lab);
     st.lastSeen = d;
+    st.spoken = 0; // the student asked: the automatic summaries start again from 10 s
     const shown = document.querySelector(`#lab-${lab} .access-said`);
     if (shown) shown.textContent = d.text;
     say(prefix ? `${prefix} ${d.text}` : d.text, prefix ? "response" : "describe");
@@ -174,6 +207,17 @@ export function installAccess({ engine, activeLab, controller }) {
     stateOf(lab).lastSummaryAt = performance.now(); // an answer counts as the latest summary
   }
 
+  // Space plays or pauses from a stage or the page (the global key, or a stage's own): the
+  // Play button's new name is not heard there, so say which, as R says "Restarted."
+  let spaceAt = -Infinity;
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === " " && !(ev.target && ev.target.closest && ev.target.closest("button"))) spaceAt = performance.now();
+  }, true);
+  function played(lab) {
+    if (performance.now() - spaceAt < 500) say(playing(lab) ? "Playing." : "Paused.");
+    spaceAt = -Infinity;
+  }
+
   function playing(lab) {
     const section = document.getElementById(`lab-${lab}`);
     const p = section && section.dataset.playing;
@@ -187,7 +231,7 @@ export function installAccess({ engine, activeLab, controller }) {
     const st = stateOf(lab);
     if (st.busy) return;
     const on = playing(lab);
-    if (!on) { st.playingSince = null; sound.update(false, NaN); return; }
+    if (!on) { st.playingSince = null; st.spoken = 0; sound.update(false, NaN); return; }
     if (soundOnly) return;
     if (st.playingSince === null) {
       st.playingSince = performance.now();
@@ -205,9 +249,12 @@ export function installAccess({ engine, activeLab, controller }) {
       if (shown && shown.textContent && shown.textContent !== d.text) shown.textContent = d.text;
       if (st.lastSeen === null) st.lastSeen = d;
       const now = performance.now();
-      if (isNews(d, st.lastSeen) && now - st.lastSummaryAt >= SUMMARY_EVERY_MS) {
+      // never over a student typing (a rules editor, a number box); not when switched off
+      const busyTyping = typing(document.activeElement);
+      if (summariesOn && !busyTyping && isNews(d, st.lastSeen) && now - st.lastSummaryAt >= summaryGap(st.spoken)) {
         st.lastSeen = d;
         st.lastSummaryAt = now;
+        st.spoken += 1;
         say(d.text, "summary");
       }
     } finally {
@@ -229,7 +276,7 @@ export function installAccess({ engine, activeLab, controller }) {
     // refresh them only while playing, so they kept the numbers of up to 2.5 s before)
     if (!paused.has(section)) {
       paused.add(section);
-      new MutationObserver(() => { if (!playing(lab)) describe(lab); })
+      new MutationObserver(() => { played(lab); if (!playing(lab)) describe(lab); })
         .observe(section, { attributes: true, attributeFilter: ["data-playing"] });
     }
 
@@ -392,6 +439,7 @@ export function installAccess({ engine, activeLab, controller }) {
     activeLab,
     controller,
     describe: (lab) => describeNow(lab),
+    summaries: { get: () => summariesOn, set: setSummaries },
   });
 
   return { decorate, describeNow, say, sound, setSound, setProjector };

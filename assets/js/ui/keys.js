@@ -11,7 +11,7 @@
 // off (WCAG 2.1.4; the choice is kept in localStorage where the browser allows it).
 
 export const GLOBAL_KEYS = [
-  { key: " ", show: "Space", what: "play or pause" },
+  { key: " ", show: "Space", what: "play or pause (on Three rules' stage, Space holds the treat)" },
   { key: "r", show: "R", what: "restart" },
   { key: "t", show: "T", what: "send a threat past the selected animal (Swarm Lab)" },
   { key: "n", show: "N", what: "next individual (Swarm Lab: animal; Few turns: followed arrow)" },
@@ -111,6 +111,7 @@ export const LAB_ACCESS = {
       restart: (s) => clickIn(s, ".bd-restart"),
     },
     hints: ["play", "restart", "describe"],
+    hintWords: { play: "<kbd>Space</kbd> play/pause (on the stage: hold the treat)" },
     actions: [
       [".bd-restart", "Restarted."],
       [".bd-preset", (b) => `Preset applied: ${(b.firstChild?.textContent || b.textContent).trim()}.`],
@@ -137,7 +138,8 @@ const LETTER_HINTS = new Set(["restart", "threat", "next", "describe"]);
 export function keyHints(lab) {
   const cfg = LAB_ACCESS[lab];
   const own = (cfg.stageKeys || []).map(([k, w]) => `<kbd>${k}</kbd> ${w}`);
-  const global = (cfg.hints || []).filter((h) => letterKeysOn || !LETTER_HINTS.has(h)).map((h) => HINT_WORDS[h]);
+  const words = { ...HINT_WORDS, ...(cfg.hintWords || {}) };
+  const global = (cfg.hints || []).filter((h) => letterKeysOn || !LETTER_HINTS.has(h)).map((h) => words[h]);
   const list = letterKeysOn ? "<kbd>?</kbd> all keys" : "the Keys button lists them all";
   return `Keys: ${[...global, ...own].join(" · ")} · ${list}`;
 }
@@ -259,10 +261,13 @@ function helpDialog() {
     <p><label class="access-letter-keys"><input type="checkbox"> Single-letter keys (R, T, N, P, D and ?)</label>
       <span class="help">Turn them off if they get in the way of your screen reader's or voice tool's own keys;
       the buttons do the same. This browser remembers the choice.</span></p>
+    <p><label class="access-summaries"><input type="checkbox"> Spoken updates while a lab plays</label>
+      <span class="help">A short summary when the picture changes (at most every 10 s, then less often); off, only
+      Describe and your own actions are answered. This browser remembers the choice.</span></p>
     <table class="access-keys-global"><caption>Every lab</caption><tbody></tbody></table>
     <table class="access-keys-lab"><caption>On this lab's stage</caption><tbody></tbody></table>
-    <p>Elsewhere: <kbd>Tab</kbd> moves between controls; <kbd>←</kbd> <kbd>→</kbd> switch labs on the lab tabs
-      and change a focused slider; <kbd>↑</kbd> <kbd>↓</kbd> <kbd>Home</kbd> <kbd>End</kbd> move within the list of chart markers.</p>
+    <p>Elsewhere: <kbd>Tab</kbd> moves between controls; <kbd>←</kbd> <kbd>→</kbd> move along the lab tabs
+      (<kbd>Enter</kbd> or <kbd>Space</kbd> opens one) and change a focused slider; <kbd>↑</kbd> <kbd>↓</kbd> <kbd>Home</kbd> <kbd>End</kbd> move within the list of chart markers.</p>
     <p><button type="button" class="btn primary access-help-close">Close</button></p>`;
   const body = dlg.querySelector(".access-keys-global tbody");
   for (const k of GLOBAL_KEYS) {
@@ -288,7 +293,7 @@ function helpDialog() {
  * Wire the global shortcuts and the help dialog.
  * @param {object} o  activeLab(), controller(lab), describe(lab)
  */
-export function installKeys({ activeLab, controller, describe }) {
+export function installKeys({ activeLab, controller, describe, summaries = null }) {
   let opener = null;
 
   function openHelp(lab, from = null) {
@@ -305,11 +310,19 @@ export function installKeys({ activeLab, controller, describe }) {
     }
     dlg.querySelector(".access-keys-lab").hidden = !body.children.length;
     dlg.querySelector(".access-letter-keys input").checked = letterKeysOn;
+    const spoken = dlg.querySelector(".access-summaries");
+    spoken.hidden = !summaries;
+    if (summaries) spoken.querySelector("input").checked = summaries.get();
     opener = from || document.activeElement;
     if (!dlg.open) dlg.showModal();
-    dlg.querySelector(".access-help-close").focus();
+    // focus on its first control, so a small screen shows the dialog from its top
+    dlg.querySelector(".access-letter-keys input").focus();
   }
   const dlg = helpDialog();
+  if (summaries) {
+    const box = dlg.querySelector(".access-summaries input");
+    box.addEventListener("change", () => summaries.set(box.checked));
+  }
   dlg.addEventListener("close", () => {
     if (opener && opener.isConnected && typeof opener.focus === "function") opener.focus({ preventScroll: true });
     opener = null;

@@ -123,7 +123,7 @@ export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
   <p>For boid <var>i</var> at position <b>p</b><sub>i</sub> with velocity <b>v</b><sub>i</sub>, the boids
   <var>j</var> in its view within each rule's reach form the sets <var>S</var><sub>i</sub> (separation),
   <var>A</var><sub>i</sub> (alignment) and <var>C</var><sub>i</sub> (cohesion). Each rule first points a direction:</p>
-  <div class="formula"><math display="block" aria-label="separation">
+  <div class="formula"><math display="block" data-formula="separation">
     <msub>${b("r")}<mtext>sep</mtext></msub><mo>=</mo>${sum("S")}
     <mfrac><mrow>${pi}<mo>−</mo>${pj}</mrow><mrow><msup><mrow><mo>|</mo>${pi}<mo>−</mo>${pj}<mo>|</mo></mrow><mn>2</mn></msup><mo>+</mo><mi>ε</mi></mrow></mfrac>
   </math></div>
@@ -131,10 +131,10 @@ export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
   displacement is divided by the squared distance (an inverse-square weight), so the arrow's length
   falls as about 1/distance, and <var>ε</var> = ${c.eps} length² keeps it finite when two boids touch.
   So the nearest decide which way to turn. How hard the boid turns away does not depend on how close they are: see the steering below.</p>
-  <div class="formula"><math display="block" aria-label="alignment">
+  <div class="formula"><math display="block" data-formula="alignment">
     <msub>${b("r")}<mtext>ali</mtext></msub><mo>=</mo>${mean("A")}${sum("A")}${vj}
   </math></div>
-  <div class="formula"><math display="block" aria-label="cohesion">
+  <div class="formula"><math display="block" data-formula="cohesion">
     <msub>${b("r")}<mtext>coh</mtext></msub><mo>=</mo>${mean("C")}${sum("C")}<mo>(</mo>${pj}<mo>−</mo>${pi}<mo>)</mo>
   </math></div>
   <p>The neighbours' average velocity, and the arrow from you to their middle. A rule with nobody in its reach
@@ -142,7 +142,7 @@ export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
   <p>Then each rule <em>steers</em>, as Reynolds' boids do: the boid would like to fly at full speed
   (<var>v</var><sub>max</sub> = ${P("v_max")} lengths/s) the way the rule points, and the steering is that wish minus
   its present velocity, never more than the maximum force <var>F</var> = ${P("max_force")} lengths/s²:</p>
-  <div class="formula"><math display="block" aria-label="steering">
+  <div class="formula"><math display="block" data-formula="steering">
     ${steerOf("rule")}<mo>=</mo>${ksub("rule")}<mspace width="0.2em"/><mtext>cap</mtext><mrow><mo>(</mo><msub><mi>v</mi><mtext>max</mtext></msub>
     <mfrac><msub>${b("r")}<mtext>rule</mtext></msub><mrow><mo>|</mo><msub>${b("r")}<mtext>rule</mtext></msub><mo>|</mo></mrow></mfrac><mo>−</mo>${vi}<mo>,</mo><mi>F</mi><mo>)</mo></mrow>
   </math></div>
@@ -150,13 +150,13 @@ export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
   velocity by at most <var>F</var> per second in all, and the rules are served in order, separation first, then
   alignment, then cohesion. Each takes what it asks for while the allowance lasts, the one that does not fit gets what
   is left, and the rest wait (Reynolds' "prioritised allocation"):</p>
-  <div class="formula"><math display="block" aria-label="allocation">
+  <div class="formula"><math display="block" data-formula="allocation">
     <msub>${b("a")}<mi>i</mi></msub><mo>=</mo><mtext>allocate</mtext><mrow><mo>(</mo>${steerOf("sep")}<mo>,</mo>${steerOf("ali")}<mo>,</mo>${steerOf("coh")}<mo>;</mo><mi>F</mi><mo>)</mo></mrow>
   </math></div>
-  <div class="formula"><math display="block" aria-label="velocity update">
+  <div class="formula"><math display="block" data-formula="velocity update">
     ${vi}<mo>←</mo><mtext>limit</mtext><mrow><mo>(</mo>${vi}<mo>+</mo><msub>${b("a")}<mi>i</mi></msub><mi>Δt</mi><mo>)</mo></mrow>
   </math></div>
-  <div class="formula"><math display="block" aria-label="position update">
+  <div class="formula"><math display="block" data-formula="position update">
     ${pi}<mo>←</mo>${pi}<mo>+</mo>${vi}<mi>Δt</mi>
   </math></div>
   <p>“limit” keeps every speed between ${P("v_min")} and ${P("v_max")} body lengths per second: boids never hover
