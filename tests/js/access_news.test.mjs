@@ -3,9 +3,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { TURN_DEG, isNews } from "../../assets/js/ui/access.js";
+import { isNews } from "../../assets/js/ui/access.js";
 
-const d = (key, heading) => ({ key, heading });
+const TURN_DEG = 45; // what the engine publishes (describe.NEWS_TURN_DEG; tests/unit/test_describe.py)
+
+const d = (key, heading) => ({ key, heading, news_turn_deg: TURN_DEG });
 
 test("nothing seen yet, or a new key, is news", () => {
   assert.equal(isNews(d("one|headed|3", 10), null), true);

@@ -311,3 +311,14 @@ def test_a_lone_animal_has_no_spacing_and_no_local_agreement_in_words():
     s.op_set(name="R", value=1)
     text = s.op_describe()["text"]
     assert "none local (no one has a neighbour in range)" in text and "mean spacing" in text
+
+
+def test_every_description_says_which_turn_of_its_heading_is_news():
+    """The page's spoken summaries treat a turn of one compass word's width as news; the width
+    comes with each description (no copy of it in the page)."""
+    from swarmlab import sessions
+
+    assert describe.NEWS_TURN_DEG == 360.0 / len(describe.COMPASS) == 45.0
+    for lab in sessions.LABS:
+        d = sessions.create(lab).op_describe()
+        assert d["news_turn_deg"] == describe.NEWS_TURN_DEG, lab

@@ -30,17 +30,16 @@ import { ChartTable } from "./charttable.js";
 export const SUMMARY_EVERY_MS = 10000; // at most one automatic summary per 10 s
 export const SUMMARY_MAX_GAP_MS = 60000; // summaries with no action between them back off to this
 export const POLL_MS = 2500;           // how often a playing lab's description is refreshed
-export const TURN_DEG = 45;            // a heading turn that is news (describe.py: "heading")
-
 /** Whether description `d` says something new against `seen` (an earlier description): its
- *  coarse key changed, or its heading turned by TURN_DEG or more.  The heading is not in the
- *  key, so one that wavers across the line between two compass words ("west", "north-west")
- *  is not repeated every 10 s with the same numbers. */
+ *  coarse key changed, or its heading turned by the engine's `news_turn_deg` (one compass
+ *  word's width, describe.NEWS_TURN_DEG) or more.  The heading is not in the key, so one that
+ *  wavers across the line between two compass words ("west", "north-west") is not repeated
+ *  every 10 s with the same numbers. */
 export function isNews(d, seen) {
   if (!seen || d.key !== seen.key) return true;
-  if (d.heading == null || seen.heading == null) return false;
+  if (d.heading == null || seen.heading == null || !(d.news_turn_deg > 0)) return false;
   const turn = Math.abs((((d.heading - seen.heading) % 360) + 540) % 360 - 180);
-  return turn >= TURN_DEG;
+  return turn >= d.news_turn_deg;
 }
 
 let live = null;
