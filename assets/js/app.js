@@ -3,7 +3,8 @@
 // A lab is an ES module assets/js/labs/<lab>.js exporting
 //     async mount(section, ctx) -> { activate(), deactivate(), ...anything else }
 // It builds its own DOM inside `section`.  Only the visible lab runs.
-// ctx = { engine, lab, params, notify, notifyMany, reducedMotion, embed }
+// ctx = { engine, lab, name, params, notify, notifyMany, reducedMotion, embed }  (name: the
+// lab's short name, its tab's text, for the lab's own messages)
 //
 // The lab list lives in one place: the tabs of index.html (a unit test checks that the
 // engine's sessions are the same list).  Every lab's code is fetched while Python boots,
@@ -89,7 +90,8 @@ async function loadLab(lab) {
   // the link's settings are for the lab it names; another lab starts from its own defaults
   // a lab's notices are its own: shown while it is (see showNotices)
   const mine = (div) => { if (div) { div.dataset.lab = lab; div.hidden = lab !== active; } return div; };
-  const ctx = { engine, lab, params: lab === requested ? params : pageParams(params),
+  const ctx = { engine, lab, name: document.getElementById(`tab-${lab}`)?.textContent.trim() || lab,
+    params: lab === requested ? params : pageParams(params),
     notify: (...a) => mine(notify(...a)), notifyMany: (...a) => mine(notifyMany(...a)), reducedMotion, embed,
     // one notice per setting: a second word on the same control replaces the first (a refused
     // value's box goes back to the value in use, so its warning stays as the reason)

@@ -104,7 +104,7 @@ export async function mount(section, ctx) {
   measure();
 
   const { values: urlValues, notices } = await readQuery(engine, LAB, ctx.params);
-  ctx.notifyMany("Three rules: settings in this link", notices);
+  ctx.notifyMany(`${ctx.name}: settings in this link`, notices);
   // A shared link carries its world size (?world=WxH) so the same run replays on any screen;
   // the stage then draws that world stretched to the canvas instead of reshaping it.
   const linkedWorld = await parseWorld(ctx.params.get("world"));
@@ -421,7 +421,7 @@ export async function mount(section, ctx) {
     draw();
   }
   const stepper = new Stepper({
-    engine, lab: LAB, dt: C.dt, compose, apply: applyReply, name: "Three rules", notify: ctx.notify,
+    engine, lab: LAB, dt: C.dt, compose, apply: applyReply, name: ctx.name, notify: ctx.notify,
     onCrash: () => { playing = false; playBtn.show(playing); },
   });
   stepper.setPlaying(playing);

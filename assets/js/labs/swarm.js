@@ -93,7 +93,7 @@ export async function mount(section, ctx) {
   const stageCanvas = el("canvas", {
     class: "stage-canvas swarm-canvas", tabindex: "0", role: "img",
     "aria-label": `${capital(world)}; left and right arrow keys select the previous or next one.`,
-    "data-access-label": `Swarm Lab stage: ${world}.`,
+    "data-access-label": `${ctx.name} stage: ${world}.`,
   });
   const clockEl = el("div", { class: "swarm-clock", "aria-live": "off" });
   const limitBox = el("div", { class: "swarm-limit", role: "group", "aria-labelledby": "swarm-limit-text" });
@@ -209,7 +209,7 @@ export async function mount(section, ctx) {
     if (row && row.querySelector(".help")) row.classList.add("help-off");
   });
   controlsBox.addEventListener("focusout", (ev) => ev.target.closest(".ctl")?.classList.remove("help-off"));
-  const side = el("aside", { class: "swarm-side", "aria-label": "Swarm Lab settings" }, controlsBox, trialsBox);
+  const side = el("aside", { class: "swarm-side", "aria-label": `${ctx.name} settings` }, controlsBox, trialsBox);
 
   section.append(el("header", { class: "lab-head swarm-head" },
     el("p", { class: "lab-kicker", text: "Collective motion, hands on · Lab 1" }),
@@ -813,7 +813,7 @@ export async function mount(section, ctx) {
     g.fillStyle = "#14202b";
     g.font = `600 ${Math.round(15 * dpr)}px system-ui, sans-serif`;
     g.textBaseline = "middle";
-    const title = `Swarm Lab · ${formatClock(frame.t)} model time · sample ${runValues.sample}` +
+    const title = `${ctx.name} · ${formatClock(frame.t)} model time · sample ${runValues.sample}` +
       (currentTrial && trialBy.has(currentTrial) ? ` · trial: ${trialBy.get(currentTrial).title}` : "");
     g.fillText(title, pad, pad + head / 2 - 2);
     g.drawImage(stageCanvas, pad, pad + head);
@@ -825,7 +825,7 @@ export async function mount(section, ctx) {
 
   // ---------------------------------------------------------------- start
   const query = await readQuery(engine, LAB, ctx.params);
-  ctx.notifyMany("Swarm Lab: settings in this link", query.notices || []);
+  ctx.notifyMany(`${ctx.name}: settings in this link`, query.notices || []);
   // Rules in Python travel in links to the labs with an editor (ui/rules.js), not to this one
   // (also a link pasted into the open tab, which changes only the fragment).
   const noRulesHere = () => {

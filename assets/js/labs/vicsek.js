@@ -38,13 +38,13 @@ const PICK_TOLERANCE_PX = 26;
 
 /** The page's HTML; its numbers (R, the kick, the random level), readout labels and playback
  *  rate control come from the session: `c` its constants, `display` its readouts, the P plot's
- *  words and the rate's spec. */
-const layoutHtml = (c, { readouts, charts: [plot], rate }) => `${headerHtml(c)}
+ *  words and the rate's spec; `name` is the lab's short name (its tab's). */
+const layoutHtml = (c, { readouts, charts: [plot], rate }, name) => `${headerHtml(c)}
   <div class="vk-layout">
     <div class="vk-main">
       <div class="stage vk-stage">
         <canvas class="vk-canvas" tabindex="0" role="img"
-          data-access-label="Few turns stage: ${c.n} arrows moving in a square with wrapping edges. Tap an arrow to follow it."
+          data-access-label="${name} stage: ${c.n} arrows moving in a square with wrapping edges. Tap an arrow to follow it."
           aria-label="${c.n} arrows moving in a square with wrapping edges. Tap an arrow to follow it; arrow keys pick the next arrow, Escape stops following, Space plays or pauses."></canvas>
       </div>
       <ul class="legend vk-legend" aria-label="What the stage shows">
@@ -123,11 +123,11 @@ export async function mount(section, ctx) {
 
   // settings from the page URL (share links), read leniently by the session
   const { values: urlValues, notices } = await readQuery(engine, LAB, ctx.params);
-  ctx.notifyMany("Few turns: settings in this link", notices);
+  ctx.notifyMany(`${ctx.name}: settings in this link`, notices);
   let st = await engine.call(LAB, "reset", urlValues);
   const N = st.n;
 
-  section.innerHTML = layoutHtml(consts, display);
+  section.innerHTML = layoutHtml(consts, display, ctx.name);
   section.classList.add("vk");
   const $ = (sel) => section.querySelector(sel);
   $(".vk-sw-wheel").style.background = headingWheel(); // the stage's colours, direction by direction
