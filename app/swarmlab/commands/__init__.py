@@ -51,6 +51,18 @@ def param_table(specs, notes: list[str]) -> str:
     return "\n".join(lines + [""] + notes)
 
 
+def parse_sets(items: list[str]) -> dict:
+    """``--set`` items ``["name=value", ...]`` -> ``{name: value}`` as text (each lab's specs
+    validate them); ValueError for an item that is not NAME=VALUE."""
+    values = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"--set expects NAME=VALUE, got {item!r}")
+        values[name.strip()] = value.strip()
+    return values
+
+
 def add_rules_options(p, kind, signature: str, command: str) -> None:
     """``--rules FILE`` (run the student's rule in place of the built-in one) and
     ``--rules-template`` (print the built-in rule as a file to start from)."""

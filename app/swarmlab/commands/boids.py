@@ -29,7 +29,8 @@ import sys
 
 from .. import boids, rules, rules_boids
 from ..cli import stopped_early, write_output
-from . import MAX_SECONDS, add_rules_options, load_rules, one_sample, param_table, rules_template, run_steps
+from . import (MAX_SECONDS, add_rules_options, load_rules, one_sample, param_table, parse_sets, rules_template,
+               run_steps)
 from ..metrics import History
 from ..params import validate
 # The page's history: the same series, words and sampling, so a CSV from here and one
@@ -70,16 +71,6 @@ def register(subparsers) -> None:
 def preset_words(values: dict) -> str:
     """What a preset sets, as --set would write it: "k_sep=1.5, k_ali=0, ..., view=200"."""
     return ", ".join(f"{k}={v:g}" for k, v in values.items())
-
-
-def parse_sets(items: list[str]) -> dict:
-    values = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise ValueError(f"--set expects NAME=VALUE, got {item!r}")
-        values[name.strip()] = value
-    return values
 
 
 def build_params(args) -> boids.Params:

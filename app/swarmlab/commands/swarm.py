@@ -15,9 +15,9 @@ import sys
 
 from .. import swarm
 from ..cli import stopped_early, write_output
-from . import MAX_SECONDS, one_sample, param_table, run_steps
+from . import MAX_SECONDS, one_sample, param_table, parse_sets, run_steps
 from ..params import defaults, validate, validate_many
-from ..sessions.swarm import MAX_STEPS_PER_CALL, SwarmSession
+from ..sessions.swarm import SwarmSession
 
 
 
@@ -53,13 +53,7 @@ def register(subparsers) -> None:
 
 def parse_settings(items: list[str]) -> dict:
     """["name=value", ...] -> validated dict (ValueError naming the bad item)."""
-    out = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise ValueError(f"--set expects NAME=VALUE, got {item!r}")
-        out[name.strip()] = value.strip()
-    return validate_many(swarm.SPECS, out)
+    return validate_many(swarm.SPECS, parse_sets(items))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -80,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     history.reserve(target // history.base_interval + 2)  # every 0.25 s sample, never thinned
     try:
         while session.state.step < target:
-            session.op_step(min(MAX_STEPS_PER_CALL, target - session.state.step))
+            session.op_step(min(session.MAX_STEPS_PER_CALL, target - session.state.step))
     except KeyboardInterrupt as exc:
         return stopped_early(args.csv, session.op_csv(), history.times()[-1], exc)
     session.record_end()  # a run that ends between two samples: its last row is its end

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from .. import rules
-from ..params import ParamSpec, clamp, shown, specs_to_json
+from ..params import ParamSpec, clamp, shown, specs_to_json, validate
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,12 @@ class Session:
     lab: str = ""
     SPECS: tuple[ParamSpec, ...] = ()
     FRAME: FrameLayout | None = None
+    MAX_STEPS_PER_CALL: int = 4000  # the most steps one op_step may ask for (a lab sets its own)
+
+    def _step_count(self, n: Any) -> int:
+        """``n`` as the steps of one call: a whole number in [0, MAX_STEPS_PER_CALL] (ValueError)."""
+        spec = ParamSpec("n", 1, "steps", kind="int", min=0, max=self.MAX_STEPS_PER_CALL)
+        return validate((spec,), "n", n)
 
     # --- the bridge entry points -------------------------------------------------
     def dispatch(self, method: str, args: Any) -> Any:

@@ -60,8 +60,6 @@ from .base import FrameLayout, Session
 
 FRAME = FrameLayout(header=("n", "t", "treat_on", "treat_x", "treat_y"), fields=("x", "y", "vx", "vy"))
 FRAME_HEADER = len(FRAME.header)
-MAX_STEPS_PER_CALL = 4000
-_STEP_SPEC = (ParamSpec("n", 1, "steps", kind="int", min=0, max=MAX_STEPS_PER_CALL),)
 # The chart's history, on the step clock like every lab's: a sample every 10 steps (0.25 s).
 HISTORY_SERIES = (
     metrics.Series("P", "shared heading P", "0 to 1"),
@@ -250,7 +248,7 @@ class BoidsSession(Session):
 
     # --- running and reading ---------------------------------------------------------
     def op_step(self, n: Any = 1) -> dict:
-        n = validate(_STEP_SPEC, "n", n)
+        n = self._step_count(n)
         spent = self._advance(n)
         return {"t": self.state.t, "steps": self.state.steps, "N": self.state.n,
                 "ms_per_step": round(spent * 1000.0 / max(n, 1), 3), "rules": self.rules_status()}

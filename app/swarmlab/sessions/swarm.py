@@ -54,8 +54,6 @@ HEADER = len(FRAME.header)
 STRIDE = len(FRAME.fields)
 SELECT_RADIUS = 4.0  # lengths: a click selects the nearest agent within this distance
 SELECT_RADIUS_MAX = 50.0  # lengths: the largest radius select() accepts (a tap on a small stage)
-MAX_STEPS_PER_CALL = 6000
-_STEP_SPEC = (ParamSpec("n", 1, "steps", kind="int", min=0, max=MAX_STEPS_PER_CALL),)
 # op_population's change "by": at most the whole range of N either way.
 _BY_SPEC = (ParamSpec("by", 0, "animals", kind="int", min=-swarm.SPEC_BY_NAME["N"].max,
                       max=swarm.SPEC_BY_NAME["N"].max),)
@@ -115,6 +113,7 @@ class SwarmSession(Session):
     """Lab 1 session.  Created with the defaults and already reset."""
 
     lab = "swarm"
+    MAX_STEPS_PER_CALL = 6_000
     FRAME = FRAME
     SPECS = swarm.SPECS
 
@@ -304,7 +303,7 @@ class SwarmSession(Session):
 
     def op_step(self, n: int = 1) -> dict:
         """Advance n whole steps (stops at the five-minute limit until :meth:`op_continue`)."""
-        n = validate(_STEP_SPEC, "n", n)
+        n = self._step_count(n)
         done = 0
         for _ in range(int(n)):
             if not self.continued and self.state.step >= swarm.TIME_LIMIT_STEPS:

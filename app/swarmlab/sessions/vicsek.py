@@ -88,7 +88,6 @@ CHARTS = (
      "baseline": "about where P sits when headings are random"},
 )
 
-_STEP_SPEC = (ParamSpec("n", 1, "Updates", kind="int", min=0, max=10000, step=1),)
 _CHECK_SPECS = (
     ParamSpec("updates", 1, "Updates", kind="int", min=1, max=1_000_000, step=1),
     ParamSpec("mode", "batched", "Mode", kind="choice", choices=("batched", "serial")),
@@ -104,6 +103,7 @@ _POINT_SPECS = (
 
 class VicsekSession(Session):
     lab = "vicsek"
+    MAX_STEPS_PER_CALL = 10_000
     RULES = rules_vicsek.KIND
     FRAME = FrameLayout(header=("n", "t"), fields=("x", "y", "theta"), blocks=2)
     # the model's knob "align" (its label, range and default), called a on the page
@@ -150,7 +150,7 @@ class VicsekSession(Session):
         return {"name": name, "value": v, "changed": changed}
 
     def op_step(self, n: int = 1) -> dict:
-        n = validate(_STEP_SPEC, "n", n)
+        n = self._step_count(n)
         t0 = time.perf_counter()
         for _ in range(n):
             self.prev = self.ens.state
