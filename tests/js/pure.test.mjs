@@ -342,3 +342,10 @@ test("drawArrow scales a style's dash by the line width once, not at every call"
 test("Sound's pitch rises with agreement: 220 Hz at P = 0 to 660 Hz at P = 1, clamped, NaN low", () => {
   assert.deepEqual([0, 0.25, 0.5, 1, 2, -1, NaN, Infinity].map(pitchFor), [220, 330, 440, 660, 660, 220, 220, 220]);
 });
+
+test("Lab 1's see-through shades are made from its palette's colours", async () => {
+  const { alpha, SHADES, THREAT, NEIGHBOURS } = await import("../../assets/js/labs/swarm/palette.js");
+  assert.equal(alpha("#ff4d6d", 0.08), "rgba(255, 77, 109, 0.08)");
+  assert.equal(SHADES.threatZone, alpha(THREAT, 0.08));
+  assert.equal(SHADES.viewEdge, alpha(NEIGHBOURS.social, 0.45));
+});

@@ -16,6 +16,27 @@ export const NEIGHBOURS = {
   personal: "#ff7f66",                   // inside personal space (coral)
   excluded: "#9aa5b1",                   // nearby, not counted (grey)
 };
+// What each neighbour mark looks like, in words (the panel's name for screen readers)
+export const NEIGHBOUR_WORDS = { social: "cyan discs", personal: "coral squares", excluded: "grey rings" };
+
+/** `hex` ("#rrggbb") at opacity `a`, as a canvas colour: the see-through shades of the colours
+ *  above (a threat's zone, the field of view) are made here from them, never typed again. */
+export function alpha(hex, a) {
+  const n = parseInt(hex.slice(1), 16);
+  return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${a})`;
+}
+export const SHADES = {
+  selectedTrail: alpha(SELECTED, 0.85),
+  threatZone: alpha(THREAT, 0.08),
+  threatEdge: alpha(THREAT, 0.75),
+  threatRing: alpha(THREAT, 0.8),
+  viewFill: alpha(NEIGHBOURS.social, 0.10),
+  viewEdge: alpha(NEIGHBOURS.social, 0.45),
+  viewText: alpha(NEIGHBOURS.social, 0.9),
+  personalRing: alpha(NEIGHBOURS.personal, 0.8),
+  nearbyRing: alpha(NEIGHBOURS.excluded, 0.45),
+};
+
 export const ARROWS = {
   separation: NEIGHBOURS.personal,
   alignment: "#5b9bff",                  // blue

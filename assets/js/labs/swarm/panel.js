@@ -8,7 +8,7 @@
 // they are steering urges, not physical forces.
 
 import { fitCanvas, pixelRatio, plural, setText } from "../../ui/dom.js";
-import { ARROWS, ARROW_STYLES, NEIGHBOURS, SELECTED, THREAT } from "./palette.js";
+import { ARROWS, ARROW_STYLES, NEIGHBOURS, NEIGHBOUR_WORDS, SELECTED, SHADES, THREAT } from "./palette.js";
 import { drawArrow, drawMark } from "../../ui/marks.js";
 import { minImage } from "../../ui/periodic.js";
 
@@ -165,7 +165,7 @@ export class SensePanel {
       root.dataset.personal = info.personal.join(",");
       root.dataset.excluded = info.excluded.join(",");
       this.canvas.setAttribute("aria-label",
-        `Zoomed view around individual #${info.id + 1}: ${ns} social neighbours as cyan discs, ${np} in personal space as coral squares, ${ne} nearby but not counted as grey rings, with steering arrows.`);
+        `Zoomed view around individual #${info.id + 1}: ${ns} social neighbours as ${NEIGHBOUR_WORDS.social}, ${np} in personal space as ${NEIGHBOUR_WORDS.personal}, ${ne} nearby but not counted as ${NEIGHBOUR_WORDS.excluded}, with steering arrows.`);
     }
     this.shown = info;
     for (const r of this.urges) {
@@ -220,7 +220,7 @@ export class SensePanel {
       g.beginPath();
       g.arc(cx + dx * s, cy - dy * s, f.threatRadius * s, 0, Math.PI * 2);
       g.setLineDash(THREAT_DASH);
-      g.strokeStyle = "rgba(255, 77, 109, 0.8)";
+      g.strokeStyle = SHADES.threatRing;
       g.lineWidth = 1.5;
       g.stroke();
       g.setLineDash(NO_DASH);
@@ -236,19 +236,19 @@ export class SensePanel {
     g.moveTo(cx, cy);
     g.arc(cx, cy, R * s, -th0 - half, -th0 + half);
     g.closePath();
-    g.fillStyle = "rgba(53, 208, 224, 0.10)";
+    g.fillStyle = SHADES.viewFill;
     g.fill();
-    g.strokeStyle = "rgba(53, 208, 224, 0.45)";
+    g.strokeStyle = SHADES.viewEdge;
     g.lineWidth = 1;
     g.stroke();
     g.setLineDash(RANGE_DASH);
     g.beginPath();
     g.arc(cx, cy, info.personal_space * s, 0, Math.PI * 2);
-    g.strokeStyle = "rgba(255, 127, 102, 0.8)";
+    g.strokeStyle = SHADES.personalRing;
     g.stroke();
     g.beginPath();
     g.arc(cx, cy, ring * s, 0, Math.PI * 2);
-    g.strokeStyle = "rgba(154, 165, 177, 0.45)";
+    g.strokeStyle = SHADES.nearbyRing;
     g.stroke();
     g.setLineDash(NO_DASH);
 
@@ -298,7 +298,7 @@ export class SensePanel {
     }
     g.fillStyle = "rgba(11, 29, 42, 0.8)";
     g.fillRect(2, 3, this.ring.width + 8, 15);
-    g.fillStyle = "rgba(53, 208, 224, 0.9)";
+    g.fillStyle = SHADES.viewText;
     g.fillText(this.ring.text, 6, 14);
     // scale bar for one unit
     const by = h - 10;

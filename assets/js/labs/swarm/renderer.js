@@ -15,7 +15,7 @@
 import { TrailBuffer } from "./trails.js";
 import { fitCanvas } from "../../ui/dom.js";
 import { wrap } from "../../ui/periodic.js";
-import { SELECTED, THREAT } from "./palette.js";
+import { SELECTED, SHADES, THREAT } from "./palette.js";
 
 /** Glyph length in model lengths (enlarged for visibility; the caption says so). */
 export const GLYPH_LENGTH = 2.0;
@@ -179,7 +179,7 @@ export class StageRenderer {
     if (selected >= 0) {
       g.beginPath();
       tr.pathSelected(g, this);
-      g.strokeStyle = "rgba(255, 210, 74, 0.85)";
+      g.strokeStyle = SHADES.selectedTrail;
       g.lineWidth = 2;
       g.stroke();
     }
@@ -197,10 +197,10 @@ export class StageRenderer {
         const py = this.viewY(cy);
         g.beginPath();
         g.arc(px, py, radius * s, 0, Math.PI * 2);
-        g.fillStyle = "rgba(255, 77, 109, 0.08)";
+        g.fillStyle = SHADES.threatZone;
         g.fill();
         g.setLineDash(DASH);
-        g.strokeStyle = "rgba(255, 77, 109, 0.75)";
+        g.strokeStyle = SHADES.threatEdge;
         g.lineWidth = 1.5;
         g.stroke();
         g.setLineDash(NO_DASH);
