@@ -645,6 +645,15 @@ def place_obstacle(state: SwarmState, obstacle: str) -> tuple[SwarmState, np.nda
 def measure(state: SwarmState, nb: Neighbourhood) -> dict[str, float]:
     """Metrics of the current state (nb = its neighbourhood under the current parameters).
 
+    Returns (all floats; the chart series of :data:`HISTORY_SERIES` by the same keys):
+      P          whole-group agreement |mean heading|, 0 to 1 (NaN for no agents)
+      local      mean over agents with a social neighbour of their agreement with those
+                 neighbours, 0 to 1 (NaN when no agent has one)
+      spacing    mean distance to the nearest other agent, lengths (NaN below 2 agents)
+      very_close share of agents with another within VERY_CLOSE lengths, 0 to 1
+      milling    rotation order about the group's centre, 0 to 1 (NaN below 2 agents)
+      N          the number of agents (a float, as the history stores it)
+
     The spacing metrics reuse the step's search: ``nb.pairs`` holds every pair within
     the cut-off, so only agents with no pair there are searched again, at any distance
     (``metrics.nearest_distances``; the values equal a full ``nearest_any`` bit for bit).

@@ -226,7 +226,9 @@ def test_the_help_example_of_one_clump_reads_one(capsys):
     its liveliness line (longer than 60 s) with one group at the end."""
     with pytest.raises(SystemExit):
         cli.main(["boids", "--help"])
-    assert "--preset cohesion --seconds 90``: one" in " ".join(capsys.readouterr().out.split())
+    helped = capsys.readouterr().out
+    assert "--preset cohesion --seconds 90: one" in " ".join(helped.split())
+    assert "``" not in helped and "issue 13" not in helped  # plain words, no docstring marks
     assert cli.main(["boids", "--preset", "cohesion", "--seconds", "90"]) == 0
     assert "groups at the end=1" in capsys.readouterr().out
 

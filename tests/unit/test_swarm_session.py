@@ -311,9 +311,18 @@ def test_cli_runs_and_writes_csv(tmp_path, capsys):
                    "--csv", str(out)])
     assert rc == 0
     text = capsys.readouterr().out
-    assert text.startswith("swarm sample 3: 2 s (120 steps), N=40")
+    assert text.startswith("swarm sample 3 with alignment=off: 2 s (120 steps), N=40")  # what made the CSV
     rows = list(csv.reader(io.StringIO(out.read_text())))
     assert rows[0][0] == "time (s)" and len(rows) == 1 + 9
+    # a setting the run cannot use is named, not silently dropped
+    assert cli.main(["swarm", "--seconds", "0.5", "--set", "k=3", "--set", "R=12.5"]) == 0
+    got = capsys.readouterr()
+    assert "with R=12.5, k=3:" in got.out and "k (nearest few) applies only with --set mode=nearest" in got.err
+    assert cli.main(["swarm", "--seconds", "0.5", "--set", "k=3", "--set", "mode=nearest"]) == 0
+    got = capsys.readouterr()
+    assert "with mode=nearest, k=3:" in got.out and "applies only" not in got.err
+    assert cli.main(["swarm", "--seconds", "0.5"]) == 0
+    assert "swarm sample 42 with the defaults:" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv", [["swarm", "--seconds", "0"], ["swarm", "--set", "R=99"],

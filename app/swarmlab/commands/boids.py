@@ -3,7 +3,7 @@
     python -m swarmlab boids --sample 42 --seconds 60 [--preset NAME]
                              [--set name=value ...] [--csv FILE] [--rules FILE]
 
-Samples the whole-group agreement P, the mean nearest spacing and the
+Samples the shared heading P (0 to 1), the mean nearest spacing and the
 number of flocks (5+ boids linked by chains of neighbours, flying one way) every
 0.25 model s (10 steps) and at the end, writes them all as CSV (units in the
 header; "-" for stdout), and prints a one-line summary.  A run longer than 60 model s also
@@ -44,7 +44,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "boids",
         help="run Lab 3 (three rules: separation, alignment, cohesion) and record P, spacing and flocks",
-        description=__doc__.split("\n\n")[2] if __doc__ else None,  # the explanation (after the usage)
+        # the explanation (after the usage), without the docstring's ``code`` marks
+        description=__doc__.split("\n\n")[2].replace("``", "") if __doc__ else None,
         epilog=param_table(boids.SPECS + boids.WORLD_SPECS, [
             "--sample or --set sample=... (both only if they agree); --set values are applied after --preset.",
             "",
@@ -63,7 +64,7 @@ def register(subparsers) -> None:
     p.add_argument("--csv", default=None, metavar="FILE", help="write the sampled history as CSV ('-' = stdout)")
     p.add_argument("--samples", default=None, metavar="LIST",
                    help="instead of one run: the liveliness table over these samples (e.g. 1-8 or 1,5,9), "
-                        "each --seconds long, plus cohesion only at 60 s, checked against issue 13's goals")
+                        "each --seconds long, plus cohesion only at 60 s, checked against the liveliness goals (the README's table)")
     add_rules_options(p, rules_boids.KIND, "steering(i, j, d, r, v, p)", "boids")
     p.set_defaults(func=run)
 

@@ -90,7 +90,20 @@ def run(args: argparse.Namespace) -> int:
     def f(v):
         return "n/a" if v is None or not math.isfinite(v) else f"{v:.3f}"
 
-    print(f"swarm sample {values['sample']}: {session.state.t:g} s ({session.state.step} steps), N={session.state.n}: "
+    # the run's settings, as --set writes them (those that differ from the defaults), so a CSV's
+    # summary line says what made it
+    def as_set(s):
+        v = values[s.name]
+        return v if s.kind == "choice" else s.shown(v).split(" ")[0]  # (on/off, or the number)
+
+    changed = [f"{s.name}={as_set(s)}" for s in swarm.SPECS if s.name not in ("sample", "N") and values[s.name] != s.default]
+    said = f" with {', '.join(changed)}" if changed else " with the defaults"
+    if args.trial:
+        said += f" (trial {args.trial})"
+    if "k" in settings and values["mode"] != "nearest":
+        print("python -m swarmlab: note: k (nearest few) applies only with --set mode=nearest; "
+              "this run used the range R", file=sys.stderr)
+    print(f"swarm sample {values['sample']}{said}: {session.state.t:g} s ({session.state.step} steps), N={session.state.n}: "
           f"P={f(m['P'])} local={f(m['local'])} spacing={f(m['spacing'])} very-close={f(m['very_close'])} "
           f"rotation={f(m['milling'])}; {len(session.history)} sample{'s' if len(session.history) != 1 else ''}{where}",
           file=sys.stderr if args.csv == "-" else sys.stdout)
