@@ -407,15 +407,17 @@ export async function mount(section, ctx) {
   // ---- the loop: one request a frame (steps, frame, new chart samples, readouts) ----
   // the readouts: at once after a change (a refresh), else about four times a second
   const compose = (n) => frameOps(n, [hist.op()], { metrics: stepper.readsDue(n) });
+  const handlers = { // (made once, not at every reply)
+    history: (h) => { if (hist.apply(h)) chart.setData(hist); },
+    metrics: showMetrics,
+  };
+  const replyError = (error) => ctx.notify(error, "error");
   function applyReply(reply) {
-    eachResult(reply, {
-      history: (h) => { if (hist.apply(h)) chart.setData(hist); },
-      metrics: showMetrics,
-    }, (error) => ctx.notify(error, "error"));
+    eachResult(reply, handlers, replyError);
     frameBuf = reply.frame;
     frameLen = reply.length;
     t = frameBuf[fx.clock];
-    if (treat.source === null) Object.assign(treat, { on: frameBuf[fx.h.treat_on] > 0.5 });
+    if (treat.source === null) treat.on = frameBuf[fx.h.treat_on] > 0.5;
     section.dataset.t = String(t);
     section.dataset.n = String(frameCount(fx, frameBuf, frameLen));
     draw();

@@ -703,13 +703,18 @@ export async function mount(section, ctx) {
   // the readouts: at once after a change (n = 0: a refresh), else about four times a second
   const compose = (n) => frameOps(n, [["selected", {}], hist.op()], { metrics: stepper.readsDue(n) });
 
+  // one reply's parts, by op (the handlers are made once, not at every reply)
+  let replySelected = null, replyHistory = null; // (not `history`: the window's)
+  const handlers = {
+    selected: (v) => { replySelected = v; },
+    history: (h) => { replyHistory = h; },
+    metrics: updateReadouts,
+  };
+  const replyError = (error) => ctx.notify(error, "warn");
   function apply(reply) {
-    let selected = null, history = null;
-    eachResult(reply, {
-      selected: (v) => { selected = v; },
-      history: (h) => { history = h; },
-      metrics: updateReadouts,
-    }, (error) => ctx.notify(error, "warn"));
+    replySelected = null;
+    replyHistory = null;
+    eachResult(reply, handlers, replyError);
     frameBuf = reply.frame;
     frameLen = reply.length;
     parseFrame(fx, frameBuf, frameLen, frame, DT, obstacleNames);
@@ -717,9 +722,9 @@ export async function mount(section, ctx) {
     frameCount++;
     if (frame.atLimit && !atLimit) showLimit(); // reached by any route (e.g. a test stepping the engine)
     drawStage();
-    panel.setInfo(selected && selected.index !== undefined ? selected : null);
+    panel.setInfo(replySelected && replySelected.index !== undefined ? replySelected : null);
     panel.draw(frameBuf, frame);
-    if (history) applyHistory(history);
+    if (replyHistory) applyHistory(replyHistory);
   }
 
   function drawStage() {

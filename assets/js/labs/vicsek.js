@@ -427,17 +427,19 @@ export async function mount(section, ctx) {
     return [...(extra || []), ...frameOps(n, reads), ...checkOps];
   }
   const ingestCheck = (_, op, r) => check.ingest(op, r);
+  const handlers = { // (made once, not at every reply)
+    step: (v) => { P = v.P; },
+    history: (h) => { if (hist.apply(h)) plotDirty = true; },
+    neighbours: (nb) => showSelection(nb || null),
+    check_start: ingestCheck, check_advance: ingestCheck, check_result: ingestCheck,
+  };
+  const replyError = (error, op, r) => {
+    if (op[0].startsWith("check_")) check.ingest(op, r);
+    else if (op[0] === "neighbours") showSelection(null);
+    else ctx.notify(error, "warn");
+  };
   function apply(reply) {
-    eachResult(reply, {
-      step: (v) => { P = v.P; },
-      history: (h) => { if (hist.apply(h)) plotDirty = true; },
-      neighbours: (nb) => showSelection(nb || null),
-      check_start: ingestCheck, check_advance: ingestCheck, check_result: ingestCheck,
-    }, (error, op, r) => {
-      if (op[0].startsWith("check_")) check.ingest(op, r);
-      else if (op[0] === "neighbours") showSelection(null);
-      else ctx.notify(error, "warn");
-    });
+    eachResult(reply, handlers, replyError);
     if (selected < 0) showSelection(null);
     ingestFrame(reply.frame, fresh);
     fresh = false;
