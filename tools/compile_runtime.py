@@ -22,7 +22,15 @@ Input: a folder with the *official* ``python_stdlib.zip``, the numpy wheel and
 3. **``pyodide py-compile``** (pyodide-build) turns every ``.py`` into ``.pyc`` inside both
    archives and rewrites the lock (names, sha256), with ``SOURCE_DATE_EPOCH`` set so that
    the ``.pyc`` headers carry a source hash, not the build time.
-4. **Both archives are rewritten reproducibly**: members sorted by name, fixed time stamps
+4. **Functions lose their docstrings** (``without_docstrings``): the ``.pyc`` of the stdlib and
+   numpy keep everything else, but a function's docstring (the first constant of its code,
+   which no instruction reads) becomes None, as ``python -OO`` would leave it (asserts, module
+   and class docstrings stay).  About 0.5 MB less on the wire.  Kept where code reads
+   docstrings at run time: Pyodide's own packages (``_pyodide.docstring`` builds the JS
+   proxies' help from them at start-up) and numpy's ``_core/multiarray`` (its dispatchers
+   hand their docstrings to ``add_docstring``, which refuses None).  ``help(np.mean)`` in the
+   browser has no text; nothing the page runs reads one (the browser tests run every lab).
+5. **Both archives are rewritten reproducibly**: members sorted by name, fixed time stamps
    (1980-01-01) and permissions, one compression level; the wheel's RECORD lists the real
    files.  The lock keeps ``info`` and the packages shipped, with their new sha256.  Two
    builds from the same inputs give identical bytes (a unit test checks it).
@@ -40,8 +48,10 @@ from __future__ import annotations
 import argparse
 import base64
 import hashlib
+import dis
 import io
 import json
+import marshal
 import modulefinder
 import os
 import re
@@ -49,6 +59,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import types
 import zipfile
 from pathlib import Path, PurePosixPath
 
@@ -199,6 +210,44 @@ def stdlib_keeps(name: str, modules: set[str]) -> bool:
     return name.endswith("py.typed") and parent in modules
 
 
+# --- docstrings ----------------------------------------------------------------------------------
+# Where code reads docstrings at run time (see the module's docstring, point 4): kept.
+KEEP_DOCSTRINGS = ("pyodide/", "_pyodide/", "numpy/_core/multiarray.pyc")
+_CO_OPTIMIZED = 0x1  # a function's code (not a module's or a class body's)
+_HASCONST = frozenset(dis.hasconst)
+
+
+def without_docstrings(code: types.CodeType) -> types.CodeType:
+    """``code`` with every function's docstring replaced by None, recursively.
+
+    CPython 3.11 and 3.12 put a function's docstring, or None, first in its constants; no
+    instruction reads that slot (a lambda's is None; a comprehension's first constant may be a
+    string it uses, which some instruction then loads, so it is kept).  Everything else,
+    line numbers included, is untouched."""
+    consts = list(code.co_consts)
+    if code.co_flags & _CO_OPTIMIZED and consts and isinstance(consts[0], str) and not any(
+            ins.opcode in _HASCONST and ins.arg == 0 for ins in dis.get_instructions(code)):
+        consts[0] = None
+    for k, c in enumerate(consts):
+        if isinstance(c, types.CodeType):
+            consts[k] = without_docstrings(c)
+    return code.replace(co_consts=tuple(consts))
+
+
+def pyc_without_docstrings(data: bytes) -> bytes:
+    """A ``.pyc`` (16-byte header, then the marshalled module code) without function docstrings."""
+    return data[:16] + marshal.dumps(without_docstrings(marshal.loads(data[16:])))
+
+
+def strip_docstrings(path: Path) -> None:
+    """Rewrite an archive's ``.pyc`` members without function docstrings (KEEP_DOCSTRINGS kept)."""
+    members = read_zip(path)
+    for name, data in members.items():
+        if name.endswith(".pyc") and not name.startswith(KEEP_DOCSTRINGS):
+            members[name] = pyc_without_docstrings(data)
+    write_zip(members, path)
+
+
 # --- reproducible archives -----------------------------------------------------------------------
 def record_hash(data: bytes) -> str:
     return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode("ascii")
@@ -290,6 +339,7 @@ def build(official: Path, out: Path, app_dir: Path = ROOT / "app",
         for name in names:
             if not (work / name).exists():
                 raise CompileError(f"py-compile did not produce {name}")
+            strip_docstrings(work / name)
             normalise(work / name, wheel=name.endswith(".whl"))
             shutil.copyfile(work / name, out / name)
         for p in PACKAGES:

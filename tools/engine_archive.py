@@ -10,7 +10,9 @@ table with one zip, unpacked by PyScript into the same place (``"<zip>" = "./*"`
 * next to each, ``__pycache__/<module>.cpython-312.pyc`` compiled by CPython 3.12 (the
   Python of Pyodide 0.27.7) in *checked-hash* mode: Python uses it only while its source
   hash matches the ``.py`` beside it, so it can never run stale code, and the browser
-  skips compiling the engine at start.  Without a Python 3.12 (see tools/vendor.py) the
+  skips compiling the engine at start.  Its functions carry no docstrings (the runtime's
+  rule, ``compile_runtime.without_docstrings``; the ``.py`` beside it keeps them, for the
+  rules panel's source and for tracebacks).  Without a Python 3.12 (see tools/vendor.py) the
   archive holds the sources only.
 
 The archive is reproducible (sorted members, fixed time stamps: tools/compile_runtime.py).
@@ -30,7 +32,7 @@ from pathlib import Path, PurePosixPath
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-from compile_runtime import write_zip  # noqa: E402
+from compile_runtime import without_docstrings, write_zip  # noqa: E402
 
 PYC_PYTHON = (3, 12)
 CACHE_TAG = "cpython-312"
@@ -45,7 +47,7 @@ def members(files: dict[str, str], root: Path, with_pyc: bool) -> dict[str, byte
         out[rel] = data
         if with_pyc and rel.endswith(".py"):
             p = PurePosixPath(rel)
-            code = compile(data, rel, "exec", dont_inherit=True, optimize=0)
+            code = without_docstrings(compile(data, rel, "exec", dont_inherit=True, optimize=0))
             pyc = importlib._bootstrap_external._code_to_hash_pyc(  # noqa: SLF001 (what py_compile uses)
                 code, importlib.util.source_hash(data), checked=True)
             out[str(p.parent / "__pycache__" / f"{p.stem}.{CACHE_TAG}.pyc")] = bytes(pyc)

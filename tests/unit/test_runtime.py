@@ -85,6 +85,10 @@ for name in NAMES:
 import json as _json, numpy
 out["json_origin"] = _json.__spec__.origin
 out["numpy_file"] = numpy.__file__
+import pyodide.ffi
+# compile_runtime.without_docstrings: functions in the stdlib and numpy have none; Pyodide's keep theirs
+out["docs"] = {"json.dumps": _json.dumps.__doc__ is not None, "numpy.mean": numpy.mean.__doc__ is not None,
+               "pyodide.ffi.to_js": pyodide.ffi.to_js.__doc__ is not None}
 from swarmlab.sessions import create
 for lab in LABS:
     try:
@@ -164,6 +168,12 @@ def test_stdlib_and_numpy_load_compiled_code_when_the_runtime_is_compiled(pyodid
     suffix = ".pyc" if manifest["runtime"] == "compiled" else ".py"
     assert out["json_origin"].endswith("json/__init__" + suffix), out["json_origin"]
     assert out["numpy_file"].endswith("numpy/__init__" + suffix), out["numpy_file"]
+
+
+def test_compiled_runtime_ships_functions_without_docstrings_except_pyodides(pyodide_run):
+    out, _, manifest = pyodide_run
+    compiled = manifest["runtime"] == "compiled"
+    assert out["docs"] == {"json.dumps": not compiled, "numpy.mean": not compiled, "pyodide.ffi.to_js": True}
 
 
 def test_engine_archive_is_used_compiled_with_readable_tracebacks(pyodide_run):

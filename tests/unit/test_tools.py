@@ -195,6 +195,44 @@ def test_compiled_runtime_is_reproducible(tmp_path):
         assert (out / name).read_bytes() == (ROOT / "assets" / "vendor" / "pyodide" / name).read_bytes(), name
 
 
+def test_functions_lose_their_docstrings_and_nothing_else():
+    """compile_runtime.without_docstrings: a function's docstring becomes None; module and class
+    docstrings, a lambda's and a comprehension's string constants, line numbers and results stay."""
+    import marshal
+    import compile_runtime as cr
+    src = (
+        '"""module doc"""\n'
+        'class C:\n'
+        '    """class doc"""\n'
+        '    def m(self):\n'
+        '        """method doc"""\n'
+        '        return "m"\n'
+        'def f(x):\n'
+        '    """f doc"""\n'
+        '    g = lambda y: "lam" + y\n'
+        '    return [s + "!" for s in ("a", x)], list(t + "?" for t in (x,)), g(x)\n'
+        'def h():\n'
+        '    return "first"\n'
+        'def boom():\n'
+        '    """doc"""\n'
+        '    raise ValueError("x")\n'
+    )
+    code = compile(src, "mod.py", "exec")
+    ns: dict = {}
+    exec(cr.without_docstrings(code), ns)
+    assert ns["__doc__"] == "module doc" and ns["C"].__doc__ == "class doc"
+    assert ns["f"].__doc__ is None and ns["C"].m.__doc__ is None and ns["h"].__doc__ is None
+    assert ns["f"]("b") == (["a!", "b!"], ["b?"], "lamb") and ns["h"]() == "first" and ns["C"]().m() == "m"
+    try:
+        ns["boom"]()
+    except ValueError as exc:
+        assert exc.__traceback__.tb_next.tb_lineno == 15  # line numbers unchanged
+    # the .pyc form: header kept, the code inside stripped
+    header = b"\x00" * 16
+    out = cr.pyc_without_docstrings(header + marshal.dumps(code))
+    assert out[:16] == header and marshal.loads(out[16:]).co_consts[0] == "module doc"
+
+
 def test_zip_normalisation_is_deterministic_and_records_the_wheel(tmp_path):
     import compile_runtime as cr
     members = {"pkg/b.pyc": b"b" * 100, "pkg/a.pyc": b"a", "pkg-1.dist-info/RECORD": b"stale"}
