@@ -68,12 +68,18 @@ class ParamSpec:
 
     def shown(self, value: Any) -> str:
         """The value as the page writes it: "on"/"off", a choice's label, or a number (with
-        :attr:`decimals` decimals) and its unit."""
+        :attr:`decimals` decimals, or in full when that would round it: a value off the
+        slider's step, from a link or from Python, is never misstated) and its unit."""
         if self.kind == "bool":
             return "on" if value else "off"
         if self.kind == "choice":
             return self.choice_label(value)
-        text = str(int(value)) if self.kind == "int" else f"{float(value):.{self.decimals}f}"
+        if self.kind == "int":
+            text = str(int(value))
+        else:
+            text = f"{float(value):.{self.decimals}f}"
+            if float(text) != float(value):
+                text = repr(float(value))
         return f"{text} {self.unit}" if self.unit else text
 
     def restart_notice(self, value: Any) -> str:

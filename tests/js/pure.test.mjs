@@ -241,6 +241,8 @@ test("the words of controls and readouts come from the engine's specs", () => {
   assert.equal(choiceLabel({ kind: "choice", choices: ["x"] }, "x"), "x"); // no labels: the value
   assert.equal(formatValue({ kind: "float", step: 0.5, decimals: 1, unit: "lengths" }, 10), "10.0 lengths"); // the spec's decimals (ParamSpec.decimals)
   assert.equal(formatValue({ kind: "float", step: 0.05, decimals: 2 }, 1.5), "1.50");
+  assert.equal(formatValue({ kind: "float", step: 0.5, decimals: 1, unit: "lengths" }, 10.25), "10.25 lengths"); // off the step: in full
+  assert.equal(formatValue({ kind: "float", step: 1, decimals: 0 }, 12.5), "12.5");
   const specs = [
     { name: "a", group: "rules" }, { name: "N", group: "world" }, obstacle, { name: "b", group: "rules" },
     { name: "lonely", group: "nowhere" },

@@ -109,6 +109,9 @@ def test_specs_carry_what_the_page_shows():
     assert [ParamSpec("x", 1.0, "X", step=st).decimals for st in (0.05, 0.01, 0.1, 0.5, 5.0, 1e-6)] == [2, 2, 1, 1, 0, 4]
     assert swarm.SPEC_BY_NAME["R"].to_json()["decimals"] == 1
     assert swarm.SPEC_BY_NAME["N"].shown(80) == "80 animals" and swarm.SPEC_BY_NAME["N"].decimals == 0
+    # a value off the step (from a link or Python) is written in full, never rounded to the step
+    assert swarm.SPEC_BY_NAME["R"].shown(10.25) == "10.25 lengths"
+    assert swarm.SPEC_BY_NAME["sigma"].shown(12.5) == "12.5 °/√s"
     assert swarm.SPEC_BY_NAME["alignment"].shown(False) == "off"
     # a choice without labels shows its value; labels must match the choices one to one
     plain = ParamSpec("m", "a", "M", kind="choice", choices=("a", "b"))

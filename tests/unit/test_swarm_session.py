@@ -137,9 +137,25 @@ def test_select_by_places_counts_every_press():
     s.op_select()
     assert s.op_select(by=-1)["index"] == n - 1
     assert s.op_select(by=2)["index"] == 1  # wraps round
-    for bad in (0.5, "1", True, 10**9):
+    for bad in (0.5, "1", True, 10**9, 0):
         with pytest.raises(ValueError, match="by must be a whole number"):
             s.op_select(by=bad)
+    with pytest.raises(ValueError, match="not several"):
+        s.op_select(by=1, index=3)
+
+
+def test_a_link_names_the_trial_its_own_settings_hold_for():
+    """The link carries the run's start (run_values): a start chosen for the next restart does
+    not drop the trial from it, though a restart would leave the trial."""
+    s = SwarmSession()
+    s.op_reset(trial="no-shared-direction")
+    out = s.op_set("start", "cluster")
+    assert out["trial_on_restart"] is None and out["trial_of_link"] == "no-shared-direction"
+    assert s.op_state()["trial_of_link"] == "no-shared-direction"
+    out = s.op_set("sigma", 40)  # a live change the trial allows
+    assert out["trial_of_link"] == "no-shared-direction"
+    s.op_reset()  # the restart takes the cluster start: no longer that trial
+    assert s.op_state()["trial"] is None and s.op_state()["trial_of_link"] is None
 
 
 def test_select_by_point():

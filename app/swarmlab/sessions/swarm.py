@@ -242,11 +242,19 @@ class SwarmSession(Session):
         """
         out = self._set(name, value)
         out["trial_on_restart"] = self._trial_on_restart()
+        out["trial_of_link"] = self._trial_of_link()
         return out
 
     def _trial_on_restart(self) -> str | None:
         """The trial a plain restart would keep: the running one while its settings still hold."""
         if self.trial and _trial_holds(swarm.TRIALS_BY_ID[self.trial], self.values):
+            return self.trial
+        return None
+
+    def _trial_of_link(self) -> str | None:
+        """The trial a share link names: the running one while its settings hold for what the
+        link carries (the live settings, with this run's own sample and start)."""
+        if self.trial and _trial_holds(swarm.TRIALS_BY_ID[self.trial], {**self.values, **self.run_values}):
             return self.trial
         return None
 
@@ -352,9 +360,11 @@ class SwarmSession(Session):
         No argument clears the selection.  Returns {"index", "id"} (both None if nothing selected).
         """
         if by is not None:
+            if x is not None or y is not None or index is not None:
+                raise ValueError("select: give by, or index, or x and y, not several")
             step = as_int(by) if isinstance(by, (int, float)) else None
-            if step is None or abs(step) > swarm.SPEC_BY_NAME["N"].max:
-                raise ValueError(f"select: by must be a whole number of places, got {shown(by)}")
+            if step is None or step == 0 or abs(step) > swarm.SPEC_BY_NAME["N"].max:
+                raise ValueError(f"select: by must be a whole number of places other than 0, got {shown(by)}")
             n = self.state.n
             if n:
                 cur = self._selected_index()
@@ -430,6 +440,7 @@ class SwarmSession(Session):
             # the trial a plain restart (and a share link) would keep: the running trial
             # while the current settings still include its own
             "trial_on_restart": self._trial_on_restart(),
+            "trial_of_link": self._trial_of_link(),  # the trial a share link names (run_values with the live settings)
             "fallbacks": s.fallbacks,
             "constants": self.constants(),
         }

@@ -87,7 +87,7 @@ export async function mount(section, ctx) {
     const size = m && { width: Number(m[1]), height: Number(m[2]) };
     if (!size || !(await engine.tryCall(LAB, "parse_world", size)).ok) {
       const [lo, hi] = layout.constants.world_range, [w0, h0] = layout.constants.world_default;
-      ctx.notify(`Three rules: ignored world=${text} (expected two sizes in lengths, e.g. ${w0}x${h0}, each ${lo} to ${hi})`, "warn");
+      ctx.notify(`${ctx.name}: ignored world=${text} (expected two sizes in lengths, e.g. ${w0}x${h0}, each ${lo} to ${hi})`, "warn");
       return null;
     }
     return size;
@@ -113,7 +113,7 @@ export async function mount(section, ctx) {
   // (a lowest speed above the highest) is said, and the lab starts from its defaults
   const first = await engine.tryCall(LAB, "reset", { ...urlValues, ...startWorld });
   if (!first.ok) {
-    ctx.notify(`Three rules: the settings in this link do not fit together (${first.error}), ` +
+    ctx.notify(`${ctx.name}: the settings in this link do not fit together (${first.error}), ` +
       "so the lab starts from its default settings.", "warn");
   }
   let st = first.ok ? first.value : await engine.call(LAB, "reset", startWorld);

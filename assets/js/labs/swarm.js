@@ -344,7 +344,7 @@ export async function mount(section, ctx) {
   // sample, start): the clock's sample and what a link that replays this run carries
   let runValues = state.run_values;
   let currentTrial = null;
-  let trialOnRestart = null; // the trial a Restart (and a link) would keep: the session's word
+  let trialOfLink = null; // the trial a share link names: the session's word (trial_of_link)
   let atLimit = false;
   let lastClockText = "";
   const hist = new HistoryMirror();
@@ -391,7 +391,7 @@ export async function mount(section, ctx) {
     if (!res.ok) return res; // buildControls' onError says so, once
     value = res.value.value; // the engine's reading (a typed "1e3" is the sample 1000)
     currentValues[name] = value;
-    if ("trial_on_restart" in res.value) trialOnRestart = res.value.trial_on_restart;
+    if ("trial_of_link" in res.value) trialOfLink = res.value.trial_of_link;
     applyDrawing({ [name]: value });
     if (res.value.notice) ctx.settingNotice(res.value.notice, name, "info"); // e.g. a sample used at the next Restart
     touch();
@@ -426,7 +426,7 @@ export async function mount(section, ctx) {
     if (state.selected_index === null && state.N > 0) await engine.tryCall(LAB, "select", { index: 0 });
     syncControls(state.params);
     markTrial(state.trial); // the banner shows the session's trial, never the page's guess
-    trialOnRestart = state.trial_on_restart || null;
+    trialOfLink = state.trial_of_link || null;
     touch();
   }
 
@@ -774,14 +774,14 @@ export async function mount(section, ctx) {
     new ResizeObserver(() => { renderer.resize(); redraw(); }).observe(stage);
   }
 
-  /** The share link: the current settings with the sample of the run on screen, so it
-   *  replays this run from its start.  It names a trial only when the settings still include
-   *  the trial's own (the trial a Restart would keep, as the session last said), so it never
-   *  carries settings that contradict its trial. */
+  /** The share link: the live settings with the run's own sample and start (run_values), so
+   *  it replays this run from its start.  It names a trial only while what it carries still
+   *  includes the trial's own settings (the session's trial_of_link), so it never carries
+   *  settings that contradict its trial. */
   function linkUrl() {
     const values = allValues();
     Object.assign(values, runValues);
-    return shareUrl(LAB, values, specs, { trial: trialOnRestart });
+    return shareUrl(LAB, values, specs, { trial: trialOfLink });
   }
 
   function fileStem() {
@@ -836,7 +836,7 @@ export async function mount(section, ctx) {
   const noRulesHere = () => {
     if (!transport.isConnected) return void window.removeEventListener("hashchange", noRulesHere); // rebuilt
     if (linkCode() !== null && !section.hidden) {
-      ctx.notify("This link carries rules in Python, but the Swarm Lab has no rules editor, so they are ignored.", "info",
+      ctx.notify(`This link carries rules in Python, but the ${ctx.name} has no rules editor, so they are ignored.`, "info",
         { id: "swarm-link-code" });
     }
   };
@@ -874,7 +874,7 @@ export async function mount(section, ctx) {
   }
   setPlaying(playing);
   if (ctx.reducedMotion) {
-    ctx.notify("Your system asks for reduced motion, so the Swarm Lab starts paused. Press Play to start it.", "info");
+    ctx.notify(`Your system asks for reduced motion, so the ${ctx.name} starts paused. Press Play to start it.`, "info");
   }
   await afterRestart(); // its refresh asks for the first frame (and the readouts) ...
   await stepper.idle(); // ... which is on screen before the lab is shown as ready

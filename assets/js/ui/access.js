@@ -106,11 +106,12 @@ export function installAccess({ engine, activeLab, controller }) {
   liveRegion();
   const sound = new Sonifier();
   const toggles = { sound: [], projector: [] }; // every lab's toggle buttons, kept in step
-  // projector colours from the link, or from the system's "more contrast" setting when the link
-  // names no theme (the button still switches them either way)
+  // projector colours from the link (theme=projector, or theme=standard for the usual ones), else
+  // from the system's "more contrast" setting; the button switches them either way, and a
+  // choice against that setting is kept in the address as theme=standard
   const theme = new URLSearchParams(location.search).get("theme");
   const moreContrast = typeof matchMedia === "function" && matchMedia("(prefers-contrast: more)").matches;
-  setProjector(theme === "projector" || (theme === null && moreContrast), false);
+  setProjector(theme === "projector" || (theme !== "standard" && moreContrast), false);
 
   function setProjector(on, remember = true) {
     if (on) document.documentElement.dataset.theme = "projector";
@@ -118,7 +119,7 @@ export function installAccess({ engine, activeLab, controller }) {
     for (const b of toggles.projector) b.setAttribute("aria-pressed", String(on));
     if (remember) {
       const q = new URLSearchParams(location.search);
-      if (on) q.set("theme", "projector"); else q.delete("theme");
+      if (on) q.set("theme", "projector"); else if (moreContrast) q.set("theme", "standard"); else q.delete("theme");
       history.replaceState(history.state, "", `${location.pathname}?${q.toString()}${location.hash}`);
     }
     window.dispatchEvent(new Event("resize")); // labs redraw their canvases

@@ -20,7 +20,9 @@ const NUMBER_BOX_ABOVE = 10000; // steps of a whole-number range beyond which no
 export function formatValue(spec, value) {
   if (spec.kind === "bool") return value ? "on" : "off";
   if (spec.kind === "choice") return choiceLabel(spec, value);
-  const text = Number(value).toFixed(spec.kind === "int" ? 0 : spec.decimals ?? 0);
+  const v = Number(value);
+  let text = v.toFixed(spec.kind === "int" ? 0 : spec.decimals ?? 0);
+  if (Number(text) !== v) text = String(v); // off the step (a link's 12.25): in full, never rounded
   return spec.unit ? `${text} ${spec.unit}` : text;
 }
 

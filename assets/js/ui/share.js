@@ -10,7 +10,7 @@
 import { clip } from "./notices.js";
 
 /** The whole page's own query keys and the values each takes (every lab keeps them). */
-export const PAGE_VALUES = { embed: ["1"], controls: ["minimal"], theme: ["projector"], engine: ["main", "worker"] };
+export const PAGE_VALUES = { embed: ["1"], controls: ["minimal"], theme: ["projector", "standard"], engine: ["main", "worker"] };
 export const PAGE_KEYS = new Set(["lab", ...Object.keys(PAGE_VALUES)]);
 /** The page keys a "Copy link" keeps (see shareUrl). */
 export const LINK_PAGE_KEYS = ["controls", "theme"];
@@ -95,7 +95,7 @@ export function shareUrl(lab, values, specs, extra = {}) {
  *  on screen now, which is another run, and says so. */
 export function copiedWords(changedDuringRun = false) {
   return changedDuringRun
-    ? "Link copied. Opening it starts from the beginning with the settings on screen now; the changes made during this run (marked on its chart) then hold from the start, so it is not this run exactly."
+    ? "Link copied. Opening it starts from the beginning with the settings on screen now; what was done during this run (setting changes, a threat or a treat) is not in the link, so it is not this run exactly."
     : "Link copied. Opening it replays this run from its start with the same settings.";
 }
 
