@@ -22,7 +22,7 @@
 // The labs' own files need no change: the table LAB_ACCESS (ui/keys.js) names the elements
 // by their classes, and a controller's settle() says when an action's effect is on screen.
 
-import { LAB_ACCESS, installKeys, keyHints, showLetterKeys, typing } from "./keys.js";
+import { LAB_ACCESS, installKeys, keyHints, rememberedSwitch, showLetterKeys, typing } from "./keys.js";
 import { Sonifier } from "./sound.js";
 import { reflow } from "./reflow.js";
 import { ChartTable } from "./charttable.js";
@@ -85,15 +85,8 @@ export function summaryGap(spoken) {
 }
 
 // The automatic summaries can be switched off in the key list (a student who only wants the
-// answers to Describe and to actions); kept in this browser where it may store it.
-const SUMMARIES_STORE = "swarmlab.summaries";
-let summariesOn = (() => {
-  try { return localStorage.getItem(SUMMARIES_STORE) !== "off"; } catch (_) { return true; }
-})();
-function setSummaries(on) {
-  summariesOn = on;
-  try { localStorage.setItem(SUMMARIES_STORE, on ? "on" : "off"); } catch (_) { /* this visit only */ }
-}
+// answers to Describe and to actions), remembered as the single-letter keys are.
+const summaries = rememberedSwitch("swarmlab.summaries");
 
 /**
  * @param {object} opts
@@ -251,7 +244,7 @@ export function installAccess({ engine, activeLab, controller }) {
       const now = performance.now();
       // never over a student typing (a rules editor, a number box); not when switched off
       const busyTyping = typing(document.activeElement);
-      if (summariesOn && !busyTyping && isNews(d, st.lastSeen) && now - st.lastSummaryAt >= summaryGap(st.spoken)) {
+      if (summaries.on && !busyTyping && isNews(d, st.lastSeen) && now - st.lastSummaryAt >= summaryGap(st.spoken)) {
         st.lastSeen = d;
         st.lastSummaryAt = now;
         st.spoken += 1;
@@ -439,7 +432,7 @@ export function installAccess({ engine, activeLab, controller }) {
     activeLab,
     controller,
     describe: (lab) => describeNow(lab),
-    summaries: { get: () => summariesOn, set: setSummaries },
+    summaries: { get: () => summaries.on, set: (on) => summaries.set(on) },
   });
 
   return { decorate, describeNow, say, sound, setSound, setProjector };

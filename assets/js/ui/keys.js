@@ -181,16 +181,27 @@ export function letterTaken(target) {
   return Boolean(target && target.closest && target.closest("input, select, textarea, [role=slider], [contenteditable]"));
 }
 
+/** An on/off choice of the key list, on until turned off, kept in this browser where it may
+ *  store it (not where storage is blocked: then for this visit). */
+export function rememberedSwitch(storeKey) {
+  let on = true;
+  try { on = localStorage.getItem(storeKey) !== "off"; } catch (_) { /* on */ }
+  return {
+    get on() { return on; },
+    set(value) {
+      on = Boolean(value);
+      try { localStorage.setItem(storeKey, on ? "on" : "off"); } catch (_) { /* this visit only */ }
+    },
+  };
+}
+
 // The single-character shortcuts (R, T, N, P, D, ?) can be turned off in the key list (WCAG
-// 2.1.4): they may clash with a screen reader's or a voice tool's own keys.  The choice is kept
-// in this browser where it may store it (not where storage is blocked: then for this visit).
-const LETTER_KEYS_STORE = "swarmlab.letterKeys";
-let letterKeysOn = (() => {
-  try { return localStorage.getItem(LETTER_KEYS_STORE) !== "off"; } catch (_) { return true; }
-})();
+// 2.1.4): they may clash with a screen reader's or a voice tool's own keys.
+const letterKeys = rememberedSwitch("swarmlab.letterKeys");
+let letterKeysOn = letterKeys.on;
 function setLetterKeys(on) {
-  letterKeysOn = on;
-  try { localStorage.setItem(LETTER_KEYS_STORE, on ? "on" : "off"); } catch (_) { /* this visit only */ }
+  letterKeys.set(on);
+  letterKeysOn = letterKeys.on;
   showLetterKeys();
 }
 /** The buttons' aria-keyshortcuts and the key hints by each stage name the letter keys only
