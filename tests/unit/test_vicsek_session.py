@@ -239,3 +239,33 @@ def test_display_carries_the_p_plots_window_and_words(s):
     call(s, "step", n=vs.CHART_WINDOW + 5)
     h = call(s, "history")
     assert h["t"][-1] - h["t"][0] >= vs.CHART_WINDOW  # one sample per update, enough to fill it
+
+
+def test_the_stage_is_searched_once_per_state(monkeypatch):
+    """The page reads the followed arrow's neighbourhood every frame, and Describe the groups:
+    one search per state serves both; after a step or a restart the reads search again."""
+    from swarmlab import cells
+    from swarmlab.sessions.vicsek import VicsekSession
+
+    s = VicsekSession()
+    real = cells.neighbour_pairs
+    calls = []
+    monkeypatch.setattr(cells, "neighbour_pairs", lambda *a, **k: calls.append(1) or real(*a, **k))
+
+    def searches(fn, *args):  # how many searches one read makes
+        before = len(calls)
+        out = fn(*args)
+        return out, len(calls) - before
+
+    first, n = searches(s.op_neighbours, 3)
+    assert n == 1
+    assert searches(s.op_neighbours, 3) == (first, 0)
+    assert searches(s.op_neighbours, 5)[1] == 0 and searches(s.op_describe)[1] == 0
+    s.op_step(1)  # (the update searches for itself)
+    moved, n = searches(s.op_neighbours, 3)
+    assert n == 1 and searches(s.op_describe)[1] == 0
+    fresh = VicsekSession()  # the same state searched afresh gives the same neighbourhood
+    fresh.op_step(1)
+    assert fresh.op_neighbours(3) == moved
+    s.op_reset()
+    assert searches(s.op_neighbours, 3)[1] == 1

@@ -118,6 +118,8 @@ class VicsekSession(Session):
         self.values = defaults(self.SPECS)
         self._check: vicsek.CheckRun | None = None
         self.selected: int | None = None
+        self._pairs_key: tuple | None = None  # (state, params) of the pairs in self._pairs (_live_pairs)
+        self._pairs = None
         self.op_reset()
 
     # --- live model ----------------------------------------------------------------
@@ -217,12 +219,23 @@ class VicsekSession(Session):
     def op_metrics(self) -> dict:
         return {"t": self.ens.t, "P": float(self.ens.order[0])}
 
+    def _live_pairs(self) -> cells.Pairs:
+        """The stage's neighbour pairs in its current state: searched once per state and
+        parameters (the page reads the followed arrow's neighbourhood every frame, paused or
+        not, and Describe reads the groups), then reduced as each reader needs."""
+        key = (self.ens.state, self.params)
+        if self._pairs_key is None or any(a is not b for a, b in zip(self._pairs_key, key)):
+            x = self.ens.state.x[0]
+            self._pairs = cells.neighbour_pairs(x, self.params.space, self.params.radius)
+            self._pairs_key = key  # (holds the state: its id cannot be reused meanwhile)
+        return self._pairs
+
     def summary(self) -> dict:
         """The spoken summary (``describe.vicsek``) of the stage's run, its followed arrow, and
         the chart's trend over TREND_UPDATES."""
         p, ens = self.params, self.ens
         x, theta = ens.state.x[0], ens.state.theta[0]
-        pairs = cells.neighbour_pairs(x, p.space, p.radius)
+        pairs = self._live_pairs()
         sel = self.selected
         return describe.vicsek(
             x, theta, pairs, float(ens.order[0]), float(ens.align[0]), int(ens.t),
@@ -293,11 +306,10 @@ class VicsekSession(Session):
         i = validate(_POINT_SPECS, "index", i)
         self.selected = i
         p = self.params
-        x = self.ens.state.x[0]
         th = self.ens.state.theta[0]
         # The whole flock's sums, on purpose: the update's own reduction in its canonical order
         # (heading_sums), so the mean heading shown is the model's to the bit (64 agents: cheap).
-        pairs = cells.neighbour_pairs(x, p.space, p.radius)
+        pairs = self._live_pairs()
         mine = np.sort(pairs.j[pairs.i == i])
         s, c = detmath.sincos(th)
         sx, sy = vicsek.heading_sums(pairs, c, s)
