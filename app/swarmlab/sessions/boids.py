@@ -24,8 +24,9 @@ first, so a bad value returns ``{"error": ...}`` and changes nothing):
 ``cost(steps)``         time ``steps`` real steps (they advance the run) and one naive
                         everyone-checks-everyone search of the same positions, in this
                         runtime: {"n", "step_us", "naive_us"} in microseconds per boid.
-``state()``             summary: t, steps, N, params, world, treat, constants, and
-                        ``baseline``, the P of N random headings (metrics.random_polarization).
+``state()``             summary: t, steps, N, params, run_values, world, treat, and
+                        ``baseline``, the P of N random headings (metrics.random_polarization);
+                        the constants and presets are the layout's (``layout()``), sent once.
 ``rules_source()``, ``rules(code)``, ``rules_original()``
                         the rule function in Python (sessions/base.py, rules.py): show
                         rules_boids.steering, swap in a student's version at the next step
@@ -363,13 +364,11 @@ class BoidsSession(Session):
             "run_values": {"sample": self.run_sample},
             "world": world,
             "treat": asdict(self.treat),
-            "presets": boids.PRESETS,
-            "constants": self.constants(),
             "baseline": metrics.random_polarization(self.state.n),  # P of random headings, this N
         }
 
     def constants(self) -> dict:
-        return {"dt": boids.DT, "eps": boids.EPS, "treat_rate": boids.TREAT_RATE, "presets": boids.PRESETS,
+        return {"dt": boids.DT, "eps": boids.EPS, "treat_rate": boids.TREAT_RATE,
                 "world_area": boids.WORLD_WIDTH * boids.WORLD_HEIGHT,  # lengths²: the page keeps it at any aspect
                 "flock_min": boids.FLOCK_MIN, "flock_link_deg": boids.FLOCK_LINK_DEG,
                 "flock_agreement": boids.FLOCK_AGREEMENT, "max_population": boids.MAX_POPULATION,

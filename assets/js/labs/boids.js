@@ -54,6 +54,7 @@ export async function mount(section, ctx) {
   const minimal = ctx.params.get("controls") === "minimal";
 
   const display = layout.display; // presets, readouts and chart words, from the session
+  const presetSettings = Object.fromEntries(display.presets.map((p) => [p.name, p.values])); // {name: values}
   section.innerHTML = layoutHtml(layout.constants, display);
   section.insertAdjacentHTML("afterbegin", HEADER_HTML);
   section.classList.add("bd");
@@ -119,7 +120,7 @@ export async function mount(section, ctx) {
   let st = first.ok ? first.value : await engine.call(LAB, "reset", startWorld);
   let world = { ...st.world };
   stage.setWorld(world);
-  const C = st.constants;
+  const C = layout.constants;
   $(".bd-explain").innerHTML = explainHtml({ ...C, radius: st.params.radius }, { minimal, scalingTitle: display.scaling.title });
   $(".bd-explain").insertAdjacentHTML("afterend", STORY_HTML + sourcesHtml({ minimal }));  // the sources end the lab
   // "Try this" first in the side column: its presets sit next to the stage they change.
@@ -179,7 +180,7 @@ export async function mount(section, ctx) {
     for (const ctl of allCtls) for (const name of ctl.rows.keys()) ctl.set(name, st.params[name]);
     const w = st.params;
     for (const btn of section.querySelectorAll(".bd-preset")) {
-      const values = st.presets[btn.dataset.preset];
+      const values = presetSettings[btn.dataset.preset];
       btn.setAttribute("aria-pressed", String(Object.keys(values).every((k) => values[k] === w[k])));
     }
     section.dataset.kSep = String(w.k_sep);
