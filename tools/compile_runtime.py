@@ -239,13 +239,10 @@ def pyc_without_docstrings(data: bytes) -> bytes:
     return data[:16] + marshal.dumps(without_docstrings(marshal.loads(data[16:])))
 
 
-def strip_docstrings(path: Path) -> None:
-    """Rewrite an archive's ``.pyc`` members without function docstrings (KEEP_DOCSTRINGS kept)."""
-    members = read_zip(path)
-    for name, data in members.items():
-        if name.endswith(".pyc") and not name.startswith(KEEP_DOCSTRINGS):
-            members[name] = pyc_without_docstrings(data)
-    write_zip(members, path)
+def without_member_docstrings(members: dict[str, bytes]) -> dict[str, bytes]:
+    """An archive's members with its ``.pyc`` stripped of function docstrings (KEEP_DOCSTRINGS kept)."""
+    return {name: pyc_without_docstrings(data) if name.endswith(".pyc") and not name.startswith(KEEP_DOCSTRINGS)
+            else data for name, data in members.items()}
 
 
 # --- reproducible archives -----------------------------------------------------------------------
@@ -283,8 +280,11 @@ def with_record(members: dict[str, bytes]) -> dict[str, bytes]:
     return out
 
 
-def normalise(path: Path, wheel: bool) -> None:
+def normalise(path: Path, wheel: bool, strip_docs: bool = False) -> None:
+    """Rewrite the archive reproducibly (and, with ``strip_docs``, its .pyc without docstrings)."""
     members = read_zip(path)
+    if strip_docs:
+        members = without_member_docstrings(members)
     write_zip(with_record(members) if wheel else members, path)
 
 
@@ -339,8 +339,7 @@ def build(official: Path, out: Path, app_dir: Path = ROOT / "app",
         for name in names:
             if not (work / name).exists():
                 raise CompileError(f"py-compile did not produce {name}")
-            strip_docstrings(work / name)
-            normalise(work / name, wheel=name.endswith(".whl"))
+            normalise(work / name, wheel=name.endswith(".whl"), strip_docs=True)
             shutil.copyfile(work / name, out / name)
         for p in PACKAGES:
             new_lock["packages"][p]["sha256"] = sha256(out / new_lock["packages"][p]["file_name"])

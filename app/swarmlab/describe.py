@@ -51,6 +51,7 @@ AGREEMENT_BANDS = (0.2, 0.5, 0.8, 0.95)  # the key changes when agreement crosse
 COMPASS = ("east", "north-east", "north", "north-west", "west", "south-west", "south", "south-east")
 # A turn of the heading that is news for the page's spoken summaries (ui/access.js isNews): one
 # compass word's width, so a heading wavering across the line between two words is not news.
+# Every lab's description carries it (sessions.base.Session.op_describe).
 NEWS_TURN_DEG = 360.0 / len(COMPASS)
 
 
@@ -270,7 +271,7 @@ def swarm(n: int, u: np.ndarray, pairs, m: Mapping[str, float], *, threat: bool 
     if extra:
         text += " " + " ".join(extra)
     out = {"text": text, "key": _key(key, band(m.get("P", math.nan)), threat, at_limit, obstacle, n),
-           "heading": angle, "news_turn_deg": NEWS_TURN_DEG, "values": {"P": m.get("P", math.nan)}, "charts": {}}
+           "heading": angle, "values": {"P": m.get("P", math.nan)}, "charts": {}}
     if history is not None:
         t = history.times()
         agree = [trend_phrase("whole-group agreement P", trend(t, history.values["P"]), _fmt2),
@@ -318,7 +319,7 @@ def vicsek(x: np.ndarray, theta: np.ndarray, pairs, P: float, a: float, t: int, 
     steps, hist = history_series(history, "P") if history is not None else ([], [])
     tr = trend(steps, hist, window=window)
     chart = trend_phrase("P", tr, _fmt2, unit_word="updates")
-    return {"text": text, "key": _key(key, band(P), a), "heading": angle, "news_turn_deg": NEWS_TURN_DEG, "values": {"P": P},
+    return {"text": text, "key": _key(key, band(P), a), "heading": angle, "values": {"P": P},
             "charts": {"P": f"P chart: {chart}."}}
 
 
@@ -379,7 +380,7 @@ def boids(v: np.ndarray, m: Mapping[str, float], *, treat: bool = False,
     if all(math.isfinite(w) for w in weights):
         text += f" Weights: separation {weights[0]:g}, alignment {weights[1]:g}, cohesion {weights[2]:g}."
     out = {"text": text, "key": _key(min(flocks, 4), angle is not None, band(P), treat, n),
-           "heading": angle, "news_turn_deg": NEWS_TURN_DEG, "values": {"P": P}, "charts": {}}
+           "heading": angle, "values": {"P": P}, "charts": {}}
     if history is not None:
         t = history.times()
         sp = history.values["spacing"]

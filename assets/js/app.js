@@ -53,6 +53,14 @@ let access = null; // ui/access.js: descriptions, shortcuts, keyboard help
 
 const SITE_TITLE = document.title; // the Swarm Lab's own; another lab's title names it first
 
+/** A lab's names, from its tab (index.html, the one lab list): `name` the tab's short text
+ *  ("Few turns"), `title` its full title ("Few turns, one direction"; the name if it has none). */
+function labNames(lab) {
+  const tab = document.getElementById(`tab-${lab}`);
+  const name = (tab && tab.textContent.trim()) || lab;
+  return { name, title: (tab && tab.dataset.title) || name };
+}
+
 function selectTab(lab) {
   for (const tab of document.querySelectorAll(".lab-tabs [role=tab]")) {
     const on = tab.dataset.lab === lab;
@@ -90,7 +98,7 @@ async function loadLab(lab) {
   // the link's settings are for the lab it names; another lab starts from its own defaults
   // a lab's notices are its own: shown while it is (see showNotices)
   const mine = (div) => { if (div) { div.dataset.lab = lab; div.hidden = lab !== active; } return div; };
-  const ctx = { engine, lab, name: document.getElementById(`tab-${lab}`)?.textContent.trim() || lab,
+  const ctx = { engine, lab, name: labNames(lab).name,
     params: lab === requested ? params : pageParams(params),
     notify: (...a) => mine(notify(...a)), notifyMany: (...a) => mine(notifyMany(...a)), reducedMotion, embed,
     // one notice per setting: a second word on the same control replaces the first (a refused
@@ -290,8 +298,7 @@ starting.then(async (started) => {
   document.documentElement.classList.add("lab-ready");
   if (controller && access) {
     // a screen reader hears that the wait is over, and where the words about the stage are
-    const tab = document.getElementById(`tab-${active}`);
-    const name = (tab && (tab.dataset.title || tab.textContent)) || "The lab";
+    const name = labNames(active).title;
     const state = document.getElementById(`lab-${active}`)?.dataset.playing === "1" ? "playing" : "paused";
     access.say(`${name} is ready and ${state}. Describe says what the stage shows; Keys lists the keyboard keys.`, "ready");
   }

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import rules
+from .. import describe, rules
 from ..params import ParamSpec, clamp, shown, specs_to_json, validate
 
 
@@ -136,8 +136,9 @@ class Session:
         ``key`` is a coarse signature (group shape, heading, agreement band, events): the
         page repeats a summary while playing only when it changes.  ``charts`` holds each
         chart's text alternative (current values and the trend over the last 10 s).
+        ``news_turn_deg``: the heading turn that is news too (``describe.NEWS_TURN_DEG``).
         """
-        return self.summary()
+        return {**self.summary(), "news_turn_deg": describe.NEWS_TURN_DEG}
 
     def summary(self) -> dict:
         """The lab's ``describe.py`` summary of this session's state (each lab's session says

@@ -245,18 +245,20 @@ class SwarmSession(Session):
         out["trial_of_link"] = self._trial_of_link()
         return out
 
-    def _trial_on_restart(self) -> str | None:
-        """The trial a plain restart would keep: the running one while its settings still hold."""
-        if self.trial and _trial_holds(swarm.TRIALS_BY_ID[self.trial], self.values):
+    def _trial_held_by(self, values: dict) -> str | None:
+        """The running trial while ``values`` still include its own settings, else None."""
+        if self.trial and _trial_holds(swarm.TRIALS_BY_ID[self.trial], values):
             return self.trial
         return None
 
+    def _trial_on_restart(self) -> str | None:
+        """The trial a plain restart would keep (the values it would restart with)."""
+        return self._trial_held_by(self.values)
+
     def _trial_of_link(self) -> str | None:
-        """The trial a share link names: the running one while its settings hold for what the
-        link carries (the live settings, with this run's own sample and start)."""
-        if self.trial and _trial_holds(swarm.TRIALS_BY_ID[self.trial], {**self.values, **self.run_values}):
-            return self.trial
-        return None
+        """The trial a share link names: what the link carries (the live settings, with this
+        run's own sample and start) still holds it."""
+        return self._trial_held_by({**self.values, **self.run_values})
 
     def _set(self, name: str, value: Any) -> dict:
         v = validate(self.SPECS, name, value)

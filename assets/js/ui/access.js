@@ -432,7 +432,7 @@ export function installAccess({ engine, activeLab, controller }) {
     activeLab,
     controller,
     describe: (lab) => describeNow(lab),
-    summaries: { get: () => summaries.on, set: (on) => summaries.set(on) },
+    summaries, // (its switch in the key list)
   });
 
   return { decorate, describeNow, say, sound, setSound, setProjector };

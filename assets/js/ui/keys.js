@@ -11,7 +11,7 @@
 // off (WCAG 2.1.4; the choice is kept in localStorage where the browser allows it).
 
 export const GLOBAL_KEYS = [
-  { key: " ", show: "Space", what: "play or pause (on Three rules' stage, Space holds the treat)" },
+  { key: " ", show: "Space", what: "play or pause (on a stage with a Space of its own, below, that comes first)" },
   { key: "r", show: "R", what: "restart" },
   { key: "t", show: "T", what: "send a threat past the selected animal (Swarm Lab)" },
   { key: "n", show: "N", what: "next individual (Swarm Lab: animal; Few turns: followed arrow)" },
@@ -139,8 +139,8 @@ export function keyHints(lab) {
   const cfg = LAB_ACCESS[lab];
   const own = (cfg.stageKeys || []).map(([k, w]) => `<kbd>${k}</kbd> ${w}`);
   const words = { ...HINT_WORDS, ...(cfg.hintWords || {}) };
-  const global = (cfg.hints || []).filter((h) => letterKeysOn || !LETTER_HINTS.has(h)).map((h) => words[h]);
-  const list = letterKeysOn ? "<kbd>?</kbd> all keys" : "the Keys button lists them all";
+  const global = (cfg.hints || []).filter((h) => letterKeys.on || !LETTER_HINTS.has(h)).map((h) => words[h]);
+  const list = letterKeys.on ? "<kbd>?</kbd> all keys" : "the Keys button lists them all";
   return `Keys: ${[...global, ...own].join(" · ")} · ${list}`;
 }
 
@@ -198,17 +198,15 @@ export function rememberedSwitch(storeKey) {
 // The single-character shortcuts (R, T, N, P, D, ?) can be turned off in the key list (WCAG
 // 2.1.4): they may clash with a screen reader's or a voice tool's own keys.
 const letterKeys = rememberedSwitch("swarmlab.letterKeys");
-let letterKeysOn = letterKeys.on;
 function setLetterKeys(on) {
   letterKeys.set(on);
-  letterKeysOn = letterKeys.on;
   showLetterKeys();
 }
 /** The buttons' aria-keyshortcuts and the key hints by each stage name the letter keys only
  *  while they are on. */
 export function showLetterKeys(root = document) {
   for (const b of root.querySelectorAll("[data-letter-key]")) {
-    if (letterKeysOn) b.setAttribute("aria-keyshortcuts", b.dataset.letterKey);
+    if (letterKeys.on) b.setAttribute("aria-keyshortcuts", b.dataset.letterKey);
     else b.removeAttribute("aria-keyshortcuts");
   }
   for (const p of root.querySelectorAll(".access-hints[data-lab]")) p.innerHTML = keyHints(p.dataset.lab);
@@ -302,7 +300,8 @@ function helpDialog() {
 
 /**
  * Wire the global shortcuts and the help dialog.
- * @param {object} o  activeLab(), controller(lab), describe(lab)
+ * @param {object} o  activeLab(), controller(lab), describe(lab), and summaries: the spoken
+ *                   updates' rememberedSwitch, switched in this dialog (optional)
  */
 export function installKeys({ activeLab, controller, describe, summaries = null }) {
   let opener = null;
@@ -320,10 +319,10 @@ export function installKeys({ activeLab, controller, describe, summaries = null 
       body.append(tr);
     }
     dlg.querySelector(".access-keys-lab").hidden = !body.children.length;
-    dlg.querySelector(".access-letter-keys input").checked = letterKeysOn;
+    dlg.querySelector(".access-letter-keys input").checked = letterKeys.on;
     const spoken = dlg.querySelector(".access-summaries");
     spoken.hidden = !summaries;
-    if (summaries) spoken.querySelector("input").checked = summaries.get();
+    if (summaries) spoken.querySelector("input").checked = summaries.on;
     opener = from || document.activeElement;
     if (!dlg.open) dlg.showModal();
     // focus on its first control, so a small screen shows the dialog from its top
@@ -363,7 +362,7 @@ export function installKeys({ activeLab, controller, describe, summaries = null 
     };
     let done = false;
     const letter = key.length === 1 && key !== " ";
-    if (letter && (!letterKeysOn || letterTaken(ev.target))) return;
+    if (letter && (!letterKeys.on || letterTaken(ev.target))) return;
     if (key === "?") { openHelp(lab); done = true; }
     else if (key === "Escape") done = act("escape");
     else if (ev.repeat) return;
