@@ -143,6 +143,13 @@ class RuleKind:
         """The built-in rule function's source text (what the page shows and edits)."""
         return source_of(self.builtin)
 
+    def panel(self) -> dict[str, str]:
+        """The "Rules in Python" panel's words, from the module: ``PANEL_TITLE`` (its heading),
+        ``PANEL_INTRO`` (what the function is) and ``PANEL_HELP`` (what it gets and returns)."""
+        return {"title": getattr(self.module, "PANEL_TITLE", "Rules in Python"),
+                "intro": getattr(self.module, "PANEL_INTRO", ""),
+                "help": getattr(self.module, "PANEL_HELP", f"Return {self.result}.")}
+
     def helpers(self) -> list[str]:
         """The names a student's code may use besides the rule itself, as the page lists them:
         a function with its parameters ("sum_by(i, values, n)"), a constant with its value

@@ -79,6 +79,17 @@ def steering(i, j, d, r, v, p):
 
 
 # What the sessions and the CLI load a student's rule as (rules.load).
+# The page's "Rules in Python" panel: its words (RuleKind.panel).
+PANEL_TITLE = "Rules in Python"
+PANEL_INTRO = ("This is the function the model runs at every step to steer every boid: the three rules in "
+               "numpy, over all pairs of nearby boids at once. Change it and press “Run my rules”: the flock "
+               "carries on from where it is, with your rules. The sliders still feed it their weights and ranges "
+               "(p.k_sep, p.radius, …).")
+PANEL_HELP = ("i, j: the pairs of boids near each other (j is near i); d: the vector from i to j and r its length, "
+              "in body lengths; v: every boid's velocity; p: the settings (p.k_sep, p.k_ali, p.k_coh, p.sep_radius, "
+              "p.radius, p.coh_radius, p.view, p.max_force, p.v_max). Return one acceleration (ax, ay) per boid. "
+              "The main helpers: sum_by and mean_by add up or average per-pair values per boid; steer(rule, v, p) "
+              "turns a direction into a capped steering request; allocate([...], budget) serves requests in order.")
 KIND = RuleKind("steering", sys.modules[__name__], "accelerations in lengths/s², one row (ax, ay) per boid", 2)
 
 

@@ -49,6 +49,15 @@ def turn(i, j, d, r, theta, a, kick):
 
 
 # What the sessions and the CLI load a student's rule as (rules.load).
+# The page's "Rules in Python" panel: its words (RuleKind.panel).
+PANEL_TITLE = "The turn in Python"
+PANEL_INTRO = ("This is the function the model runs at every update to turn every arrow. Its last line is the whole "
+               "Vicsek rule. Change it and press “Run my rules”: the arrows carry on from where they are, with "
+               "your rule (the seed check below always uses the original).")
+PANEL_HELP = ("i, j: every pair of arrows within the radius, each arrow paired with itself too (j is in i's "
+              "neighbourhood); d, r: the vector from i to j and its length, in box units; theta: every heading in "
+              "radians; a: the alignment knob, one value per arrow; kick: this update's random nudges. Return one new "
+              "heading per arrow (the engine wraps it into −π…π).")
 KIND = RuleKind("turn", sys.modules[__name__], "new headings in radians, one per agent", 0)
 
 

@@ -78,6 +78,11 @@ def test_panel_shows_the_models_own_rule_in_a_python_editor(lab, page):
     helpers = engine_call(page, LAB, "rules_source")["helpers"]
     assert "count_by(i, n)" in helpers and "EPS = 1.0" in helpers
     assert f"Ready to use without importing: {', '.join(helpers)}." in p.locator(".rules-help-text").text_content()
+    # its heading, introduction and help are the engine's words (RuleKind.panel), not a copy in JS
+    src = engine_call(page, LAB, "rules_source")
+    assert p.locator("h2").first.text_content() == src["title"]
+    assert p.locator(".rules-intro").text_content() == src["intro"]
+    assert p.locator(".rules-help-text").text_content().startswith(src["help"] + " Ready to use")
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (390, 844)], ids=["desktop", "phone"])

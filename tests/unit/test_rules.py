@@ -7,6 +7,7 @@ rule must be refused with a message naming the problem (and its line), losing no
 """
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -200,6 +201,22 @@ def test_the_helpers_the_page_lists_are_the_names_a_rule_can_use(lab):
             assert h == f"{name} = {obj!r}"
     if lab == "boids":
         assert "sum_by(i, values, n)" in src["helpers"] and "EPS = 1.0" in src["helpers"]
+
+
+@pytest.mark.parametrize("lab", ["boids", "vicsek"])
+def test_the_panels_words_come_with_the_source_and_name_every_argument(lab):
+    """The panel's heading, introduction and "What the function gets" are the engine's
+    (RuleKind.panel), sent with the source; the help names each argument of the rule
+    function as the source declares it, so the two cannot drift apart."""
+    import inspect
+    from swarmlab import sessions
+    s = sessions.create(lab)
+    src = s.op_rules_source()
+    assert src["title"] and src["intro"] and src["help"]
+    assert src["title"] == s.RULES.module.PANEL_TITLE
+    for name in inspect.signature(s.RULES.builtin).parameters:  # "i, j: ...", "d: ...", "r its length"
+        assert re.search(rf"(^|[ ;]){name}(:|,| its )", src["help"]), name
+    assert "Return one" in src["help"]
 
 
 # ------------------------------------------------------------------- the sessions

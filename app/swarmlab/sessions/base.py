@@ -168,21 +168,22 @@ class Session:
 
     def op_rules_source(self) -> dict:
         """The rule function the page shows: ``{"name", "original", "code", "user", "result", "ideas",
-        "helpers", "time_limit_s"}``.
+        "helpers", "time_limit_s", "title", "intro", "help"}``.
 
         ``original`` is the built-in function's own source (the code the model runs);
         ``code`` the student's rule in use or last used (else the original); ``user`` whether
         the student's rule is running now; ``ideas`` the "Ideas to try" (``rules.Idea.to_json``);
         ``helpers`` the other names the student's code can use (``RuleKind.helpers``);
         ``time_limit_s`` how long one call of a student's rule may run before Python stops it
-        (``rules.TIME_LIMIT_S``; the page's watchdog waits longer than that).
+        (``rules.TIME_LIMIT_S``; the page's watchdog waits longer than that); ``title``,
+        ``intro`` and ``help`` the panel's words (``RuleKind.panel``).
         """
         kind = self._rules_kind()
         original = kind.source()
         return {"name": kind.name, "original": original, "code": self.rule_code or original,
                 "user": self.rule is not None, "result": kind.result,
                 "ideas": [idea.to_json(original) for idea in kind.ideas], "helpers": kind.helpers(),
-                "time_limit_s": rules.TIME_LIMIT_S}
+                "time_limit_s": rules.TIME_LIMIT_S, **kind.panel()}
 
     def op_rules(self, code: Any) -> dict:
         """Swap in a student's rule at the next step (no restart: time and state kept).

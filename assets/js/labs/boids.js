@@ -34,7 +34,7 @@ import { wrap } from "../ui/periodic.js";
 import { STORY_HTML } from "./boids/story.js";
 import { MinimalControls } from "../ui/minimal.js";
 import { viewHeight } from "../embed.js";
-import { layoutHtml, HEADER_HTML, explainHtml, sourcesHtml, worldCaption, randomLevel, RULES_INTRO, RULES_HELP } from "./boids/text.js";
+import { layoutHtml, HEADER_HTML, explainHtml, sourcesHtml, worldCaption, randomLevel } from "./boids/text.js";
 import { BoidsStage } from "./boids/stage.js";
 import { ScalingPanel } from "./boids/scaling.js";
 import { mountRules, preloadEditor } from "../ui/rules.js";
@@ -468,8 +468,6 @@ export async function mount(section, ctx) {
   const rulesPanel = await mountRules($(".bd-below"), {
     engine, lab: LAB, stepper, notify: ctx.notify, embed: ctx.embed,
     shareLink: linkUrl,
-    intro: RULES_INTRO,
-    help: RULES_HELP,
     clock: readouts.spec("t"),  // the model time, as the readout shows it
     agents: "boids",
   }).catch((err) => { ctx.notify(`Rules in Python could not start: ${err.message || err}`, "error"); return null; });

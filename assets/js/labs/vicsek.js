@@ -489,16 +489,8 @@ export async function mount(section, ctx) {
   const rulesPanel = await mountRules($(".vk-below"), {
     engine, lab: LAB, stepper, notify: ctx.notify, embed: ctx.embed,
     shareLink: () => shareUrl(LAB, { a: knob.get("a") }, specs),
-    title: "The turn in Python",
     clock: readouts.spec("t"),  // the update count, as the readout shows it
     agents: "arrows",
-    intro: "This is the function the model runs at every update to turn every arrow. Its last line is the whole " +
-      "Vicsek rule. Change it and press “Run my rules”: the arrows carry on from where they are, with your rule " +
-      `(the ${checkName(consts)} below always uses the original).`,
-    help: "i, j: every pair of arrows within the radius, each arrow paired with itself too (j is in i's " +
-      "neighbourhood); d, r: the vector from i to j and its length, in box units; theta: every heading in radians; " +
-      "a: the alignment knob, one value per arrow; kick: this update's random nudges. Return one new heading per " +
-      "arrow (the engine wraps it into −π…π).",
   }).catch((err) => { ctx.notify(`The turn in Python could not start: ${err.message || err}`, "error"); return null; });
 
   // first picture

@@ -1,12 +1,12 @@
 // "Rules in Python": the model's own rule function, shown, editable and run live.
 //
 // One panel per lab (Lab 3 steering, Lab 2 turn), mounted by the lab with
-//   mountRules(host, {engine, lab, stepper, notify, embed, shareLink, title, intro, help,
-//                     clock, agents})
+//   mountRules(host, {engine, lab, stepper, notify, embed, shareLink, clock, agents})
 // where `clock` is the lab's model-time readout (the session's Readout "t": label, unit,
 // decimals), so a message names a moment as the lab's readouts do, and `agents` what moves.
 // The session holds the rule (sessions/base.py: rules_source / rules / rules_original and
-// rules.py in the engine): the page only edits text and shows what comes back.
+// rules.py in the engine): the page only edits text and shows what comes back.  The panel's
+// heading, introduction and "What the function gets" come with the source (RuleKind.panel).
 //
 // * The editor is the CodeMirror that PyScript already ships (core.js exports it as
 //   `codemirror`); if it cannot load, a plain textarea with a note does the same job.
@@ -49,7 +49,7 @@ export async function mountRules(host, opts) {
   root.className = "panel rules-panel";
   root.setAttribute("aria-labelledby", `${lab}-rules-h`);
   root.innerHTML = `
-    <h2 id="${lab}-rules-h">${opts.title || "Rules in Python"}</h2>
+    <h2 id="${lab}-rules-h"></h2>
     <p class="rules-intro"></p>
     <div class="rules-ask" role="alertdialog" aria-labelledby="${lab}-rules-ask-t" hidden>
       <p id="${lab}-rules-ask-t"><strong>This link carries its own rules</strong>, now in the editor below.
@@ -84,8 +84,9 @@ export async function mountRules(host, opts) {
     </div>`;
   host.prepend(root);
   const $ = (sel) => root.querySelector(sel);
-  $(".rules-intro").textContent = opts.intro || "";
-  $(".rules-help-text").textContent = opts.help || `Return ${src.result}.`;
+  $(`#${lab}-rules-h`).textContent = src.title;
+  $(".rules-intro").textContent = src.intro;
+  $(".rules-help-text").textContent = src.help;
   // every other name the code can use, as the session lists them (RuleKind.helpers)
   $(".rules-help-text").append(` Ready to use without importing: ${src.helpers.join(", ")}.`);
   $(".rules-help-text").append(" In the editor, Enter keeps the indentation; indent with spaces. Tab moves on to the " +
