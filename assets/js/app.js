@@ -12,7 +12,7 @@
 
 import { startEngine } from "./engine.js";
 import { clip, notify, notifyMany } from "./ui/notices.js";
-import { ensureStylesheet } from "./ui/dom.js";
+import { ensureStylesheet, tabListMove } from "./ui/dom.js";
 import { installAccess } from "./ui/access.js";
 import { PAGE_VALUES, SHELL_KEYS, givenTwice, pageParams } from "./ui/share.js";
 import "./embed.js";
@@ -219,11 +219,7 @@ function wireTabs() {
       show(tab.dataset.lab, { push: true });
     });
     tab.addEventListener("keydown", (ev) => {
-      let j = null;
-      if (ev.key === "ArrowRight") j = (i + 1) % tabs.length;
-      if (ev.key === "ArrowLeft") j = (i - 1 + tabs.length) % tabs.length;
-      if (ev.key === "Home") j = 0;
-      if (ev.key === "End") j = tabs.length - 1;
+      const j = tabListMove(ev.key, i, tabs.length);
       if (j !== null) {
         // the arrows move along the tabs; Enter (the link's own) or Space opens one, so passing
         // a lab does not build it (Few turns starts its eight-seed check)

@@ -8,6 +8,7 @@ import { frameIndex, frameCount, frameStep } from "../../assets/js/ui/frame.js";
 import { minImage, wrap } from "../../assets/js/ui/periodic.js";
 import { drawArrow } from "../../assets/js/ui/marks.js";
 import { HistoryMirror } from "../../assets/js/ui/history.js";
+import { tabListMove } from "../../assets/js/ui/dom.js";
 import { fmt3, CheckRunner } from "../../assets/js/labs/vicsek/check.js";
 import { choiceLabel, groupSpecs, formatReadout, formatValue } from "../../assets/js/ui/controls.js";
 import { pitchFor } from "../../assets/js/ui/sound.js";
@@ -211,9 +212,21 @@ test("HistoryMirror: full, then incremental, then full again after thinning", ()
   assert.equal(h.markers[0].label, "x = 2");
   // at the session's maximum the oldest marker goes as a new one comes: same length, new list
   assert.equal(h.apply({ t: [], series: { P: [] }, markers: [{ t: 0.45, label: "y" }], version: 0, full: false }), true);
+  assert.equal(h.changedDuringRun, true); // a link to the run's start would not replay it exactly
   h.apply({ t: [0, 0.5], series: { P: [0.1, 0.3] }, markers: [], version: 1, interval: 0.5, full: true });
   assert.deepEqual(h.t, [0, 0.5]);
   assert.equal(h.latest("P"), 0.3);
+  assert.equal(h.changedDuringRun, false);
+});
+
+test("tabListMove: Left and Right wrap round, Home and End, other keys stay", () => {
+  assert.equal(tabListMove("ArrowRight", 2, 3), 0);
+  assert.equal(tabListMove("ArrowRight", 0, 3), 1);
+  assert.equal(tabListMove("ArrowLeft", 0, 3), 2);
+  assert.equal(tabListMove("Home", 2, 3), 0);
+  assert.equal(tabListMove("End", 0, 3), 2);
+  assert.equal(tabListMove("Enter", 1, 3), null);
+  assert.equal(tabListMove("ArrowDown", 1, 3), null); // a horizontal tab list leaves Up and Down alone
 });
 
 test("crashReason keeps a Python traceback's exception, not its frames", () => {

@@ -235,7 +235,7 @@ export async function mount(section, ctx) {
     Object.assign(values, st.run_values); // the run's own sample, not one typed for the next restart
     return shareUrl(LAB, values, specs, { world: `${round3(world.width)}x${round3(world.height)}` });
   }
-  $(".bd-copy").addEventListener("click", () => copyLink(linkUrl(), ctx.notify, copiedWords(hist.markers.length > 0 || treatUsed)));
+  $(".bd-copy").addEventListener("click", () => copyLink(linkUrl(), ctx.notify, copiedWords(hist.changedDuringRun || treatUsed)));
 
   async function restart() {
     releaseTreat();

@@ -767,7 +767,7 @@ export async function mount(section, ctx) {
     if (ev.key === "ArrowRight") { ev.preventDefault(); stepper.track(selectRelative(1)); }
     if (ev.key === "ArrowLeft") { ev.preventDefault(); stepper.track(selectRelative(-1)); }
   });
-  copyBtn.addEventListener("click", () => copyLink(linkUrl(), ctx.notify, copiedWords(hist.markers.length > 0))); // synchronous: keeps the click's permission to copy
+  copyBtn.addEventListener("click", () => copyLink(linkUrl(), ctx.notify, copiedWords(hist.changedDuringRun))); // synchronous: keeps the click's permission to copy
   csvBtn.addEventListener("click", downloadCsv);
   pngBtn.addEventListener("click", saveImage);
   if (typeof ResizeObserver !== "undefined") {

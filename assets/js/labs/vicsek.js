@@ -26,7 +26,7 @@ import { headingWheel } from "../ui/heading.js";
 import { PPlot } from "./vicsek/pplot.js";
 import { CheckRunner, renderTable, renderDotPlot, fmt3 } from "./vicsek/check.js";
 import { steps, ruleHtml, checkIntroHtml, NOTES_HTML, headerHtml, checkName } from "./vicsek/text.js";
-import { ensureStylesheet, plural, capital, say, setText } from "../ui/dom.js";
+import { ensureStylesheet, plural, capital, say, setText, tabListMove } from "../ui/dom.js";
 import { mountRules, preloadEditor } from "../ui/rules.js";
 import { MinimalControls } from "../ui/minimal.js";
 
@@ -279,7 +279,7 @@ export async function mount(section, ctx) {
   $(".vk-restart").addEventListener("click", () => stepper.track(restart()));
   $(".vk-copy").addEventListener("click", () => {
     const url = shareUrl(LAB, { a: knob.get("a") }, specs);
-    copyLink(url, ctx.notify, copiedWords(hist.markers.length > 0));
+    copyLink(url, ctx.notify, copiedWords(hist.changedDuringRun));
   });
 
   // ---- selection: tap / click / keyboard ----
@@ -327,11 +327,7 @@ export async function mount(section, ctx) {
     b.innerHTML = `<span class="vk-stepnum">${k + 1}</span> ${step.title}`;
     b.addEventListener("click", () => showStep(k));
     b.addEventListener("keydown", (ev) => {
-      let j = null;
-      if (ev.key === "ArrowRight") j = (k + 1) % STEPS.length;
-      if (ev.key === "ArrowLeft") j = (k - 1 + STEPS.length) % STEPS.length;
-      if (ev.key === "Home") j = 0;
-      if (ev.key === "End") j = STEPS.length - 1;
+      const j = tabListMove(ev.key, k, STEPS.length);
       if (j !== null) { ev.preventDefault(); showStep(j); tabButtons[j].focus(); }
     });
     tabs.append(b);

@@ -72,3 +72,13 @@ export const say = (x) => (Number.isInteger(x) && x >= 0 && x < WORDS.length ? W
 
 /** Text made safe to put into HTML markup (& < > " '). */
 export const escapeHtml = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** Where a tab list's keys move the focus from tab `i` of `n` (WAI-ARIA tabs: Left and Right
+ *  wrap round, Home and End), or null for any other key. */
+export function tabListMove(key, i, n) {
+  if (key === "ArrowRight") return (i + 1) % n;
+  if (key === "ArrowLeft") return (i - 1 + n) % n;
+  if (key === "Home") return 0;
+  if (key === "End") return n - 1;
+  return null;
+}

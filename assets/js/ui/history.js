@@ -51,6 +51,10 @@ export class HistoryMirror {
     return h.full !== false || this.t.length !== before || markerKey(this.markers) !== markers;
   }
 
+  /** Whether something was changed during the run (a marker: a setting, a threat, a rule), so a
+   *  link to its start would not replay it exactly. */
+  get changedDuringRun() { return this.markers.length > 0; }
+
   /** The latest sample of a series (or null). */
   latest(key) {
     const arr = this.series[key];
