@@ -100,6 +100,11 @@ def test_page_builds_from_specs_with_defaults_and_text(lab):
         assert row.locator("input[type=range]").input_value() in (shown.rstrip("0").rstrip("."), shown, str(float(shown)))
         assert row.locator("output").inner_text() == shown
         assert row.locator("input").get_attribute("max") == "3"
+        # the label shows the code name (p.k_sep in the rules) and a screen reader hears "k sep"
+        assert row.locator("label .code-name").inner_text() == name
+        word = {"k_sep": "Separation", "k_ali": "Alignment", "k_coh": "Cohesion"}[name]
+        spoken = f"{word} {name.replace('_', ' ')}"
+        assert page.locator("#lab-boids").get_by_role("slider", name=spoken, exact=True).count() == 1
     pop = page.locator("#lab-boids .ctl[data-param=population] input")
     assert int(pop.get_attribute("max")) >= 2000 and pop.input_value() == "80"
     # the world has the canvas's shape and the default area (same density on every screen)

@@ -10,7 +10,7 @@ import { drawArrow } from "../../assets/js/ui/marks.js";
 import { HistoryMirror } from "../../assets/js/ui/history.js";
 import { tabListMove } from "../../assets/js/ui/dom.js";
 import { fmt3, CheckRunner } from "../../assets/js/labs/vicsek/check.js";
-import { choiceLabel, groupSpecs, formatReadout, formatValue } from "../../assets/js/ui/controls.js";
+import { choiceLabel, groupSpecs, formatReadout, formatValue, labelParts } from "../../assets/js/ui/controls.js";
 import { pitchFor } from "../../assets/js/ui/sound.js";
 
 test("StepClock gives whole steps and carries the rest, whatever the frame rate", () => {
@@ -363,4 +363,11 @@ test("Lab 1's see-through shades are made from its palette's colours", async () 
   assert.equal(alpha("#ff4d6d", 0.08), "rgba(255, 77, 109, 0.08)");
   assert.equal(SHADES.threatZone, alpha(THREAT, 0.08));
   assert.equal(SHADES.viewEdge, alpha(NEIGHBOURS.social, 0.45));
+});
+
+test("labelParts: a code name in a label is shown as written and read as words", () => {
+  assert.deepEqual(labelParts("Separation k_sep"), ["Separation ", { shown: "k_sep", spoken: "k sep" }]);
+  assert.deepEqual(labelParts("Alignment range"), ["Alignment range"]);
+  assert.deepEqual(labelParts("a_b and c_d_e."), [{ shown: "a_b", spoken: "a b" }, " and ", { shown: "c_d_e", spoken: "c d e" }, "."]);
+  assert.deepEqual(labelParts("Boids"), ["Boids"]);
 });

@@ -41,6 +41,20 @@ export function formatReadout(r, v) {
 
 /** Spec names grouped as the engine's groups say ({id, title, advanced} in display order):
  *  [{group, names}], each group's names in spec order; groups with no spec are left out. */
+/** A label's text with each code name in it ("Separation k_sep": the name the rule's code
+ *  uses, p.k_sep) shown as written and read as words ("k sep"), not letter by letter with
+ *  "underscore": [text, {shown, spoken}, text, ...]. */
+export function labelParts(text) {
+  const parts = [];
+  let last = 0;
+  for (const m of text.matchAll(/\b[a-z]+(?:_[a-z]+)+\b/g)) {
+    parts.push(text.slice(last, m.index), { shown: m[0], spoken: m[0].replaceAll("_", " ") });
+    last = m.index + m[0].length;
+  }
+  parts.push(text.slice(last));
+  return parts.filter((x) => x !== "");
+}
+
 export function groupSpecs(specs, groups) {
   return groups
     .map((group) => ({ group, names: specs.filter((s) => s.group === group.id).map((s) => s.name) }))
@@ -77,7 +91,17 @@ export function buildControls(container, specs, opts = {}) {
     row.dataset.param = name;
     const label = document.createElement("label");
     label.htmlFor = id;
-    label.textContent = spec.label;
+    for (const part of labelParts(spec.label)) {
+      if (typeof part === "string") { label.append(part); continue; }
+      const shown = document.createElement("span");
+      shown.className = "code-name";
+      shown.setAttribute("aria-hidden", "true");
+      shown.textContent = part.shown;
+      const spoken = document.createElement("span");
+      spoken.className = "sr-only";
+      spoken.textContent = part.spoken;
+      label.append(shown, spoken);
+    }
     let input;
     const output = document.createElement("output");
     output.htmlFor = id;
