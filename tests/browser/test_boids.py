@@ -737,6 +737,11 @@ def test_ten_or_ten_thousand_runs_to_ten_thousand_and_back(lab):
     # the stage zooms out: the whole bigger world is drawn in the same canvas
     assert page.evaluate("() => window.swarmlab.labs.get('boids').test.stage.sx") < 1.0
     assert "10,000" in panel.locator(".bd-scale-status").inner_text()
+    # the population slider cannot show 10,000 (its range ends at 2,000): it waits, and says why,
+    # instead of dropping the flock to 1,999 in the big sky at the first key press
+    pop = page.locator("#lab-boids .ctl[data-param=population]")
+    assert pop.locator("input").is_disabled()
+    assert "10,000 boids is more than this slider reaches" in pop.locator(".bd-pop-held").inner_text()
     # the main thread kept drawing while the worker timed 10,000 boids both ways
     gaps = page.evaluate("() => { cancelAnimationFrame(window.__raf); return window.__gaps; }")
     assert len(gaps) > 20 and max(gaps[1:]) < 1000, max(gaps[1:])
@@ -752,6 +757,7 @@ def test_ten_or_ten_thousand_runs_to_ten_thousand_and_back(lab):
     page.wait_for_function("() => document.querySelector('#lab-boids .bd-scale').dataset.points === '2'", timeout=120_000)
     st = state(page)
     assert st["N"] == 10 and 10 / (st["world"]["width"] * st["world"]["height"]) == pytest.approx(density, rel=1e-3)
+    assert pop.locator("input").is_enabled() and pop.locator(".bd-pop-held").is_hidden()
     rows = panel.locator(".bd-scale-table tbody tr")
     assert rows.count() == 2
     cells = [[float(c.replace(",", "")) for c in rows.nth(k).locator("th, td").all_text_contents()] for k in range(2)]
@@ -762,6 +768,31 @@ def test_ten_or_ten_thousand_runs_to_ten_thousand_and_back(lab):
     assert panel.locator("svg circle").count() == 2 and panel.locator("svg rect").count() == 2
     assert page.evaluate("() => window.swarmlab.engine.restarts") == 0  # the watchdog waited
     assert engine_call(page, LAB, "rules_source")["user"] is True
+
+
+def test_the_scaling_chart_starts_again_when_the_settings_change(page, server):
+    """Times measured under other settings (a preset, a weight, a student's rule) do not compare
+    with the new ones: the chart drops them and says so, instead of mixing the two."""
+    page.goto(f"{server}/?lab=boids")
+    wait_ready(page)
+    panel = page.locator("#lab-boids .bd-scale")
+    slider = panel.locator("input[type=range]")
+    points = "(n) => document.querySelector('#lab-boids .bd-scale').dataset.points === String(n)"
+    slider.focus()
+    page.keyboard.press("Home")  # 10 boids
+    page.wait_for_function(points, arg=1, timeout=60_000)
+    page.keyboard.press("ArrowRight")  # 30 boids, the same settings: a second point
+    page.wait_for_function(points, arg=2, timeout=60_000)
+    page.wait_for_function("() => document.querySelector('#lab-boids .bd-scale-all').getAttribute('aria-disabled') === 'false'")
+    assert "starts again" not in panel.locator(".bd-scale-status").inner_text()
+    page.locator("#lab-boids .bd-preset[data-preset=cohesion]").click()
+    page.wait_for_function("async () => (await window.swarmlab.engine.call('boids', 'state')).params.k_sep === 0")
+    slider.focus()
+    page.keyboard.press("ArrowRight")  # 100 boids under the new settings: the chart starts again
+    page.wait_for_function(points, arg=1, timeout=60_000)
+    status = panel.locator(".bd-scale-status").inner_text()
+    assert status.startswith("The settings changed since the last measurement, so the chart starts again") and "100 boids" in status
+    assert panel.locator(".bd-scale-table tbody tr").count() == 1
 
 
 def test_quick_presses_on_the_scaling_slider_end_at_the_last_size(page, server):

@@ -4,6 +4,7 @@ neighbours, the world grows to keep the density, and the session's scale/cost op
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -21,6 +22,17 @@ def test_everyone_checks_everyone_finds_the_cell_lists_pairs(n, reach):
     x = rng.random((n, 2)) * box.size
     x[:3] = [[0.5, 0.5], [159.5, 99.5], [80.0, 0.2]]  # neighbours across the wrapped edges
     assert scaling.everyone_checks_everyone(x, box, reach) == len(cells.neighbour_pairs(x, box, reach))
+
+
+@pytest.mark.parametrize("rows", [0, 1, 37, 300, 400])
+def test_a_sample_of_rows_finds_those_boids_pairs(rows):
+    """Timing a sample: the first ``rows`` boids check everyone, and find exactly their pairs."""
+    rng = np.random.default_rng(3)
+    box = Box(100.0, 100.0)
+    x = rng.random((300, 2)) * 100.0
+    pairs = cells.neighbour_pairs(x, box, 12.0)
+    assert scaling.everyone_checks_everyone(x, box, 12.0, rows) == int(np.count_nonzero(pairs.i < rows))
+    assert [scaling.naive_rows(n) for n in (10, 1000, 1414, 1415, 3000, 10000)] == [10, 1000, 1414, 1413, 666, 200]
 
 
 def test_everyone_checks_everyone_in_blocks(monkeypatch):
@@ -77,18 +89,45 @@ def test_cost_times_real_steps_and_the_naive_search():
     s = create("boids")
     s.op_scale(100)
     out = s.op_cost(3)
-    assert out["n"] == 100 and s.state.steps == 3
+    warm = scaling.WARM_UP_STEPS
+    assert out["n"] == 100 and s.state.steps == warm + 3  # untimed warm-up steps first
     assert out["step_us"] > 0 and out["naive_us"] > 0
     with pytest.raises(ValueError):
         s.op_cost(0)
-    # left to the engine: about 20,000 boid-steps, 1 to 40 steps
+    # left to the engine: about 20,000 boid-steps, at least a step per round, at most 40
     s.op_cost()
-    assert s.state.steps == 3 + scaling.timed_steps(100) == 3 + 40
-    assert [scaling.timed_steps(n) for n in (10, 500, 1000, 3000, 10000, 100000)] == [40, 40, 20, 7, 2, 1]
+    assert s.state.steps == 2 * warm + 3 + scaling.timed_steps(100) == 2 * warm + 3 + 40
+    assert [scaling.timed_steps(n) for n in (10, 500, 1000, 3000, 10000, 100000)] == [40, 40, 20, 7, 3, 3]
     # the panel's chart plots what cost answers, under the session's words
     words = s.display()["scaling"]
-    assert [x["key"] for x in words["series"]] == [k for k in out if k != "n"]
+    assert [x["key"] for x in words["series"]] == [k for k in out if k not in ("n", "settings")]
     assert words["slider"] == scaling.SCALE_SPECS[0].label and words["title"] and words["y_label"]
+
+
+def test_a_costs_settings_change_with_the_rules_not_with_the_size():
+    """The page starts its chart again when the settings a cost was measured under change."""
+    s = create("boids")
+    s.op_scale(100)
+    first = s.op_cost(3)["settings"]
+    s.op_scale(300)
+    assert s.op_cost(3)["settings"] == first  # another size, the same settings
+    s.op_set("k_coh", 0.5)
+    changed = s.op_cost(3)["settings"]
+    assert changed != first and "k_coh=0.5" in changed
+    s.op_rules(s.op_rules_source()["original"])  # a student's rule, even the same code
+    assert s.op_cost(3)["settings"] != changed
+
+
+def test_the_naive_cost_is_per_boid_of_the_sample(monkeypatch):
+    """At 3,000 boids the naive search times 666 boids' checks; its cost per boid divides by them."""
+    s = create("boids")
+    s.op_scale(3000)
+    seen = []
+    monkeypatch.setattr(scaling, "everyone_checks_everyone", lambda x, box, reach, rows=None: seen.append(rows))
+    monkeypatch.setattr(sys.modules[type(s).__module__], "_seconds_per_run", lambda run, seconds, most: (run(), 0.5)[1])
+    out = s.op_cost(3)
+    assert seen and set(seen) == {scaling.naive_rows(3000)} == {666}
+    assert out["naive_us"] == pytest.approx(0.5 / 666 * 1e6)
 
 
 def test_a_scaled_run_snapshots_and_restores_exactly():
@@ -111,8 +150,10 @@ def test_a_cost_is_the_fastest_of_its_rounds(monkeypatch):
     assert all(sum(scaling.rounds(k)) == k for k in range(1, 41))
     s = create("boids")
     s.op_scale(100)
-    seconds = iter([0.9, 0.1, 0.5])  # per round: a busy first round, then a quiet one
+    # the untimed warm-up (slowest of all: a new flock's first step), then per round: a busy
+    # first round, then a quiet one
+    seconds = iter([5.0, 0.9, 0.1, 0.5])
     monkeypatch.setattr(type(s), "_advance", lambda self, k: (self._run(k), next(seconds) * k)[1])
     out = s.op_cost(3)
     assert out["step_us"] == pytest.approx(0.1 / 100 * 1e6)
-    assert s.state.steps == 3
+    assert s.state.steps == scaling.WARM_UP_STEPS + 3

@@ -22,7 +22,9 @@
 // Requests: {"cmd": "step", "x": [[..]], "v": [[..]], "W", "H", "p": {...}, "method"}
 //           -> {"x", "v"} after one step (the equivalence check);
 //           {"cmd": "bench", "sizes": [..], "neighbours": 10, "p": {...}, "budget": s,
-//            "naive_max": N} -> {"grid": {N: s/step}, "naive": {N: s/step}}.
+//            "naive_max": N, "methods": ["grid", "naive"]} -> {"grid": {N: s/step}, "naive": {N: s/step}}.
+// peers.py asks for one size and one method per process: V8 specialises the step's code to the
+// first size it runs, and a later size in the same process ran up to 1.45x slower.
 import { readFileSync } from "node:fs";
 
 function makeStepper(n, W, H, p) {
@@ -210,8 +212,9 @@ if (req.cmd === "step") {
   for (const n of req.sizes) {
     const area = n * Math.PI * req.p.radius * req.p.radius / req.neighbours;
     const H = Math.sqrt(area / 1.6), W = 1.6 * H;
-    out.grid[n] = timeSteps(n, W, H, req.p, "grid", req.budget);
-    if (n <= req.naive_max) out.naive[n] = timeSteps(n, W, H, req.p, "naive", req.budget);
+    const methods = req.methods || ["grid", "naive"];
+    if (methods.includes("grid")) out.grid[n] = timeSteps(n, W, H, req.p, "grid", req.budget);
+    if (methods.includes("naive") && n <= req.naive_max) out.naive[n] = timeSteps(n, W, H, req.p, "naive", req.budget);
   }
   process.stdout.write(JSON.stringify(out) + "\n");
 } else {

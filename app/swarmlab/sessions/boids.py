@@ -206,22 +206,35 @@ class BoidsSession(Session):
         return self._restart(replace(self.params.with_values(width=width, height=height), population=n))
 
     def op_cost(self, steps: Any = None) -> dict:
-        """``steps`` real steps timed together (without the history's measurements), and the
-        naive search of the same positions repeated until it has run long enough to time:
-        browsers coarsen the clock to 0.1-1 ms, so short runs are timed in batches.  In
-        microseconds per boid per step.  Without ``steps``, about 20,000 boid-steps
-        (``scaling.timed_steps``).  Each cost is the fastest of up to ``scaling.TIMED_ROUNDS``
-        rounds that share that work, so a busy moment of the machine (or the first, cold
-        steps of a new size) slows one round, not the answer."""
+        """``steps`` real steps timed together (without the history's measurements), after
+        ``scaling.WARM_UP_STEPS`` untimed ones, and the naive search of the same positions
+        repeated until it has run long enough to time: browsers coarsen the clock to 0.1-1 ms,
+        so short runs are timed in batches.  In microseconds per boid per step.  Without
+        ``steps``, about 20,000 boid-steps (``scaling.timed_steps``).  Each cost is the fastest
+        of up to ``scaling.TIMED_ROUNDS`` rounds that share that work, so a busy moment of the
+        machine slows one round, not the answer.  Above ``scaling.NAIVE_PAIRS`` pairs the naive
+        search times a sample of the boids' checks (``scaling.naive_rows``; every boid's check
+        is the same work).  ``settings`` names what the costs depend on besides the size (the
+        rules' settings, and whether a student's rule runs), so the page can tell when
+        measurements stop being comparable."""
         n = self.state.n
         steps = scaling.timed_steps(n) if steps is None else validate(scaling.COST_SPECS, "steps", steps)
+        self._advance(scaling.WARM_UP_STEPS)
         step = min(self._advance(k) / k for k in scaling.rounds(steps))
-        box, reach = self.params.box, self.params.reach
-        naive = min(_seconds_per_run(lambda: scaling.everyone_checks_everyone(self.state.x, box, reach),
+        box, reach, rows = self.params.box, self.params.reach, scaling.naive_rows(n)
+        naive = min(_seconds_per_run(lambda: scaling.everyone_checks_everyone(self.state.x, box, reach, rows),
                                      scaling.MIN_TIMED_SECONDS / scaling.TIMED_ROUNDS,
                                      scaling.MAX_TIMED_RUNS // scaling.TIMED_ROUNDS)
                     for _ in range(scaling.TIMED_ROUNDS))
-        return {"n": n, "step_us": step / n * 1e6, "naive_us": naive / n * 1e6}
+        return {"n": n, "step_us": step / n * 1e6, "naive_us": naive / rows * 1e6, "settings": self._cost_settings()}
+
+    def _cost_settings(self) -> str:
+        """What a step's cost depends on besides the flock's size and sky: every setting but
+        the population, the world and the sample, and the rule in use ("name=value ...; rule")."""
+        values = asdict(self.params)
+        shown = " ".join(f"{k}={values[k]!r}" for k in sorted(values)
+                         if k not in ("population", "width", "height", "sample"))
+        return f"{shown}; {'your rules' if self.rule is not None else 'built-in rules'}"
 
     def op_population(self, n: Any) -> dict:
         n = validate(self.SPECS, "population", n)

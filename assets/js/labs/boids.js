@@ -29,7 +29,7 @@ import { frameIndex, frameCount } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
 import { readQuery, shareUrl, copyLink, copiedWords } from "../ui/share.js";
 import { LineChart, SERIES_STYLE } from "../ui/chart.js";
-import { ensureStylesheet, pixelRatio } from "../ui/dom.js";
+import { ensureStylesheet, pixelRatio, el, num } from "../ui/dom.js";
 import { wrap } from "../ui/periodic.js";
 import { STORY_HTML } from "./boids/story.js";
 import { MinimalControls } from "../ui/minimal.js";
@@ -175,9 +175,27 @@ export async function mount(section, ctx) {
     only: named((s) => s.advanced), values: st.params, apply, onError: ctx.settingNotice,
   });
   const allCtls = [weightCtl, popCtl, advCtl];
+  // A flock that "Ten or ten thousand" grew beyond the population slider's range: the slider
+  // cannot show it, and one key press would drop it to the slider's maximum in a sky sized for
+  // the bigger flock (a fifth of the density at 10,000).  The slider waits and says why.
+  const popSpec = specs.find((s) => s.name === "population");
+  const popRow = popCtl.rows.get("population");
+  const popHeld = el("p", { class: "help bd-pop-held" });
+  popHeld.hidden = true;
+  popRow.row.append(popHeld);
+  function holdPopulation() {
+    const held = st.N > popSpec.max;
+    popRow.input.disabled = held;
+    popRow.row.classList.toggle("ctl-held", held);
+    popHeld.hidden = !held;
+    popHeld.textContent = held ? `${num(st.N)} boids is more than this slider reaches (${num(popSpec.max)}): ` +
+      `“${display.scaling.title}” below sets the flock's size now. Bring the flock back to ${num(popSpec.max)} or ` +
+      "fewer there to use this slider again." : "";
+  }
 
   function syncControls() {
     for (const ctl of allCtls) for (const name of ctl.rows.keys()) ctl.set(name, st.params[name]);
+    holdPopulation();
     const w = st.params;
     for (const btn of section.querySelectorAll(".bd-preset")) {
       const values = presetSettings[btn.dataset.preset];

@@ -121,9 +121,12 @@ export class ScalingPanel {
     // the engine times enough steps for a browser's coarse clock (scaling.timed_steps)
     const cost = await this.engine.tryCall(this.lab, "cost", {}, { patienceMs: PATIENCE_MS });
     if (!cost.ok) { this.notify(cost.error, "error"); return false; }
+    this.restarted = false;
     this.add(cost.value);
     const c = cost.value;
-    this.status.textContent = `${fmtN(c.n)} boids: ${fmtUs(c.step_us)} µs per boid per step for this model; ` +
+    this.status.textContent = (this.restarted ? "The settings changed since the last measurement, so the chart " +
+      "starts again: times under other settings do not compare. " : "") +
+      `${fmtN(c.n)} boids: ${fmtUs(c.step_us)} µs per boid per step for this model; ` +
       `${fmtUs(c.naive_us)} µs per boid for everyone checking everyone (the search alone).`;
     return true;
   }
@@ -147,6 +150,13 @@ export class ScalingPanel {
   }
 
   add(p) {
+    // Measurements under other settings (a weight, a range, a student's rule) do not compare:
+    // the chart starts again, and says why.
+    if (this.settings !== undefined && p.settings !== this.settings && this.points.size) {
+      this.points.clear();
+      this.restarted = true;
+    }
+    this.settings = p.settings;
     const old = this.points.get(p.n);
     // a size measured again: keep the faster time (the least disturbed by other work)
     const best = { n: p.n };

@@ -186,8 +186,9 @@ export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
   the <em>same</em> sky does add neighbours, which is why ${num(c.max_population)} boids run slower here.) Nobody keeps a list of the whole
   flock and no message has to reach everyone. See it for yourself in “${scalingTitle}” under the chart: it starts the flock again at
   sizes from ${say(c.scale_sizes[0])} boids to ${num(c.scale_sizes[c.scale_sizes.length - 1])}, with the sky growing too so that each boid keeps the same few neighbours,
-  and times both ways in your own browser. The time per boid of this model stays about flat; the time per boid of
-  everyone checking everyone grows in step with the flock.</p>
+  and times both ways in your own browser. The time per boid of this model falls at first, while a step's fixed cost
+  is shared by more boids, then levels off: it does not grow with the flock. The time per boid of everyone checking
+  everyone grows in step with the flock.</p>
 
   </div>`;
 }
