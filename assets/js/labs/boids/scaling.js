@@ -172,7 +172,7 @@ export class ScalingPanel {
     if (pts.length < 2) return "";
     const b = pts[pts.length - 1];
     const a = pts.find((p) => p.n * 10 >= b.n) === b ? pts[pts.length - 2] : pts.find((p) => p.n * 10 >= b.n);
-    const times = (k) => { const r = b[k] / a[k]; return r >= 10 ? r.toFixed(0) : r.toFixed(1); };
+    const times = (k) => { const r = b[k] / a[k]; return r >= 9.95 ? r.toFixed(0) : r.toFixed(1); };
     return `From ${fmtN(a.n)} to ${fmtN(b.n)} boids (${fmtN(Math.round(b.n / a.n))} times as many) the time per boid ` +
       `became ${times("step_us")} times as long for this model and ${times("naive_us")} times as long for everyone checking everyone.`;
   }
@@ -198,7 +198,7 @@ export class ScalingPanel {
     }
     const { x_label: xLabel, y_label: yLabel } = this.words;
     parts.push(`<text class="axis" x="${(PAD.l + W - PAD.r) / 2}" y="${H - 4}" text-anchor="middle">${xLabel}</text>`,
-      `<text class="axis" transform="translate(11 ${(PAD.t + H - PAD.b) / 2}) rotate(-90)" text-anchor="middle">${yLabel}</text>`);
+      `<text class="axis" transform="translate(8 ${(PAD.t + H - PAD.b) / 2}) rotate(-90)" text-anchor="middle">${yLabel}</text>`);
     for (const s of this.series) {
       const xy = pts.filter((p) => p[s.key] > 0).map((p) => [px(p.n), py(p[s.key])]);
       if (xy.length > 1) parts.push(`<polyline class="${s.cls}" points="${xy.map((q) => q.join(",")).join(" ")}"/>`);
