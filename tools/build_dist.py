@@ -70,8 +70,11 @@ SW = "sw.js"
 SW_REGISTER = "assets/js/sw-register.js"
 # PyScript's xterm (py-terminal) and MicroPython chunks load only when a page uses those
 # features; everything else of PyScript may load, CodeMirror included: the rules editor of
-# Labs 2 and 3 (assets/js/ui/rules.js) loads it, so an offline visit needs it too.
-SW_SKIP = re.compile(r"^(?:\.nojekyll|sw\.js|assets/vendor/VENDORED\.json|"
+# Labs 2 and 3 (assets/js/ui/rules.js) loads it, so an offline visit needs it too.  The
+# runtime's manifest (assets/vendor/VENDORED.json, which boot.js checks the runtime files
+# against) is in the copy: read from the network after a deploy, a new build's manifest met
+# the old build's cached runtime, and every returning student was told the copy was damaged.
+SW_SKIP = re.compile(r"^(?:\.nojekyll|sw\.js|"
                      r"assets/vendor/pyscript/(?:xterm|mpy|service-worker)[^/]*)$")
 BUILD_CONST = re.compile(r'^const BUILD = (?:null|"[0-9a-f]*");$', re.M)
 FILES_CONST = re.compile(r"^const FILES = \{.*?\};$", re.M | re.S)

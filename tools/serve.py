@@ -150,25 +150,36 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             self.throttle.wait_rtt()
         return self._send_head()
 
-    def _send_head(self):
-        if not self.gzip or "gzip" not in self.headers.get("Accept-Encoding", ""):
-            return super().send_head()
+    def _file(self) -> str | None:
+        """The file this request is answered with (a folder's index.html), or None."""
         path = self.translate_path(self.path)
         if os.path.isdir(path):
             index = os.path.join(path, "index.html")
             if not self.path.split("?")[0].endswith("/") or not os.path.isfile(index):
-                return super().send_head()
+                return None
             path = index
-        ctype = self.guess_type(path)
-        if not os.path.isfile(path) or not ctype.startswith(COMPRESSIBLE):
-            return super().send_head()
-        mtime = os.stat(path).st_mtime
-        if self._not_modified_since(mtime):
+        return path if os.path.isfile(path) else None
+
+    def _send_head(self):
+        path = self._file()
+        if path is not None and self._not_modified_since(os.stat(path).st_mtime):
             # A revalidation (Cache-Control: no-cache) costs one round trip, not the file again.
+            mtime = os.stat(path).st_mtime
             self.send_response(304)
             self.send_header("Last-Modified", self.date_time_string(mtime))
             self.end_headers()
             return None
+        # The stdlib's own rule answers 304 for any file no newer than the browser's copy, so an
+        # older build served after a newer one (`make run` after previewing dist/site, an
+        # `rsync -a` of an earlier build) was never fetched: sw.js above all, whose update is
+        # how a browser learns of a new build.  Only an unchanged file is "not modified".
+        del self.headers["If-Modified-Since"]
+        if not self.gzip or "gzip" not in self.headers.get("Accept-Encoding", ""):
+            return super().send_head()
+        if path is None or not self.guess_type(path).startswith(COMPRESSIBLE):
+            return super().send_head()
+        ctype = self.guess_type(path)
+        mtime = os.stat(path).st_mtime
         body = gzipped(path)
         self.send_response(200)
         self.send_header("Content-Type", ctype)
@@ -180,7 +191,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         return io.BytesIO(body)
 
     def _not_modified_since(self, mtime: float) -> bool:
-        """The stdlib's If-Modified-Since rule (seconds resolution), for the gzip path."""
+        """If-Modified-Since names exactly this file's time (seconds resolution), the time this
+        server sent for it: the browser's copy is this file, not an older or a newer one."""
         ims = self.headers.get("If-Modified-Since")
         if not ims or "If-None-Match" in self.headers:
             return False
@@ -190,7 +202,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             return False
         if when.tzinfo is None:
             when = when.replace(tzinfo=datetime.timezone.utc)
-        return int(mtime) <= when.timestamp()
+        return int(mtime) == int(when.timestamp())
 
     def end_headers(self):
         self.send_header("Cache-Control", self.cache_control)

@@ -413,7 +413,10 @@ def vendor(force: bool = False, compile_: bool = True) -> dict:
         log(f"assets/vendor is complete and verified (Pyodide {PYODIDE_VERSION}, PyScript {PYSCRIPT_VERSION}, "
             f"{how}); nothing to do")
         if data.get("runtime") != "compiled" and data.get("fallback"):
-            log(fallback_line(data["fallback"]["kind"], data["fallback"]["reason"]))
+            kind, reason = data["fallback"]["kind"], data["fallback"]["reason"]
+            if kind == "no-python":  # today's reason, not that of the run that vendored it
+                reason = find_build_python()[1] or reason
+            log(fallback_line(kind, reason))
         return data
     ensure_node_modules()
     wheels = ensure_wheels()

@@ -177,6 +177,17 @@ function showLabError(section, lab, err, { load = false } = {}) {
   });
   box.append(title, text, " ", retry);
   section.replaceChildren(box);
+  // A module that failed to load fails alike whether the connection dropped or the file is not on
+  // the site; the server's answer tells which (a missing file: retrying cannot help).
+  if (load) {
+    fetch(new URL(`./labs/${lab}.js`, import.meta.url), { method: "HEAD", cache: "no-store" }).then((r) => {
+      if (r.status !== 404 && r.status !== 410) return;
+      title.textContent = "This lab's code is missing on this site. ";
+      text.textContent = `The site answered ${r.status} for labs/${lab}.js. Your other labs keep running. ` +
+        "If you host Swarm Lab, copy the whole built folder again (`make dist`); otherwise tell your teacher. " +
+        "Detail: " + String((err && err.message) || err);
+    }).catch(() => { /* no answer: the connection, as said */ });
+  }
 }
 
 /** Notices a lab wrote (its link's settings, say) show with that lab only: after a switch the
@@ -307,7 +318,7 @@ starting.then(async (started) => {
     window.SwarmBoot.fail(err.what, err.message, err.hint);
   } else if (/Traceback|PythonError/.test(text)) {
     window.SwarmBoot.fail("Python raised an error while starting the engine", text);
-  } else if (/Failed to fetch|NetworkError|Load failed|network error/i.test(text)) {
+  } else if (/Failed to fetch|NetworkError|Load failed|network error|body loading was aborted|ERR_CONNECTION/i.test(text)) {
     // the engine's worker fetches its own files (the engine, PyScript's parts): a dropped
     // connection there is the reader's network, not a broken browser or copy
     window.SwarmBoot.fail("a file of the engine could not be downloaded", text,

@@ -27,11 +27,13 @@
     { id: "engine", label: "Swarm Lab engine" },
   ];
   // Timings in ms, as data.  A page (a slow kiosk, a test) may set window.SWARMLAB_BOOT_TIMING
-  // = {stall, quiet} before this script runs; only positive numbers are taken.
-  //   stall  a download that brings no bytes for this long is reported, with what to try;
-  //   quiet  once everything has arrived and Python has said nothing for this long, the
-  //          message becomes "Still starting Python… (N s)" (never a failure).
-  const TIMING = { stall: 45000, quiet: 8000 };
+  // = {stall, quiet, firstAnswer} before this script runs; only positive numbers are taken.
+  //   stall        a download that brings no bytes for this long is reported, with what to try;
+  //   quiet        once everything has arrived and Python has said nothing for this long, the
+  //                message becomes "Still starting Python… (N s)" (never a failure);
+  //   firstAnswer  once the engine's worker has run app/main.py, its first answer may take
+  //                this long (engine.js); silence means the script failed, and that is said.
+  const TIMING = { stall: 45000, quiet: 8000, firstAnswer: 30000 };
   const given = window.SWARMLAB_BOOT_TIMING;
   if (given && typeof given === "object") {
     for (const k of Object.keys(TIMING)) if (Number(given[k]) > 0) TIMING[k] = Number(given[k]);
@@ -278,6 +280,15 @@
             chunk = await reader.read();
           } catch (err) {
             settle();
+            // the connection dropped part-way: the engine's worker asks for the same file and
+            // fails too, where the page cannot see it, so this is where the reader learns of it
+            // (soft: should the worker's own request get through after all, the lab appears)
+            if (!state.done) {
+              fail(`could not download ${shortName(url)}: the connection dropped`,
+                `${url}: ${String((err && err.message) || err)} after ${state.loaded[key]} of ${len} bytes`,
+                "The connection dropped while the Python runtime was downloading. Check your connection, then reload the page.",
+                { soft: true });
+            }
             throw err;
           }
           const { done, value } = chunk;
@@ -544,11 +555,15 @@
     };
   }
 
-  window.SwarmBoot = { stage, fail, ready, whenReady, prefetch, state, bootMs: null };
+  window.SwarmBoot = { stage, fail, ready, whenReady, prefetch, state, timing: TIMING, bootMs: null };
   if (!FILE_MODE) probeStorage();
   document.addEventListener("DOMContentLoaded", () => {
     if (!checkFileProtocol()) render();
     const retry = $("boot-error-retry");
-    if (retry) retry.addEventListener("click", () => location.reload());
+    // (with a newer build waiting, the offline copy's register script starts it: sw-register.js)
+    if (retry) retry.addEventListener("click", () => {
+      const offline = window.swarmlabOffline;
+      if (offline && typeof offline.reload === "function") offline.reload(); else location.reload();
+    });
   });
 })();

@@ -31,11 +31,23 @@ export class EngineError extends Error {
 
 /** The engine stopped (a crash in Python, or the worker died): not the user's input. */
 export class EngineCrash extends Error {
-  constructor(message) {
+  /** `why`: {what, hint} for the boot's error card, when the crash has a known cause. */
+  constructor(message, why = null) {
     super(message);
     this.name = "EngineCrash";
+    if (why) Object.assign(this, why);
   }
 }
+
+/** The engine's Python script (app/main.py) ran but never answered: it failed to compile or
+ *  import, and PyScript only printed the traceback in the worker's console (its PyWorker resolves
+ *  once the script has run, listening or not). */
+const SCRIPT_STOPPED = {
+  what: "the engine's Python code stopped while starting",
+  hint: "A file of the app (app/main.py or the engine archive) may be cut short or altered. Reload with " +
+    "Ctrl+Shift+R; if you host Swarm Lab, copy the whole built folder again (`make dist`). The browser's " +
+    "console (its developer tools) shows Python's own error.",
+};
 
 /** The worker was stopped by the watchdog (a rule ran too long); a new one is starting. */
 export class EngineStalled extends Error {
@@ -225,6 +237,7 @@ export class WorkerTransport {
     this.pending = new Map();
     this.next = 1;
     this.dead = null;
+    this.deadWhy = null;
     worker.addEventListener("message", (ev) => {
       const d = ev.data;
       if (!d || typeof d !== "object" || !this.pending.has(d.id)) return;
@@ -236,10 +249,11 @@ export class WorkerTransport {
     worker.addEventListener("error", (ev) => this.die(`the engine worker failed: ${ev.message || ev.error || "unknown error"}`));
   }
 
-  die(message) {
+  die(message, why = null) {
     if (this.dead) return;
     this.dead = message;
-    for (const { reject } of this.pending.values()) reject(new EngineCrash(message));
+    this.deadWhy = why;
+    for (const { reject } of this.pending.values()) reject(new EngineCrash(message, why));
     this.pending.clear();
   }
 
@@ -257,7 +271,7 @@ export class WorkerTransport {
   }
 
   send(request, buffer) {
-    if (this.dead) return Promise.reject(new EngineCrash(this.dead));
+    if (this.dead) return Promise.reject(new EngineCrash(this.dead, this.deadWhy));
     return new Promise((resolve, reject) => {
       const id = this.next++;
       this.pending.set(id, { resolve, reject });
@@ -408,6 +422,19 @@ export async function startEngine({ forceMainThread = false } = {}) {
     });
     engine = new Engine(new MainThreadTransport(window.swarmlabBridge));
   }
-  engine.versions = await engine.info();
+  // In a worker, app/main.py has run by now (PyWorker resolves after it): a working script
+  // answers this at once, even on the slowest device, so a long silence means it never listens.
+  // (boot.js's timing.firstAnswer: 30 s)
+  engine.versions = await (useWorker ? answerWithin(engine.info(), window.SwarmBoot.timing.firstAnswer) : engine.info());
   return engine;
+}
+
+function answerWithin(promise, ms) {
+  return timeLimit(promise, ms).catch((err) => {
+    if (/^no answer within/.test(err.message)) {
+      throw new EngineCrash(`the engine's Python script (app/main.py) ran but did not answer within ${ms / 1000} s`,
+        SCRIPT_STOPPED);
+    }
+    throw err;
+  });
 }

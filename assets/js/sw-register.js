@@ -30,17 +30,30 @@ function notice(text, button) {
 }
 
 let reloading = false;
+let waiting = null; // a newer build's installed worker, waiting for the page to ask for it
+
+/** Reload, with the newer build when one is waiting (the notice's button, and the boot error
+ *  card's Reload: a waiting worker does not take over on a plain reload, so a page that failed
+ *  to start would otherwise come back from the same cached build however often it is reloaded). */
+function reloadFresh() {
+  const worker = waiting;
+  if (!worker || worker.state === "activated" || worker.state === "redundant") return void location.reload();
+  reloading = true;
+  worker.postMessage({ type: "swarmlab:activate" });
+}
+status.reload = reloadFresh;
 
 function offer(worker) {
   status.state = "update-ready";
-  notice("A new version of Swarm Lab is ready.", {
-    label: "Reload",
-    onClick: () => {
-      if (worker.state === "activated" || worker.state === "redundant") return void location.reload();
-      reloading = true;
-      worker.postMessage({ type: "swarmlab:activate" });
-    },
-  });
+  waiting = worker;
+  notice("A new version of Swarm Lab is ready.", { label: "Reload", onClick: reloadFresh });
+  // A page whose start failed shows its error card over everything, notices included: the card
+  // says it, and its Reload (boot.js: swarmlabOffline.reload) starts the new version.
+  const hint = document.getElementById("boot-error-hint");
+  if (hint && document.documentElement.classList.contains("boot-failed") && !hint.dataset.update) {
+    hint.dataset.update = "1";
+    hint.prepend("A newer version of Swarm Lab has just arrived: Reload starts it. ");
+  }
 }
 
 async function register() {
@@ -102,8 +115,33 @@ function whenLabShown(fn) {
   let started = false;
   const go = () => { if (!started) { started = true; setTimeout(fn, 0); } };
   addEventListener("swarmlab:lab-ready", go, { once: true });
-  // A page that never shows a lab still gets the offline copy, a while after it loaded.
-  addEventListener("load", () => setTimeout(go, 30000), { once: true });
+  // A page that never shows a lab still gets the offline copy, a while after it loaded, unless
+  // it failed to start: a broken deploy is not kept for the next visit.
+  addEventListener("load", () => setTimeout(() => { if (!root.classList.contains("boot-failed")) go(); }, 30000), { once: true });
+}
+
+/** A page served from an earlier visit's copy that fails to start asks the server for a newer
+ *  build at once (the fix of a broken deploy, or a build whose files the copy lacks); found, it
+ *  is offered on the error card. */
+function checkForUpdateOnFailure() {
+  const check = async () => {
+    if (!navigator.serviceWorker.controller) return;
+    try {
+      const reg = await navigator.serviceWorker.getRegistration(SCOPE.href);
+      if (!reg) return;
+      const watch = (worker) => {
+        if (!worker) return;
+        const done = () => { if (worker.state === "installed") offer(worker); };
+        worker.addEventListener("statechange", done);
+        done();
+      };
+      if (reg.waiting) offer(reg.waiting);
+      reg.addEventListener("updatefound", () => watch(reg.installing));
+      await reg.update();
+    } catch (err) { /* offline: the card's Reload tries again */ }
+  };
+  if (document.documentElement.classList.contains("boot-failed")) check();
+  else addEventListener("swarmlab:boot-failed", check, { once: true });
 }
 
 async function forgetDeployedWorker() {
@@ -119,6 +157,7 @@ if ("serviceWorker" in navigator && window.isSecureContext && !window.SWARMLAB_S
     && /^https?:$/.test(location.protocol)) {
   if (BUILD) {
     listenForTakeover();
+    checkForUpdateOnFailure();
     whenLabShown(() => register().catch((err) => {
       status.state = "unavailable";
       status.error = String((err && err.message) || err);

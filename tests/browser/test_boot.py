@@ -209,6 +209,67 @@ def test_a_cut_short_runtime_says_the_copy_is_damaged(browser, server):
         context.close()
 
 
+class DroppingServer(Served):
+    """The repository served by tools/serve.py, except that ``name`` stops after half of its
+    bytes and the connection closes (a Wi-Fi that drops part-way through a download)."""
+
+    def __init__(self, name):
+        import serve  # tools/ is on sys.path (conftest)
+
+        class Dropping:
+            def copyfile(self, source, outputfile):
+                if not self.path.split("?")[0].endswith("/" + name):
+                    return super().copyfile(source, outputfile)
+                data = source.read()
+                outputfile.write(data[: len(data) // 2])
+                outputfile.flush()
+                self.close_connection = True
+                self.connection.shutdown(__import__("socket").SHUT_RDWR)
+
+        httpd = serve.make_server(ROOT, "127.0.0.1", 0, quiet=True)
+        serve.extend_handler(httpd, Dropping)
+        httpd.handle_error = lambda request, client_address: None
+        super().__init__(httpd)
+
+
+def test_a_connection_that_drops_part_way_through_a_download_says_so(browser):
+    """The wasm stops half-way and the connection closes: the page said "Still starting
+    Python…" for ever (the read error was swallowed, and the worker's own failure never
+    reached the page).  It names the file and the connection now."""
+    served = DroppingServer("pyodide.asm.wasm")
+    context, page = new_page(browser)
+    try:
+        page.add_init_script(timing(60000, 1000) + RECORD_BOOT)
+        page.goto(f"{served.url}/?lab=swarm")
+        page.wait_for_selector("#boot-error:not([hidden])", timeout=60_000)
+        what, hint = page.inner_text("#boot-error-what"), page.inner_text("#boot-error-hint")
+        assert what == "could not download pyodide.asm.wasm: the connection dropped", what
+        assert "Check your connection" in hint and "damaged" not in what
+        assert not any(m.startswith("Still starting Python") for m in boot_record(page)["messages"])
+    finally:
+        context.close()
+        served.close()
+
+
+def test_an_engine_script_cut_short_says_so_instead_of_waiting_for_ever(browser, server):
+    """app/main.py cut short (a partial upload): PyScript only prints the SyntaxError in the
+    worker and the script never listens; the page said "Still starting Python…" for ever.  Its
+    first answer has a time limit once the script has run (here 3 s), and the card says why."""
+    cut = (ROOT / "app" / "main.py").read_text()[:1500]
+    context, page = new_page(browser)
+    try:
+        page.add_init_script("window.SWARMLAB_BOOT_TIMING = { firstAnswer: 3000 };" + RECORD_BOOT)
+        page.route("**/app/main.py", lambda route: route.fulfill(status=200, body=cut, content_type="text/x-python"))
+        page.goto(f"{server}/?lab=swarm")
+        page.wait_for_selector("#boot-error:not([hidden])", timeout=BOOT_TIMEOUT_MS)
+        assert page.inner_text("#boot-error-what") == "the engine's Python code stopped while starting"
+        hint = page.inner_text("#boot-error-hint")
+        assert "cut short or altered" in hint and "make dist" in hint
+        assert "did not answer within 3 s" in page.text_content("#boot-error-detail")
+    finally:
+        context.close()
+
+
 def test_the_error_panel_scrolls_at_400_percent_zoom(browser, server):
     """1280 x 1024 at 400 % is a 320 x 256 window: the error card is taller than that, and its
     Reload button must still come into view (the fixed panel did not scroll), with the keyboard

@@ -535,6 +535,71 @@ def test_second_visit_works_offline_and_a_new_deploy_waits_for_reload(browser, t
         served.close()
 
 
+def swap_runtime_for_official(site):
+    """The built site's runtime replaced by the official, not py-compiled files, with the manifest
+    tools/vendor.py writes when it falls back: a deploy whose runtime files all change."""
+    official = ROOT / "assets" / "vendor" / "official" / "pyodide"
+    runtime = site / "assets" / "vendor" / "pyodide"
+    for f in runtime.iterdir():
+        f.unlink()
+    for f in official.iterdir():
+        shutil.copyfile(f, runtime / f.name)
+    manifest_path = site / "assets" / "vendor" / "VENDORED.json"
+    manifest = json.loads(manifest_path.read_text())
+    for f in official.iterdir():
+        manifest["files"][f"pyodide/{f.name}"] = manifest["files"][f"official/pyodide/{f.name}"]
+    manifest.update(runtime="official", compiled=None)
+    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+
+
+def test_a_deploy_with_another_runtime_and_a_failed_start_on_the_old_copy(browser, tmp_path):
+    """Two things a returning student met after a deploy that changed the runtime files:
+    (1) the page read the new build's manifest from the network but the old build's runtime from
+    the offline copy, and said "this copy of Swarm Lab is damaged" on every reload: the manifest
+    is in the offline copy now, so the old build boots as it is;
+    (2) a page that fails to start on the old copy (here its cached app/main.py is broken) shows
+    the error card over everything, the "new version" notice included, and a plain reload came
+    back from the same copy: the card says a newer version has arrived, and its Reload starts it."""
+    site = tmp_path / "site"
+    load_tool("build_dist").build(ROOT, site)
+    served = GzipSite(site)
+    context, page, errors = desk_page(browser, init_script="window.SWARMLAB_BOOT_TIMING = { firstAnswer: 4000 };")
+    try:
+        page.goto(f"{served.url}/?lab=vicsek")
+        wait_booted(page)
+        wait_lab_ready(page, errors)
+        page.wait_for_function(SW_READY, timeout=60_000)
+        build1 = page.evaluate("() => window.swarmlabOffline.build")
+        swap_runtime_for_official(site)
+        new_deploy(site, "v2")  # also rewrites sw.js: a new build, with the new runtime
+        page.reload()
+        wait_booted(page)  # (1): not "damaged"
+        wait_lab_ready(page, errors)
+        assert page.evaluate("() => window.__swarmlabDeploy === undefined")  # still the first build
+        page.wait_for_selector("#sw-update-reload", timeout=60_000)  # the new one waits
+        # (2) the old copy's engine script is broken: the start fails on it
+        page.evaluate("""async (build) => {
+            const cache = await caches.open('swarmlab-' + build);
+            const url = new URL('app/main.py', location.href).href;
+            await cache.put(url, new Response('def broken(:\\n', { headers: { 'Content-Type': 'text/x-python' } }));
+        }""", build1)
+        page.reload()
+        page.wait_for_selector("#boot-error:not([hidden])", timeout=BOOT_TIMEOUT_MS)
+        assert page.inner_text("#boot-error-what") == "the engine's Python code stopped while starting"
+        page.wait_for_function("() => document.getElementById('boot-error-hint').textContent"
+                               ".startsWith('A newer version of Swarm Lab has just arrived: Reload starts it.')", timeout=60_000)
+        screenshot(page, "deploy-failed-start-newer-version")
+        with page.expect_navigation(timeout=60_000):
+            page.click("#boot-error-retry")
+        wait_booted(page)
+        wait_lab_ready(page, errors)
+        assert page.evaluate("() => window.__swarmlabDeploy") == "v2"
+        assert page.evaluate("() => window.swarmlabOffline.build") != build1
+    finally:
+        context.close()
+        served.close()
+
+
 def test_site_without_py_compile_boots(browser, tmp_path):
     """The fallback (no Python 3.12 at build time): the official runtime files and an engine
     archive of sources only still make a working site."""

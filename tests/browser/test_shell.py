@@ -197,6 +197,22 @@ def test_a_lab_that_fails_to_build_says_so(page, server):
     page.wait_for_selector("#lab-vicsek canvas", timeout=30_000)
 
 
+def test_a_lab_whose_code_is_missing_on_the_site_says_so(page, server):
+    """A lab module the site answers 404 for: not "the connection may have dropped" (a retry
+    cannot help), but that the file is missing, and what a host does about it."""
+    page.route("**/assets/js/labs/vicsek.js", lambda route: route.fulfill(status=404, body="not found"))
+    page.goto(f"{server}/?lab=boids")
+    wait_ready(page)
+    page.click("#tab-vicsek")
+    box = page.locator("#lab-vicsek .lab-error")
+    box.wait_for(timeout=30_000)
+    page.wait_for_function("() => document.querySelector('#lab-vicsek .lab-error').textContent.includes('missing on this site')")
+    text = box.inner_text()
+    assert "404" in text and "labs/vicsek.js" in text and "make dist" in text and "connection may have dropped" not in text
+    page.click("#tab-boids")  # the other labs keep running
+    assert page.locator("#lab-boids .lab-error").count() == 0
+
+
 def test_a_swarm_lab_that_fails_to_build_can_be_tried_again(page, server):
     """Lab 1 goes through the shared error box too: its reason, and "Try again" builds it."""
     page.goto(f"{server}/?lab=boids")

@@ -172,7 +172,7 @@ def test_dist_service_worker_caches_every_file_of_one_build(fake_repo, tmp_path)
     build, files, reg = sw_parts(out)
     assert reg == build
     on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
-    assert set(files) == on_disk - {"sw.js", ".nojekyll", "assets/vendor/VENDORED.json"}
+    assert set(files) == on_disk - {"sw.js", ".nojekyll"}  # the runtime's manifest too (boot.js checks against it)
     import hashlib
     for rel, digest in files.items():
         assert hashlib.sha256((out / rel).read_bytes()).hexdigest() == digest, rel
@@ -190,9 +190,10 @@ def test_dist_service_worker_caches_every_file_of_one_build(fake_repo, tmp_path)
 def test_service_worker_leaves_out_pyscript_features_the_app_never_loads(tmp_path):
     """xterm and MicroPython are never loaded; CodeMirror is (the rules editor of Labs 2 and 3),
     so the offline copy has it: left out, an offline visit got a plain text box."""
-    for rel in ("assets/vendor/pyscript/xterm.css", "assets/vendor/pyscript/mpy-1.js", "assets/vendor/VENDORED.json"):
+    for rel in ("assets/vendor/pyscript/xterm.css", "assets/vendor/pyscript/mpy-1.js"):
         write(tmp_path, rel)
     keep = {"assets/vendor/pyscript/toml-1.js", "assets/vendor/pyscript/py-editor-1.js", "index.html",
+            "assets/vendor/VENDORED.json",  # read with the runtime it describes, from the same build
             "assets/vendor/pyscript/codemirror-x.js", "assets/vendor/pyscript/codemirror_view-x.js"}
     for rel in keep:
         write(tmp_path, rel)
@@ -494,4 +495,28 @@ def test_gzip_server_compresses_and_answers_revalidation_with_304(tmp_path):
             urllib.request.urlopen(again)
         assert not_modified.value.code == 304
         not_modified.value.close()  # an HTTPError holds the connection open
+
+
+@pytest.mark.parametrize("gzip_on", [True, False])
+def test_an_older_file_than_the_browsers_copy_is_sent_not_304(tmp_path, gzip_on):
+    """`make run` after previewing dist/site on the same port: the repository's older sw.js must
+    reach the browser (its update is how a browser learns of another build); a 304 for any file
+    no newer than the browser's copy kept the dist build's worker in control for ever."""
+    import email.utils
+    import os
+    import urllib.request
+
+    import serve
+
+    write(tmp_path, "sw.js", b"const BUILD = null;\n")
+    os.utime(tmp_path / "sw.js", (1_700_000_000, 1_700_000_000))
+    newer = email.utils.formatdate(1_800_000_000, usegmt=True)  # the other build's sw.js was newer
+    with serve.Background(serve.make_server(tmp_path, "127.0.0.1", 0, quiet=True, gzip=gzip_on)) as served:
+        req = urllib.request.Request(f"{served.url}/sw.js", headers={"Accept-Encoding": "gzip", "If-Modified-Since": newer})
+        with urllib.request.urlopen(req) as r:
+            assert r.status == 200
+            body = r.read()
+            if r.headers.get("Content-Encoding") == "gzip":
+                body = gzip.decompress(body)
+            assert body == b"const BUILD = null;\n"
 

@@ -132,7 +132,13 @@ def test_without_python_312_vendor_falls_back_to_the_official_runtime(tmp_path, 
     for f in official_dir().iterdir():
         assert (v / "pyodide" / f.name).read_bytes() == f.read_bytes(), f.name
     assert vendor.lock_consistent(v / "pyodide") == []
-    # Nothing to do next time ... until a Python 3.12 appears: then it builds the compiled runtime.
+    # Nothing to do next time, and the note gives today's reason, not the first run's
+    # (PYTHON_BUILD=/nonexistent then, unset now) ...
+    monkeypatch.setattr(vendor, "find_build_python", lambda env=None: (None, "PYTHON_BUILD=/nope is not a working Python 3.12"))
+    assert vendor.main([]) == 0
+    note = [ln for ln in capsys.readouterr().out.splitlines() if "NOTE" in ln]
+    assert len(note) == 1 and "PYTHON_BUILD=/nope" in note[0], note
+    # ... until a Python 3.12 appears: then it builds the compiled runtime.
     assert vendor.manifest_ok(check_upgrade=True)
     monkeypatch.setattr(vendor, "find_build_python", lambda env=None: ("/somewhere/python3.12", ""))
     assert not vendor.manifest_ok(check_upgrade=True)
