@@ -560,7 +560,7 @@
   document.addEventListener("DOMContentLoaded", () => {
     if (!checkFileProtocol()) render();
     const retry = $("boot-error-retry");
-    // (with a newer build waiting, the offline copy's register script starts it: sw-register.js)
+    // (with a newer build waiting, the offline copy's register script starts that build instead)
     if (retry) retry.addEventListener("click", () => {
       const offline = window.swarmlabOffline;
       if (offline && typeof offline.reload === "function") offline.reload(); else location.reload();
