@@ -130,6 +130,19 @@ function keyOf(request) {
   return Object.prototype.hasOwnProperty.call(FILES, path) ? path : null;
 }
 
+/** A worker that a page of an older build starts after that build was replaced (the engine's
+ *  worker, started again when a student's rule ran away) is a client this worker has never
+ *  seen; its first request names its page's build (assets/js/engine.js: ?swarmlab-build=), and
+ *  it is pinned to that build's cache, so that old page code never runs new engine code. */
+function pinByBuild(event, meta) {
+  const asked = new URL(event.request.url).searchParams.get("swarmlab-build");
+  const name = asked && /^[0-9a-f]+$/.test(asked) ? PREFIX + asked : null;
+  if (!name || name === CACHE || !Object.values(meta.pins).includes(name)) return null;
+  meta.pins[event.clientId] = name;
+  event.waitUntil(writeMeta(meta));
+  return name;
+}
+
 async function respond(event, path) {
   let name = CACHE;
   if (event.request.mode === "navigate") {
@@ -137,7 +150,7 @@ async function respond(event, path) {
     if (Object.keys(meta.pins).length) event.waitUntil(forgetStalePins(meta).then(() => writeMeta(meta)));
   } else if (event.clientId) {
     const meta = metaCache || (metaCache = await readMeta());
-    name = meta.pins[event.clientId] || CACHE;
+    name = meta.pins[event.clientId] || pinByBuild(event, meta) || CACHE;
   }
   const hit = await (await caches.open(name)).match(urlOf(path));
   return hit || fetch(event.request);

@@ -396,7 +396,13 @@ export async function startEngine({ forceMainThread = false } = {}) {
     // empty object: PyScript's own start-up code, which runs in a worker started once PyScript
     // has set itself up (a respawn), writes `config["type"]`, and failed with a traceback when
     // `config` was the URL.
-    const spawn = () => PyWorker(src, { config: {}, configURL: config, version: interpreter });
+    // The configuration is the worker's first request: it names the page's build, so that a
+    // worker started again after a newer build took over in another tab is still served this
+    // page's build by the offline copy (sw.js: pinByBuild).  The URL must still end in ".toml":
+    // PyScript reads the configuration's type from its ending.
+    const build = window.swarmlabOffline && window.swarmlabOffline.build;
+    const configURL = build ? `${config}?swarmlab-build=${build}&as=.toml` : config;
+    const spawn = () => PyWorker(src, { config: {}, configURL, version: interpreter });
     const worker = await Promise.race([spawn(), blocked]);
     document.removeEventListener("securitypolicyviolation", onViolation);
     if (!worker) {

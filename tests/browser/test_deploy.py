@@ -529,6 +529,13 @@ def test_second_visit_works_offline_and_a_new_deploy_waits_for_reload(browser, t
         late = other.evaluate("() => fetch('assets/js/app.js').then((r) => r.text())")
         assert "__swarmlabDeploy" not in late
         assert model_time_advances(other, "swarm")
+        # Its engine's worker started again (the watchdog does that when a student's rule runs
+        # away) is a new client of the service worker: it must still get the first build's
+        # engine, not the new one under the old page (its first request names its page's build).
+        other.evaluate("async () => { const e = window.swarmlab.engine; e._restart(async () => {}, 'a test', null);"
+                       " await e.restarting; }")
+        assert engine_version(other) == v1
+        assert model_time_advances(other, "swarm")
         assert errors == []
     finally:
         context.close()
