@@ -542,10 +542,13 @@ def test_second_visit_works_offline_and_a_new_deploy_waits_for_reload(browser, t
         served.close()
 
 
+OFFICIAL_RUNTIME = ROOT / "assets" / "vendor" / "official" / "pyodide"
+
+
 def swap_runtime_for_official(site):
     """The built site's runtime replaced by the official, not py-compiled files, with the manifest
     tools/vendor.py writes when it falls back: a deploy whose runtime files all change."""
-    official = ROOT / "assets" / "vendor" / "official" / "pyodide"
+    official = OFFICIAL_RUNTIME
     runtime = site / "assets" / "vendor" / "pyodide"
     for f in runtime.iterdir():
         f.unlink()
@@ -612,20 +615,7 @@ def test_site_without_py_compile_boots(browser, tmp_path):
     archive of sources only still make a working site."""
     site = tmp_path / "site"
     load_tool("build_dist").build(ROOT, site)
-    official = ROOT / "assets" / "vendor" / "official" / "pyodide"
-    runtime = site / "assets" / "vendor" / "pyodide"
-    for f in runtime.iterdir():
-        f.unlink()
-    for f in official.iterdir():
-        shutil.copyfile(f, runtime / f.name)
-    # ... and its manifest, as tools/vendor.py writes it when it falls back (the page checks
-    # the runtime files against it).
-    manifest_path = site / "assets" / "vendor" / "VENDORED.json"
-    manifest = json.loads(manifest_path.read_text())
-    for f in official.iterdir():
-        manifest["files"][f"pyodide/{f.name}"] = manifest["files"][f"official/pyodide/{f.name}"]
-    manifest.update(runtime="official", compiled=None)
-    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    swap_runtime_for_official(site)  # ... and its manifest (the page checks the runtime files against it)
     load_tool("engine_archive").build(load_tool("build_dist").toml_loads((ROOT / "pyscript.toml").read_text())["files"],
                                       site / "app" / "engine.zip", ROOT, python=None)
     if __import__("sys").version_info[:2] != (3, 12):
@@ -640,7 +630,7 @@ def test_site_without_py_compile_boots(browser, tmp_path):
         wait_booted(page)
         wait_lab_ready(page, errors)
         assert model_time_advances(page, "boids")
-        lock = json.loads((official / "pyodide-lock.json").read_text())
+        lock = json.loads((OFFICIAL_RUNTIME / "pyodide-lock.json").read_text())
         assert any(u.endswith(lock["packages"]["numpy"]["file_name"]) for u in fetched)
         assert errors == []
     finally:
