@@ -53,7 +53,7 @@ def turn(i, j, d, r, theta, a, kick):
 PANEL_TITLE = "The turn in Python"
 PANEL_INTRO = ("This is the function the model runs at every update to turn every arrow. Its last line is the whole "
                "Vicsek rule. Change it and press “Run my rules”: the arrows carry on from where they are, with "
-               "your rule (the seed check below always uses the original).")
+               "your rule (the check below, a = 0 against a = 1, always uses the original).")
 PANEL_HELP = ("i, j: every pair of arrows within the radius, each arrow paired with itself too (j is in i's "
               "neighbourhood); d, r: the vector from i to j and its length, in box units; theta: every heading in "
               "radians; a: the alignment knob, one value per arrow; kick: this update's random nudges. Return one new "

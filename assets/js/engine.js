@@ -237,7 +237,6 @@ export class WorkerTransport {
     this.pending = new Map();
     this.next = 1;
     this.dead = null;
-    this.deadWhy = null;
     worker.addEventListener("message", (ev) => {
       const d = ev.data;
       if (!d || typeof d !== "object" || !this.pending.has(d.id)) return;
@@ -249,11 +248,10 @@ export class WorkerTransport {
     worker.addEventListener("error", (ev) => this.die(`the engine worker failed: ${ev.message || ev.error || "unknown error"}`));
   }
 
-  die(message, why = null) {
+  die(message) {
     if (this.dead) return;
     this.dead = message;
-    this.deadWhy = why;
-    for (const { reject } of this.pending.values()) reject(new EngineCrash(message, why));
+    for (const { reject } of this.pending.values()) reject(new EngineCrash(message));
     this.pending.clear();
   }
 
@@ -271,7 +269,7 @@ export class WorkerTransport {
   }
 
   send(request, buffer) {
-    if (this.dead) return Promise.reject(new EngineCrash(this.dead, this.deadWhy));
+    if (this.dead) return Promise.reject(new EngineCrash(this.dead));
     return new Promise((resolve, reject) => {
       const id = this.next++;
       this.pending.set(id, { resolve, reject });

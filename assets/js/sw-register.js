@@ -115,9 +115,13 @@ function whenLabShown(fn) {
   let started = false;
   const go = () => { if (!started) { started = true; setTimeout(fn, 0); } };
   addEventListener("swarmlab:lab-ready", go, { once: true });
-  // A page that never shows a lab still gets the offline copy, a while after it loaded, unless
-  // it failed to start: a broken deploy is not kept for the next visit.
-  addEventListener("load", () => setTimeout(() => { if (!root.classList.contains("boot-failed")) go(); }, 30000), { once: true });
+  // A page that started but shows no lab (its lab failed to build) still gets the offline copy, a
+  // while after it loaded; one still starting gets it once it has started, and one that failed
+  // to start never does: a broken deploy is not kept for the next visit.
+  addEventListener("load", () => setTimeout(() => {
+    if (window.SwarmBoot && typeof window.SwarmBoot.whenReady === "function") window.SwarmBoot.whenReady().then(go, () => {});
+    else if (!root.classList.contains("boot-failed")) go();
+  }, 30000), { once: true });
 }
 
 /** A page served from an earlier visit's copy that fails to start asks the server for a newer

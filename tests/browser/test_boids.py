@@ -740,8 +740,14 @@ def test_ten_or_ten_thousand_runs_to_ten_thousand_and_back(lab):
     # the population slider cannot show 10,000 (its range ends at 2,000): it waits, and says why,
     # instead of dropping the flock to 1,999 in the big sky at the first key press
     pop = page.locator("#lab-boids .ctl[data-param=population]")
-    assert pop.locator("input").is_disabled()
+    held = pop.locator("input")
+    assert held.get_attribute("aria-disabled") == "true"
+    assert "bd-pop-held" in held.get_attribute("aria-describedby")  # a screen reader hears why
     assert "10,000 boids is more than this slider reaches" in pop.locator(".bd-pop-held").inner_text()
+    held.focus()  # still a Tab stop; a key press there changes nothing
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_timeout(300)
+    assert state(page)["N"] == 10000 and page.evaluate("() => document.activeElement.name") == "population"
     # the main thread kept drawing while the worker timed 10,000 boids both ways
     gaps = page.evaluate("() => { cancelAnimationFrame(window.__raf); return window.__gaps; }")
     assert len(gaps) > 20 and max(gaps[1:]) < 1000, max(gaps[1:])
@@ -757,7 +763,7 @@ def test_ten_or_ten_thousand_runs_to_ten_thousand_and_back(lab):
     page.wait_for_function("() => document.querySelector('#lab-boids .bd-scale').dataset.points === '2'", timeout=120_000)
     st = state(page)
     assert st["N"] == 10 and 10 / (st["world"]["width"] * st["world"]["height"]) == pytest.approx(density, rel=1e-3)
-    assert pop.locator("input").is_enabled() and pop.locator(".bd-pop-held").is_hidden()
+    assert held.get_attribute("aria-disabled") == "false" and pop.locator(".bd-pop-held").is_hidden()
     rows = panel.locator(".bd-scale-table tbody tr")
     assert rows.count() == 2
     cells = [[float(c.replace(",", "")) for c in rows.nth(k).locator("th, td").all_text_contents()] for k in range(2)]

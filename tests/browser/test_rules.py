@@ -309,6 +309,20 @@ def test_a_nan_result_is_rejected(lab, page):
     assert engine_call(page, LAB, "rules_source")["user"] is False
 
 
+def test_a_few_turns_link_with_code_names_its_panel(page, server):
+    """Lab 2's panel is "The turn in Python": the notice of a link with code must say so (it
+    said "Rules in Python", Lab 3's name, once the panels' words came from the engine)."""
+    page.goto(f"{server}/?lab=vicsek")
+    code = "def turn(i, j, d, r, theta, a, kick):\n    return theta  # from a link\n"
+    packed = page.evaluate("async (c) => (await import('./assets/js/ui/rules.js')).packCode(c)", code)
+    page.goto(f"{server}/?lab=vicsek&a=0.5#code={packed}")
+    wait_ready(page)
+    page.locator("#lab-vicsek .rules-ask").wait_for()
+    title = engine_call(page, "vicsek", "rules_source")["title"]
+    assert title == "The turn in Python" == page.locator("#lab-vicsek .rules-panel h2").first.text_content()
+    assert f"read them in “{title}” below the stage" in page.locator("#notices").text_content()
+
+
 def test_a_share_link_with_code_asks_before_running(page, server):
     page.goto(f"{server}/?lab={LAB}")  # (only to import packCode: no need to wait for the engine)
     code = "def steering(i, j, d, r, v, p):\n    return np.zeros_like(v)  # from a link\n"
@@ -325,6 +339,7 @@ def test_a_share_link_with_code_asks_before_running(page, server):
     # the question is far below the stage: a notice at the top says it waits, and the panel's
     # status says that the code shown is not the code running
     assert "This link carries its own rules" in page.locator("#notices").text_content()
+    assert "read them in “Rules in Python” below the stage" in page.locator("#notices").text_content()
     assert "not running yet" in status(page).inner_text()
     ask.locator(".rules-ask-run").click()
     status(page).locator("text=Your rules run from now on").wait_for(timeout=10_000)

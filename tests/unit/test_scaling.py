@@ -114,8 +114,12 @@ def test_a_costs_settings_change_with_the_rules_not_with_the_size():
     s.op_set("k_coh", 0.5)
     changed = s.op_cost(3)["settings"]
     assert changed != first and "k_coh=0.5" in changed
-    s.op_rules(s.op_rules_source()["original"])  # a student's rule, even the same code
-    assert s.op_cost(3)["settings"] != changed
+    original = s.op_rules_source()["original"]
+    s.op_rules(original)  # a student's rule, even the same code
+    mine = s.op_cost(3)["settings"]
+    assert mine != changed
+    s.op_rules(original.replace("return allocate([p.k_sep", "return allocate([2 * p.k_sep"))
+    assert s.op_cost(3)["settings"] != mine  # another rule of the student's
 
 
 def test_the_naive_cost_is_per_boid_of_the_sample(monkeypatch):

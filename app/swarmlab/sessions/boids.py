@@ -21,9 +21,11 @@ first, so a bad value returns ``{"error": ...}`` and changes nothing):
 ``scale(n)``            "ten or ten thousand" (:mod:`swarmlab.scaling`): restart with ``n``
                         boids (10..10,000) in a world grown to keep the default density,
                         same aspect; the other settings kept.
-``cost(steps)``         time ``steps`` real steps (they advance the run) and one naive
-                        everyone-checks-everyone search of the same positions, in this
-                        runtime: {"n", "step_us", "naive_us"} in microseconds per boid.
+``cost(steps)``         time ``steps`` real steps (they advance the run, after an untimed
+                        warm-up step) and the naive everyone-checks-everyone search of the
+                        same positions (a sample of the boids' checks at large N), in this
+                        runtime: {"n", "step_us", "naive_us"} in microseconds per boid, and
+                        "settings" (what the costs were measured under).
 ``state()``             summary: t, steps, N, params, run_values, world, treat, and
                         ``baseline``, the P of N random headings (metrics.random_polarization);
                         the constants and presets are the layout's (``layout()``), sent once.
@@ -47,6 +49,7 @@ Positions in lengths inside [0, width) x [0, height); velocities in lengths/s.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from dataclasses import asdict, replace
@@ -234,7 +237,9 @@ class BoidsSession(Session):
         values = asdict(self.params)
         shown = " ".join(f"{k}={values[k]!r}" for k in sorted(values)
                          if k not in ("population", "width", "height", "sample"))
-        return f"{shown}; {'your rules' if self.rule is not None else 'built-in rules'}"
+        if self.rule is None:
+            return f"{shown}; built-in rules"
+        return f"{shown}; your rules {hashlib.sha256(self.rule.code.encode()).hexdigest()[:12]}"
 
     def op_population(self, n: Any) -> dict:
         n = validate(self.SPECS, "population", n)

@@ -180,12 +180,22 @@ export async function mount(section, ctx) {
   // the bigger flock (a fifth of the density at 10,000).  The slider waits and says why.
   const popSpec = specs.find((s) => s.name === "population");
   const popRow = popCtl.rows.get("population");
-  const popHeld = el("p", { class: "help bd-pop-held" });
+  // (aria-disabled, not disabled: the slider stays a Tab stop, and its description says why)
+  const popHeld = el("p", { class: "help bd-pop-held", id: "bd-pop-held" });
   popHeld.hidden = true;
   popRow.row.append(popHeld);
+  popRow.input.setAttribute("aria-describedby", `${popRow.input.getAttribute("aria-describedby") || ""} bd-pop-held`.trim());
+  const popHeldNow = () => popRow.input.getAttribute("aria-disabled") === "true";
+  for (const type of ["input", "change"]) {
+    popRow.input.addEventListener(type, (ev) => {  // (capture: before the control applies it)
+      if (!popHeldNow()) return;
+      ev.stopImmediatePropagation();
+      popCtl.set("population", st.params.population);  // the slider shows the flock's size again
+    }, { capture: true });
+  }
   function holdPopulation() {
     const held = st.N > popSpec.max;
-    popRow.input.disabled = held;
+    popRow.input.setAttribute("aria-disabled", String(held));
     popRow.row.classList.toggle("ctl-held", held);
     popHeld.hidden = !held;
     popHeld.textContent = held ? `${num(st.N)} boids is more than this slider reaches (${num(popSpec.max)}): ` +

@@ -39,8 +39,6 @@ export function formatReadout(r, v) {
   return r.unit ? `${text} ${r.unit}` : text;
 }
 
-/** Spec names grouped as the engine's groups say ({id, title, advanced} in display order):
- *  [{group, names}], each group's names in spec order; groups with no spec are left out. */
 /** A label's text with each code name in it ("Separation k_sep": the name the rule's code
  *  uses, p.k_sep) shown as written and read as words ("k sep"), not letter by letter with
  *  "underscore": [text, {shown, spoken}, text, ...]. */
@@ -55,6 +53,8 @@ export function labelParts(text) {
   return parts.filter((x) => x !== "");
 }
 
+/** Spec names grouped as the engine's groups say ({id, title, advanced} in display order):
+ *  [{group, names}], each group's names in spec order; groups with no spec are left out. */
 export function groupSpecs(specs, groups) {
   return groups
     .map((group) => ({ group, names: specs.filter((s) => s.group === group.id).map((s) => s.name) }))

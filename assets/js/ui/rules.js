@@ -297,7 +297,7 @@ export async function mountRules(host, opts) {
         root.dataset.asking = "1";
         show(ASKING, "info");
         // the question sits by the editor, screens below the stage: say at the top that it waits
-        notify(`This link carries its own rules. They run only if you say so: read them in “${opts.title || "Rules in Python"}” ` +
+        notify(`This link carries its own rules. They run only if you say so: read them in “${src.title}” ` +
           "below the stage; until then the original rules run.", "info");
       } catch (err) {
         notify("The code in this link could not be read; the original rules run.", "warn");

@@ -15,8 +15,9 @@ const SERIES_STYLE = {
   step_us: { cls: "bd-scale-local", mark: "circle" },
   naive_us: { cls: "bd-scale-naive", mark: "square" },
 };
-// Timing 10,000 boids the naive way takes seconds (tens on a slow laptop): the watchdog that
-// guards a student's rule (engine.watch) waits this long for these two requests.
+// Timing 10,000 boids takes about a second (several on a slow laptop, longer with a student's
+// slow rule): the watchdog that guards a student's rule (engine.watch) waits this long for these
+// two requests.
 const PATIENCE_MS = 120_000;
 const fmtUs = (us) => (us >= 100 ? us.toFixed(0) : us >= 10 ? us.toFixed(1) : us.toFixed(2));
 
