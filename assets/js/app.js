@@ -316,6 +316,12 @@ starting.then(async (started) => {
   const text = String((err && (err.stack || err.message)) || err);
   if (err && err.what) {
     window.SwarmBoot.fail(err.what, err.message, err.hint);
+  } else if (/No module named '?swarmlab\b/.test(text)) {
+    // Python started but found no engine: pyscript.toml (which lists the engine's files) or the
+    // files themselves are not on the site
+    window.SwarmBoot.fail("this copy of Swarm Lab is incomplete: the engine's files are missing", text,
+      "Python started but found no Swarm Lab engine: pyscript.toml and the app folder must sit next to index.html. " +
+      "If you host Swarm Lab, copy the whole built folder again (`make dist`); otherwise tell your teacher.");
   } else if (/Traceback|PythonError/.test(text)) {
     window.SwarmBoot.fail("Python raised an error while starting the engine", text);
   } else if (/Failed to fetch|NetworkError|Load failed|network error|body loading was aborted|ERR_CONNECTION/i.test(text)) {

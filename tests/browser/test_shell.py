@@ -197,6 +197,17 @@ def test_a_lab_that_fails_to_build_says_so(page, server):
     page.wait_for_selector("#lab-vicsek canvas", timeout=30_000)
 
 
+def test_a_site_without_its_pyscript_toml_says_the_engine_is_missing(page, server):
+    """pyscript.toml lists the engine's files; without it Python starts and finds no engine. The
+    card said "Python raised an error" and to try another browser; it names the missing engine."""
+    page.route("**/pyscript.toml", lambda route: route.fulfill(status=404, body="not found"))
+    page.goto(f"{server}/?lab=swarm")
+    page.wait_for_selector("#boot-error:not([hidden])", timeout=60_000)
+    assert page.inner_text("#boot-error-what") == "this copy of Swarm Lab is incomplete: the engine's files are missing"
+    hint = page.inner_text("#boot-error-hint")
+    assert "pyscript.toml" in hint and "make dist" in hint and "another browser" not in hint
+
+
 def test_a_lab_whose_code_is_missing_on_the_site_says_so(page, server):
     """A lab module the site answers 404 for: not "the connection may have dropped" (a retry
     cannot help), but that the file is missing, and what a host does about it."""
