@@ -322,6 +322,11 @@ starting.then(async (started) => {
     window.SwarmBoot.fail("this copy of Swarm Lab is incomplete: the engine's files are missing", text,
       "Python started but found no Swarm Lab engine: pyscript.toml and the app folder must sit next to index.html. " +
       "If you host Swarm Lab, copy the whole built folder again (`make dist`); otherwise tell your teacher.");
+  } else if (/in JSON at position|is not valid JSON|Unexpected end of JSON/.test(text)) {
+    // before Python runs, the only JSON read is the runtime's package list
+    window.SwarmBoot.fail("this copy of Swarm Lab is damaged: the runtime's package list (pyodide-lock.json) cannot be read", text,
+      "A file of the app arrived cut short or altered, so Python cannot start. Download the app again (reload with " +
+      "Ctrl+Shift+R); if you host Swarm Lab, copy the whole built folder again (`make dist`). Your connection is not the problem.");
   } else if (/Traceback|PythonError/.test(text)) {
     window.SwarmBoot.fail("Python raised an error while starting the engine", text);
   } else if (/Failed to fetch|NetworkError|Load failed|network error|body loading was aborted|ERR_CONNECTION/i.test(text)) {

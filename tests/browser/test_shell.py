@@ -208,6 +208,17 @@ def test_a_site_without_its_pyscript_toml_says_the_engine_is_missing(page, serve
     assert "pyscript.toml" in hint and "make dist" in hint and "another browser" not in hint
 
 
+def test_a_damaged_package_list_says_the_copy_is_damaged(page, server):
+    """pyodide-lock.json cut short: it said "the engine could not be started" with the generic
+    advice; it names the file and says to download the app again."""
+    page.route("**/pyodide-lock.json", lambda route: route.fulfill(status=200, body='{"info": {',
+                                                                  content_type="application/json"))
+    page.goto(f"{server}/?lab=swarm")
+    page.wait_for_selector("#boot-error:not([hidden])", timeout=90_000)
+    assert "damaged" in page.inner_text("#boot-error-what") and "pyodide-lock.json" in page.inner_text("#boot-error-what")
+    assert "make dist" in page.inner_text("#boot-error-hint")
+
+
 def test_a_lab_whose_code_is_missing_on_the_site_says_so(page, server):
     """A lab module the site answers 404 for: not "the connection may have dropped" (a retry
     cannot help), but that the file is missing, and what a host does about it."""
