@@ -807,6 +807,13 @@ def test_quick_presses_on_the_scaling_slider_end_at_the_last_size(page, server):
     page.goto(f"{server}/?lab={LAB}")
     wait_ready(page)
     panel = page.locator("#lab-boids .bd-scale")
+    # each size's timing made to last 1.5 s (small sizes take a few ms now): the second press
+    # then surely comes while the first size is timed, as on a slow machine
+    page.evaluate("""() => { const e = window.swarmlab.engine, call = e.tryCall.bind(e);
+        e.tryCall = async (lab, op, args, opts) => {
+            if (op === 'cost') await new Promise((r) => setTimeout(r, 1500));
+            return call(lab, op, args, opts);
+        }; }""")
     slider = panel.locator("input[type=range]")
     slider.focus()
     start = int(slider.input_value())
