@@ -185,10 +185,9 @@ export async function mount(section, ctx) {
   popHeld.hidden = true;
   popRow.row.append(popHeld);
   popRow.input.setAttribute("aria-describedby", `${popRow.input.getAttribute("aria-describedby") || ""} bd-pop-held`.trim());
-  const popHeldNow = () => popRow.input.getAttribute("aria-disabled") === "true";
   for (const type of ["input", "change"]) {
     popRow.input.addEventListener(type, (ev) => {  // (capture: before the control applies it)
-      if (!popHeldNow()) return;
+      if (!(st.N > popSpec.max)) return;
       ev.stopImmediatePropagation();
       popCtl.set("population", st.params.population);  // the slider shows the flock's size again
     }, { capture: true });

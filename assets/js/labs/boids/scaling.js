@@ -122,10 +122,9 @@ export class ScalingPanel {
     // the engine times enough steps for a browser's coarse clock (scaling.timed_steps)
     const cost = await this.engine.tryCall(this.lab, "cost", {}, { patienceMs: PATIENCE_MS });
     if (!cost.ok) { this.notify(cost.error, "error"); return false; }
-    this.restarted = false;
-    this.add(cost.value);
+    const restarted = this.add(cost.value);
     const c = cost.value;
-    this.status.textContent = (this.restarted ? "The settings changed since the last measurement, so the chart " +
+    this.status.textContent = (restarted ? "The settings changed since the last measurement, so the chart " +
       "starts again: times under other settings do not compare. " : "") +
       `${fmtN(c.n)} boids: ${fmtUs(c.step_us)} µs per boid per step for this model; ` +
       `${fmtUs(c.naive_us)} µs per boid for everyone checking everyone (the search alone).`;
@@ -150,13 +149,12 @@ export class ScalingPanel {
     }
   }
 
+  /** Keep a measurement; true when it started the chart again. */
   add(p) {
     // Measurements under other settings (a weight, a range, a student's rule) do not compare:
     // the chart starts again, and says why.
-    if (this.settings !== undefined && p.settings !== this.settings && this.points.size) {
-      this.points.clear();
-      this.restarted = true;
-    }
+    const restart = this.settings !== undefined && p.settings !== this.settings && this.points.size > 0;
+    if (restart) this.points.clear();
     this.settings = p.settings;
     const old = this.points.get(p.n);
     // a size measured again: keep the faster time (the least disturbed by other work)
@@ -164,6 +162,7 @@ export class ScalingPanel {
     for (const { key } of this.series) best[key] = old ? Math.min(old[key], p[key]) : p[key];
     this.points.set(p.n, best);
     this.render();
+    return restart;
   }
 
   /** One sentence on the two curves over the largest sizes measured (the last tenfold, where a
