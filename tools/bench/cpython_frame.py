@@ -35,9 +35,6 @@ import numpy as np
 DISPLAY_HZ = 60.0
 # Names a lab may give its population parameter (first match in the lab's SPECS wins).
 POPULATION_NAMES = ("N", "population", "n")
-# Model step (seconds) when the session does not say.  Vicsek updates are paced by its page:
-# 6 updates per second by default (assets/js/labs/vicsek.js), so 0.1 update per 60 Hz frame.
-KNOWN_DT = {"swarm": 1.0 / 60.0, "boids": 0.025, "vicsek": 1.0 / 6.0}
 
 
 def _sessions():
@@ -125,23 +122,14 @@ def make_session(lab: str, n: int | None = None, allow_above_max: bool = False):
 
 
 def steps_per_frame(session) -> float:
-    """Model steps per displayed 60 Hz frame at 1x playback (may be fractional)."""
-    dt = None
-    try:
-        st = json.loads(session.call("state", "{}"))
-        for key in ("dt",):
-            if isinstance(st, dict):
-                if isinstance(st.get(key), (int, float)):
-                    dt = float(st[key])
-                elif isinstance(st.get("constants"), dict) and isinstance(st["constants"].get(key), (int, float)):
-                    dt = float(st["constants"][key])
-    except Exception:  # noqa: BLE001 - a lab without state/dt falls back to the table
-        dt = None
-    if dt is None:
-        dt = KNOWN_DT.get(session.lab)
-    if not dt:
-        return 1.0
-    return (1.0 / DISPLAY_HZ) / dt
+    """Model steps per displayed 60 Hz frame at 1x playback (may be fractional), paced as the
+    lab's page paces them, from the session's own layout: a lab whose display has a playback
+    ``rate`` spec (Lab 2: updates per second) plays that rate's default; the others play model
+    time at one second per second, one step per ``dt`` of their constants."""
+    layout = session.op_layout()
+    rate = layout["display"].get("rate")
+    per_second = rate["default"] if rate else 1.0 / layout["constants"]["dt"]
+    return per_second / DISPLAY_HZ
 
 
 def frame_steps(spf: float) -> int:

@@ -21,6 +21,7 @@ runs identically under CPython, which is how the tests drive it.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass
@@ -58,6 +59,12 @@ class FrameLayout:
                 "count": self.header.index(self.count), "clock": self.header.index(self.clock)}
 
 
+@functools.lru_cache(maxsize=None)
+def _step_spec(max_steps: int) -> ParamSpec:
+    """The spec of ``op_step``'s ``n`` for a lab that allows ``max_steps`` steps a call."""
+    return ParamSpec("n", 1, "steps", kind="int", min=0, max=max_steps)
+
+
 class Session:
     """Base class.  Subclasses set ``lab``, ``SPECS`` and ``FRAME`` and implement the ops."""
 
@@ -68,8 +75,7 @@ class Session:
 
     def _step_count(self, n: Any) -> int:
         """``n`` as the steps of one call: a whole number in [0, MAX_STEPS_PER_CALL] (ValueError)."""
-        spec = ParamSpec("n", 1, "steps", kind="int", min=0, max=self.MAX_STEPS_PER_CALL)
-        return validate((spec,), "n", n)
+        return validate((_step_spec(self.MAX_STEPS_PER_CALL),), "n", n)
 
     # --- the bridge entry points -------------------------------------------------
     def dispatch(self, method: str, args: Any) -> Any:
