@@ -19,6 +19,22 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 
+# How a unit's symbols are said: a slider's value is read out as "12 lengths per second
+# squared", not "12 lengths slash s superscript two" (ParamSpec.unit_spoken).
+_SAID = {"°": "degrees", "rad": "radians", "s": "seconds", "%": "percent"}
+_SAID_PER = {"s": "second", "s²": "second squared", "√s": "root second"}
+
+
+def spoken_unit(unit: str) -> str:
+    """A unit in words: "lengths/s²" -> "lengths per second squared", "°/√s" -> "degrees per
+    root second", "/ s" -> "per second", "rad" -> "radians"; other names as they are."""
+    top, per, below = (part.strip() for part in unit.partition("/"))
+    words = _SAID.get(top, top)
+    if per:
+        words = f"{words} per {_SAID_PER.get(below, below)}".strip()
+    return words
+
+
 @dataclass(frozen=True)
 class ParamSpec:
     """One parameter of a model.
@@ -94,9 +110,15 @@ class ParamSpec:
         label = self.label[:1].lower() + self.label[1:]
         return f"{label}: {self.shown(value)}" if self.kind == "choice" else f"{label} {self.shown(value)}"
 
+    @property
+    def unit_spoken(self) -> str:
+        """The unit as a screen reader should say it (:func:`spoken_unit`)."""
+        return spoken_unit(self.unit)
+
     def to_json(self) -> dict:
         d = asdict(self)
         d["decimals"] = self.decimals
+        d["unit_spoken"] = self.unit_spoken
         d["choices"] = list(self.choices)
         d["choice_labels"] = {c: self.choice_label(c) for c in self.choices}
         return d

@@ -654,9 +654,9 @@ def test_minimal_controls_keep_every_setting_one_button_away(page, server):
     page.click("#tab-vicsek")
     wait_ready(page)
     page.wait_for_selector("#lab-vicsek .minimal-toggle", state="visible")
-    assert not page.locator("#vk-rate").is_visible()
+    assert not page.locator("#lab-vicsek .vk-rate input").is_visible()
     page.locator("#lab-vicsek .minimal-toggle").click()
-    assert page.locator("#vk-rate").is_visible()
+    assert page.locator("#lab-vicsek .vk-rate input").is_visible()
     assert page.rec.page_errors == []
 
 

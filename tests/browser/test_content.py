@@ -445,10 +445,11 @@ def test_lab2_numbers_and_words_changed_in_python_are_what_the_page_shows(browse
     with _edited_app_page(browser, serve_root, tmp_path, edits, "vicsek") as (page, _):
         vk = page.locator("#lab-vicsek")
         # the playback rate control is the session's (RATE): its words, range and default
-        rate = vk.locator("#vk-rate")
+        rate = vk.locator(".vk-rate input[type=range]")
         assert (rate.get_attribute("min"), rate.get_attribute("max"), rate.input_value()) == ("2", "40", "8")
         assert vk.locator(".vk-rate label").inner_text() == "Updates shown per second"
-        assert vk.locator(".vk-rate-out").inner_text() == "8 / s"
+        assert vk.locator(".vk-rate output").inner_text() == "8 / s"
+        assert rate.get_attribute("aria-valuetext") == "8 per second"
         assert "Take 50 arrows" in vk.locator(".lab-lead").inner_text()
         canvas = vk.locator(".vk-canvas")
         assert "50 arrows moving" in canvas.get_attribute("aria-label")

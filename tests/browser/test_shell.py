@@ -168,6 +168,31 @@ def test_another_labs_keys_are_said_and_copy_link_keeps_the_pages_look(page, ser
     assert url == f"{server}/?lab=vicsek&controls=minimal&theme=projector&a=0.5", url
 
 
+def test_a_link_copied_as_a_slider_moves_carries_the_sliders_value(page, server):
+    """Copy link must copy within the click, before the engine has answered a slider's change:
+    the link copied in the same moment as a slider moved (one task: the engine cannot have
+    answered) carries the value the slider shows, in every lab, not the value before it."""
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
+    for lab in each_lab(page, server, LABS):
+        moved = page.evaluate("""(lab) => {
+            const section = document.querySelector(`#lab-${lab}`);
+            const input = [...section.querySelectorAll(".ctl[data-param] input[type=range]")]
+                .find((el) => el.offsetParent !== null && Number(el.value) !== Number(el.min));
+            input.value = input.min;
+            input.dispatchEvent(new Event("input", { bubbles: true }));
+            section.querySelector("button[class*=-copy]").click();
+            return [input.name, Number(input.min)];
+        }""", lab)
+        name, value = moved
+        page.wait_for_function("(lab) => navigator.clipboard.readText().then((t) => t.includes(`lab=${lab}`))",
+                               arg=lab, timeout=10_000)
+        url = page.evaluate("() => navigator.clipboard.readText()")
+        query = dict(kv.split("=", 1) for kv in url.split("?", 1)[1].split("&"))
+        assert float(query.get(name, "nan")) == value, (lab, name, value, url)
+        page.evaluate("() => navigator.clipboard.writeText('')")
+    assert page.rec.page_errors == []
+
+
 def test_unknown_lab_gives_notice(page, server):
     page.goto(f"{server}/?lab=nonsense")
     wait_ready(page)

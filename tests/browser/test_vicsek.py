@@ -90,7 +90,7 @@ def test_page_builds_and_runs(vpage):
     tabs = page.locator(f"{SECTION} .vk-steptab").all_inner_texts()
     assert [t.split()[-1] for t in tabs] == ["See", "Change", "Understand"]
     for sel in (".ctl[data-param=a] input[type=range]", ".vk-play", ".vk-step", ".vk-restart", ".vk-copy",
-                ".vk-P", ".vk-pplot", "#vk-rate"):
+                ".vk-P", ".vk-pplot", ".vk-rate input[type=range]"):
         assert page.locator(f"{SECTION} {sel}").count() == 1, sel
     # the notes are sections of their own, not parts of the eight-seed check's (h3 after its h2)
     h2 = page.eval_on_selector_all(f"{SECTION} h2", "els => els.map((e) => e.textContent.trim())")
@@ -373,6 +373,38 @@ def test_copy_link_includes_a(vpage):
     url = page.evaluate("navigator.clipboard.readText()")
     assert "lab=vicsek" in url and "a=0.4" in url, url
     set_slider(page, "a", 1.0)
+
+
+def test_the_rate_control_sets_how_many_updates_play_each_second(vpage):
+    """The playback rate is a control built from the session's spec like the others (its words,
+    its range, a value read with its unit in words), and it paces the stage."""
+    page = vpage
+    if page.get_attribute(SECTION, "data-playing") != "1":
+        page.click(f"{SECTION} .vk-play")
+    rate = page.locator(f"{SECTION} .vk-rate input[type=range]")
+    lo, hi, default = (int(rate.get_attribute("min")), int(rate.get_attribute("max")), int(rate.input_value()))
+    assert rate.get_attribute("aria-valuetext") == f"{default} per second"
+
+    def updates_in(ms):
+        t0 = ctl(page, "c.t")
+        page.wait_for_timeout(ms)
+        return ctl(page, "c.t") - t0
+
+    rate.focus()
+    page.keyboard.press("End")
+    assert rate.get_attribute("aria-valuetext") == f"{hi} per second"
+    assert page.locator(f"{SECTION} .vk-rate output").inner_text() == f"{hi} / s"
+    fast = updates_in(2000)
+    page.keyboard.press("Home")
+    assert page.locator(f"{SECTION} .vk-rate output").inner_text() == f"{lo} / s"
+    page.wait_for_timeout(300)
+    slow = updates_in(2000)
+    assert slow <= 2 * lo + 2, (slow, fast)
+    assert fast >= 8 and fast >= 3 * max(slow, 1), (slow, fast)
+    for _ in range(default - lo):
+        page.keyboard.press("ArrowRight")
+    assert rate.input_value() == str(default)
+    assert page.rec.page_errors == []
 
 
 def test_eight_seed_table_matches_cpython(vpage, cpython_check):

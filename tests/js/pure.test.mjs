@@ -10,7 +10,7 @@ import { drawArrow } from "../../assets/js/ui/marks.js";
 import { HistoryMirror } from "../../assets/js/ui/history.js";
 import { tabListMove } from "../../assets/js/ui/dom.js";
 import { fmt3, CheckRunner } from "../../assets/js/labs/vicsek/check.js";
-import { choiceLabel, groupSpecs, formatReadout, formatValue, labelParts } from "../../assets/js/ui/controls.js";
+import { choiceLabel, groupSpecs, formatReadout, formatValue, labelParts, spokenValue } from "../../assets/js/ui/controls.js";
 import { pitchFor } from "../../assets/js/ui/sound.js";
 
 test("StepClock gives whole steps and carries the rest, whatever the frame rate", () => {
@@ -370,4 +370,18 @@ test("labelParts: a code name in a label is shown as written and read as words",
   assert.deepEqual(labelParts("Alignment range"), ["Alignment range"]);
   assert.deepEqual(labelParts("a_b and c_d_e."), [{ shown: "a_b", spoken: "a b" }, " and ", { shown: "c_d_e", spoken: "c d e" }, "."]);
   assert.deepEqual(labelParts("Boids"), ["Boids"]);
+});
+
+test("spokenValue: a slider's value is read with its unit in the spec's words", () => {
+  const force = { kind: "float", decimals: 1, unit: "lengths/s²", unit_spoken: "lengths per second squared" };
+  assert.equal(formatValue(force, 12), "12.0 lengths/s²");
+  assert.equal(spokenValue(force, 12), "12.0 lengths per second squared");
+  const rate = { kind: "int", unit: "/ s", unit_spoken: "per second" };
+  assert.equal(spokenValue(rate, 6), "6 per second");
+  // off the step: the full number, as shown
+  assert.equal(spokenValue({ ...force, decimals: 0 }, 12.25), "12.25 lengths per second squared");
+  // no unit, or a spec without spoken words: what is shown
+  assert.equal(spokenValue({ kind: "float", decimals: 2, unit: "" }, 0.5), "0.50");
+  assert.equal(spokenValue({ kind: "float", decimals: 0, unit: "L" }, 1), "1 L");
+  assert.equal(spokenValue({ kind: "bool" }, true), "on");
 });

@@ -130,6 +130,28 @@ def test_specs_carry_what_the_page_shows():
     assert f"{swarm.VERY_CLOSE:g} lengths" in display["readouts"][keys.index("very_close")]["label"]
 
 
+def test_every_unit_a_control_shows_is_said_in_words():
+    """A slider's aria-valuetext reads its unit from the spec's ``unit_spoken`` (controls.js),
+    so no lab's unit is read as symbols ("slash", "superscript two", "square root")."""
+    from swarmlab import sessions
+    from swarmlab.params import spoken_unit
+
+    assert spoken_unit("lengths/s²") == "lengths per second squared"
+    assert spoken_unit("°/√s") == "degrees per root second"
+    assert spoken_unit("/ s") == "per second"
+    assert spoken_unit("rad") == "radians" and spoken_unit("") == "" and spoken_unit("animals") == "animals"
+    seen = set()
+    for lab in ("swarm", "vicsek", "boids"):
+        session = sessions.create(lab)
+        rows = session.op_spec() + [r for r in session.op_layout()["display"].values()
+                                    if isinstance(r, dict) and "unit_spoken" in r]
+        for row in rows:
+            seen.add(row["unit"])
+            assert row["unit_spoken"] == spoken_unit(row["unit"])
+            assert not set(row["unit_spoken"]) & set("/²√°%"), (lab, row["name"], row["unit_spoken"])
+    assert {"lengths/s²", "°/√s", "/ s", "°"} <= seen  # the rate control (display) too
+
+
 def test_python_values_are_checked_where_they_enter():
     """From Python as from the page: Params(...) checks every value (sizes may exceed the
     sliders), numpy's integers are whole numbers, and step counts are whole and >= 0."""

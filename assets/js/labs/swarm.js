@@ -780,6 +780,7 @@ export async function mount(section, ctx) {
    *  settings that contradict its trial. */
   function linkUrl() {
     const values = allValues();
+    for (const set of controlSets) Object.assign(values, set.pending()); // a change on its way
     Object.assign(values, runValues);
     return shareUrl(LAB, values, specs, { trial: trialOfLink });
   }

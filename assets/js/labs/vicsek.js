@@ -36,10 +36,10 @@ const CHECK_MAX_MS = 60;
 const CHECK_AFTER_TICKS = 6;  // start the check once the first frames are drawn
 const PICK_TOLERANCE_PX = 26;
 
-/** The page's HTML; its numbers (R, the kick, the random level), readout labels and playback
- *  rate control come from the session: `c` its constants, `display` its readouts, the P plot's
- *  words and the rate's spec; `name` is the lab's short name (its tab's). */
-const layoutHtml = (c, { readouts, charts: [plot], rate }, name) => `${headerHtml(c)}
+/** The page's HTML; its numbers (R, the kick, the random level) and readout labels come from
+ *  the session: `c` its constants, `display` its readouts and the P plot's words; `name` is the
+ *  lab's short name (its tab's).  The controls are built from the session's specs below. */
+const layoutHtml = (c, { readouts, charts: [plot] }, name) => `${headerHtml(c)}
   <div class="vk-layout">
     <div class="vk-main">
       <div class="stage vk-stage">
@@ -64,12 +64,7 @@ const layoutHtml = (c, { readouts, charts: [plot], rate }, name) => `${headerHtm
           <button type="button" class="btn vk-step">Step</button>
           <button type="button" class="btn vk-restart" data-seed="${c.seed}" title="Replay seed ${c.seed} from its start, with the same random nudges">Restart</button>
         </div>
-        <div class="ctl ctl-float vk-rate">
-          <label for="vk-rate">${rate.label}</label>
-          <output for="vk-rate" class="vk-rate-out"></output>
-          <input id="vk-rate" type="range" min="${rate.min}" max="${rate.max}" step="${rate.step}" value="${rate.default}">
-          <p class="help">${rate.help}</p>
-        </div>
+        <div class="vk-rate"></div>
         <div class="readouts vk-readouts">
           ${readouts.map((r) => readoutRowHtml(r, "vk")).join("\n          ")}
         </div>
@@ -202,19 +197,12 @@ export async function mount(section, ctx) {
     return res;
   }
 
-  const RATE = display.rate; // the session's spec of the playback rate (a viewing speed only)
-  let rate = RATE.default;
-  const rateInput = $("#vk-rate"), rateOut = $(".vk-rate-out");
-  const showRate = () => {
-    rateOut.textContent = `${rate} ${RATE.unit}`;
-    rateInput.setAttribute("aria-valuetext", `${rate} ${RATE.label.toLowerCase()}`);
-  };
-  rateInput.addEventListener("input", () => {
-    const v = parseInt(rateInput.value, 10);
-    if (Number.isFinite(v)) rate = Math.max(RATE.min, Math.min(RATE.max, v));
-    showRate();
+  // the playback rate: a viewing speed only, built from the session's spec (display.rate) like
+  // every control, but applied here: the model and its history are the same at any rate
+  let rate = display.rate.default;
+  buildControls($(".vk-rate"), [display.rate], {
+    apply: (name, v) => { rate = v; stepper.setSpeed(rate); return { ok: true }; },
   });
-  showRate();
 
   // ---- playback ----
   let playing = !ctx.reducedMotion;
@@ -278,7 +266,7 @@ export async function mount(section, ctx) {
   $(".vk-step").addEventListener("click", () => stepper.track(stepButton()));
   $(".vk-restart").addEventListener("click", () => stepper.track(restart()));
   $(".vk-copy").addEventListener("click", () => {
-    const url = shareUrl(LAB, { a: knob.get("a") }, specs);
+    const url = shareUrl(LAB, { a: knob.get("a"), ...knob.pending() }, specs);
     copyLink(url, ctx.notify, copiedWords(hist.changedDuringRun));
   });
 
@@ -449,7 +437,6 @@ export async function mount(section, ctx) {
   });
   // one "model second" = one update, so the playback speed is the update rate
   stepper.speed = rate;
-  rateInput.addEventListener("input", () => stepper.setSpeed(rate));
   stepper.playing = playing;
 
   function tick(dt) {
@@ -484,7 +471,7 @@ export async function mount(section, ctx) {
   // ---- the rules in Python (ui/rules.js): the turn the model runs, editable ----
   const rulesPanel = await mountRules($(".vk-below"), {
     engine, lab: LAB, stepper, notify: ctx.notify, embed: ctx.embed,
-    shareLink: () => shareUrl(LAB, { a: knob.get("a") }, specs),
+    shareLink: () => shareUrl(LAB, { a: knob.get("a"), ...knob.pending() }, specs),
     clock: readouts.spec("t"),  // the update count, as the readout shows it
     agents: "arrows",
   }).catch((err) => { ctx.notify(`The turn in Python could not start: ${err.message || err}`, "error"); return null; });

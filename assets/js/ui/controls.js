@@ -1,7 +1,7 @@
 // Build HTML controls from the engine's parameter specs.
 //
-// A spec row is {name, default, label, kind, min, max, step, decimals, unit, help, choices,
-// choice_labels, group, advanced} (app/swarmlab/params.py): every word a control shows
+// A spec row is {name, default, label, kind, min, max, step, decimals, unit, unit_spoken, help,
+// choices, choice_labels, group, advanced} (app/swarmlab/params.py): every word a control shows
 // (label, unit, help, the text of each choice) comes from the engine's spec.
 // Every control gets a visible <label>, an accessible
 // name, and an <output> that shows the value with its unit.  Changes go through
@@ -24,6 +24,14 @@ export function formatValue(spec, value) {
   let text = v.toFixed(spec.kind === "int" ? 0 : spec.decimals ?? 0);
   if (Number(text) !== v) text = String(v); // off the step (a link's 12.25): in full, never rounded
   return spec.unit ? `${text} ${spec.unit}` : text;
+}
+
+/** The same value as a screen reader should say it: the unit in words from the spec
+ *  (ParamSpec.unit_spoken: "12 lengths per second squared", not "12 lengths/s²"). */
+export function spokenValue(spec, value) {
+  const text = formatValue(spec, value);
+  if (!spec.unit || !spec.unit_spoken || spec.kind === "bool" || spec.kind === "choice") return text;
+  return text.slice(0, text.length - spec.unit.length) + spec.unit_spoken;
 }
 
 /** What the page shows for a choice value: its label from the spec, else the value. */
@@ -81,6 +89,7 @@ export function buildControls(container, specs, opts = {}) {
   const names = opts.only || specs.map((s) => s.name);
   const values = { ...Object.fromEntries(specs.map((s) => [s.name, s.default])), ...(opts.values || {}) };
   const rows = new Map();
+  const inflight = new Map(); // name -> the latest value sent and not answered yet
 
   for (const name of names) {
     const spec = byName.get(name);
@@ -174,8 +183,8 @@ export function buildControls(container, specs, opts = {}) {
       if (spec.kind === "bool") input.checked = Boolean(v);
       else input.value = v;
       if (input.type === "range") put(formatValue(spec, v));
-      if (input.type === "range" && input.getAttribute("aria-valuetext") !== formatValue(spec, v)) {
-        input.setAttribute("aria-valuetext", formatValue(spec, v));
+      if (input.type === "range" && input.getAttribute("aria-valuetext") !== spokenValue(spec, v)) {
+        input.setAttribute("aria-valuetext", spokenValue(spec, v));
       }
     };
     show(values[name]);
@@ -200,8 +209,9 @@ export function buildControls(container, specs, opts = {}) {
       const result = opts.apply ? opts.apply(name, v) : { ok: true };
       if (result && typeof result.then === "function") {
         if (input.type === "range") put(formatValue(spec, v));
-        result.then((r) => { if (mine === latest) settle(v, r); },
-          (err) => { if (mine === latest) settle(v, { ok: false, error: String((err && err.message) || err) }); });
+        inflight.set(name, v);
+        const answered = (r) => { if (mine === latest) { inflight.delete(name); settle(v, r); } };
+        result.then(answered, (err) => answered({ ok: false, error: String((err && err.message) || err) }));
       } else {
         settle(v, result);
       }
@@ -227,5 +237,9 @@ export function buildControls(container, specs, opts = {}) {
     },
     get(name) { return values[name]; },
     values() { return { ...values }; },
+    /** The changes still on their way to the engine, {name: value}: what the controls show
+     *  beyond values().  A link copied right after a slider moved (the copy must happen within
+     *  the click, before the engine answers) carries the slider's value from here. */
+    pending() { return Object.fromEntries(inflight); },
   };
 }
