@@ -396,12 +396,27 @@ def call_limited(fn: Callable, args: tuple, limit: float | None = TIME_LIMIT_S) 
             sys.settrace(previous)
 
 
-def explain(exc: BaseException, when: str = "") -> RuleError:
-    """A RuleError for an exception raised inside the student's code, with its line."""
+# Said after "No module named ..." in the browser, whose Python is trimmed to load fast
+# (tools/compile_runtime.py: the standard library the labs reach, numpy without f2py and
+# numpy.testing); on a computer the same rule runs with the whole of Python.
+BROWSER_MODULE_HINT = ("the browser's Python carries only the modules the labs use, so that the page loads "
+                       "fast; the same rule runs in Python on a computer: python -m swarmlab <lab> --rules "
+                       "your_rule.py")
+
+
+def explain(exc: BaseException, when: str = "", browser: bool | None = None) -> RuleError:
+    """A RuleError for an exception raised inside the student's code, with its line.
+
+    ``browser`` (default: running under Pyodide): a module the page's Python does not carry
+    is said to be left out on purpose, with where the rule runs whole (BROWSER_MODULE_HINT).
+    """
     line = _student_line(exc.__traceback__)
     where = f" on line {line}" if line else ""
     when = f" {when}" if when else ""
-    return RuleError(f"{type(exc).__name__}{where}{when}: {exc}", line=line, kind="exception")
+    hint = ""
+    if (sys.platform == "emscripten" if browser is None else browser) and isinstance(exc, ModuleNotFoundError):
+        hint = f" ({BROWSER_MODULE_HINT})"
+    return RuleError(f"{type(exc).__name__}{where}{when}: {exc}{hint}", line=line, kind="exception")
 
 
 def _student_line(tb) -> int | None:

@@ -102,6 +102,23 @@ def test_an_exception_names_the_students_line_even_deep_inside_numpy():
     assert e.line == 2 and "ZeroDivisionError" in str(e)
 
 
+def test_a_module_the_page_lacks_is_said_to_be_left_out_only_in_the_browser():
+    """Under Pyodide (``browser``) a rule's "No module named ..." says that the page's Python is
+    trimmed and where the rule runs whole; under CPython the module is simply not installed."""
+    code = "import swarmlab_no_such_module\n" + rules_boids.KIND.source()
+    with pytest.raises(rules.RuleError) as info:
+        rules.load(code, rules_boids.KIND)
+    assert str(info.value) == "ModuleNotFoundError on line 1: No module named 'swarmlab_no_such_module'"
+    assert info.value.line == 1 and "python -m swarmlab" not in str(info.value)  # CPython: no hint
+    try:
+        import swarmlab_no_such_module  # noqa: F401
+    except ModuleNotFoundError as exc:
+        said = rules.explain(exc, browser=True)
+    assert str(said).endswith(f"No module named 'swarmlab_no_such_module' ({rules.BROWSER_MODULE_HINT})")
+    assert "python -m swarmlab <lab> --rules" in rules.BROWSER_MODULE_HINT
+    assert rules.explain(ValueError("x"), browser=True).args[0] == "ValueError: x"  # other errors: as they are
+
+
 def test_a_huge_exception_message_is_cut_short():
     """A student's exception may carry megabytes (``assert ok, d.tolist()``): the message the
     page shows keeps its start, the line, and at most rules.MAX_MESSAGE_CHARS characters."""

@@ -102,6 +102,23 @@ for lab in LABS:
     except Exception as exc:
         out["labs"][lab] = {"error": "".join(traceback.format_exception(exc))[-1500:]}
 
+# What a student's rule may reach: numpy's public submodules, and a clear word for a module
+# the page's Python does not carry (rules.explain under emscripten).
+sub = {}
+for expr in ("float(numpy.fft.rfft(numpy.ones(8))[0].real)", "float(numpy.ma.masked_less(numpy.arange(4.0), 2).sum())",
+             "float(numpy.polynomial.Polynomial([1.0, 2.0])(3.0))", "float(numpy.linalg.norm([3.0, 4.0]))"):
+    try:
+        sub[expr] = eval(expr)
+    except Exception as exc:
+        sub[expr] = f"{type(exc).__name__}: {exc}"
+out["numpy_submodules"] = sub
+from swarmlab import rules, rules_boids
+try:
+    rules.load("import tkinter\n" + rules_boids.KIND.source(), rules_boids.KIND)
+    out["missing_module_message"] = None
+except rules.RuleError as exc:
+    out["missing_module_message"] = str(exc)
+
 # The built site's engine archive, unpacked as PyScript does, imported with compiling disabled.
 for m in [m for m in sys.modules if m == "swarmlab" or m.startswith("swarmlab.")]:
     del sys.modules[m]
@@ -161,6 +178,17 @@ def test_every_lab_runs_on_the_runtime(pyodide_run):
         assert "error" not in r, (lab, r)
         assert r["frame"] > 0 and r["metrics_keys"], (lab, r)
         assert "error" in r["bad"], (lab, r["bad"])  # bad input: a clear message, not a crash
+
+
+def test_a_students_rule_can_use_numpys_submodules_and_a_missing_module_is_explained(pyodide_run):
+    """A rule that runs in Python on a computer runs in the page too: numpy.fft, numpy.ma and
+    numpy.polynomial are shipped (the engine does not need them); a module the page's Python
+    does not carry is said to be left out, with where the rule runs whole."""
+    out, _, _ = pyodide_run
+    assert list(out["numpy_submodules"].values()) == [8.0, 5.0, 7.0, 5.0], out["numpy_submodules"]
+    msg = out["missing_module_message"]
+    assert msg.startswith("ModuleNotFoundError on line 1: No module named 'tkinter' (the browser's Python"), msg
+    assert "python -m swarmlab <lab> --rules" in msg
 
 
 def test_stdlib_and_numpy_load_compiled_code_when_the_runtime_is_compiled(pyodide_run):
