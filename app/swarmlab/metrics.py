@@ -145,10 +145,11 @@ def nearest_spacing(x: np.ndarray, box: Box, close: float = 1.2, nearest: tuple 
     ``pairs`` a complete neighbour search of x (see :func:`nearest_distances`),
     which gives bit-identical values with far less work.
     Mean over agents that have another agent (NaN if none); share over all agents
-    of ``r_nn < close`` (NaN for no agents).
+    of ``r_nn < close`` (NaN below two agents: a lone agent has no nearest neighbour, so
+    the share is undefined, not 0).
     """
     n = x.shape[0]
-    if n == 0:
+    if n < 2:
         return math.nan, math.nan
     if nearest is not None:
         _, r = nearest

@@ -61,6 +61,7 @@ class ParamSpec:
     group: str = ""
     advanced: bool = False
     above_min: bool = False  # the minimum itself is refused: values must be greater (R > 0)
+    unit_one: str = ""  # the unit after exactly 1 of a whole number ("1 animal"); else ``unit``
 
     def __post_init__(self) -> None:
         if self.choice_labels and len(self.choice_labels) != len(self.choices):
@@ -96,7 +97,13 @@ class ParamSpec:
             text = f"{float(value):.{self.decimals}f}"
             if float(text) != float(value):
                 text = repr(float(value))
-        return f"{text} {self.unit}" if self.unit else text
+        unit = self.unit_for(value)
+        return f"{text} {unit}" if unit else text
+
+    def unit_for(self, value: Any) -> str:
+        """The unit written after ``value``: ``unit_one`` after exactly 1 of a whole number
+        ("1 animal", "2 animals"), else ``unit``."""
+        return self.unit_one if self.unit_one and self.kind == "int" and value == 1 else self.unit
 
     def restart_notice(self, value: Any) -> str:
         """What the page says when a setting that takes effect only at the next restart is
@@ -119,6 +126,7 @@ class ParamSpec:
         d = asdict(self)
         d["decimals"] = self.decimals
         d["unit_spoken"] = self.unit_spoken
+        d["unit_one_spoken"] = spoken_unit(self.unit_one)
         d["choices"] = list(self.choices)
         d["choice_labels"] = {c: self.choice_label(c) for c in self.choices}
         return d

@@ -45,11 +45,11 @@ SCALE_SPECS: tuple[ParamSpec, ...] = (
     ParamSpec("n", DEFAULT_POPULATION, "Boids at the default density", kind="int", min=SIZES[0], max=SIZES[-1], step=1,
               help="The flock restarts with this many boids in a sky grown to keep the default density."),
 )
-COST_SPECS: tuple[ParamSpec, ...] = (
-    ParamSpec("steps", 2, "Steps to time", kind="int", min=1, max=40, step=1),
-)
 TIMED_BOID_STEPS = 20_000  # a cost measurement times about this many boid-steps (coarse browser clocks)
 TIMED_ROUNDS = 3  # ...in up to this many rounds, of which the fastest is the answer
+COST_SPECS: tuple[ParamSpec, ...] = (  # the default: one step a round, the least timed_steps gives
+    ParamSpec("steps", TIMED_ROUNDS, "Steps to time", kind="int", min=1, max=40, step=1),
+)
 WARM_UP_STEPS = 1  # steps run before the timed ones, untimed
 # The panel's words: its title, the chart's axes and its two series (keyed as the boids session's
 # op_cost answers), published by that session's display() with SCALE_SPECS' label for the slider.

@@ -142,7 +142,7 @@ SPECS: tuple[ParamSpec, ...] = (
               help="Common swimming or flying speed of every animal."),
     ParamSpec("sigma", 15.0, "Uncertainty", min=0.0, max=180.0, step=1.0, unit="°/√s", group="motion",
               help="Random heading error sigma: the spread grows as sigma times the square root of elapsed time."),
-    ParamSpec("N", 150, "Population", kind="int", min=1, max=2000, step=1, unit="animals", group="world",
+    ParamSpec("N", 150, "Population", kind="int", min=1, max=2000, step=1, unit="animals", unit_one="animal", group="world",
               advanced=True,
               help="Added animals appear at scattered reproducible places; removal takes the most recently added. "
                    "Large populations may run slower than real time; the results do not change."),
@@ -650,7 +650,7 @@ def measure(state: SwarmState, nb: Neighbourhood) -> dict[str, float]:
       local      mean over agents with a social neighbour of their agreement with those
                  neighbours, 0 to 1 (NaN when no agent has one)
       spacing    mean distance to the nearest other agent, lengths (NaN below 2 agents)
-      very_close share of agents with another within VERY_CLOSE lengths, 0 to 1
+      very_close share of agents with another within VERY_CLOSE lengths, 0 to 1 (NaN below 2 agents)
       milling    rotation order about the group's centre, 0 to 1 (NaN below 2 agents)
       N          the number of agents (a float, as the history stores it)
 

@@ -385,6 +385,23 @@ def test_population_add_and_remove_most_recent(lab):
     assert labels == [f"population {n0 - 10} animals", f"population {n0} animals"]
 
 
+def test_a_lone_animal_is_one_animal_and_has_no_nearest_neighbour(page, server):
+    """N = 1 (a link, or Remove down to one): the population reads "1 animal", shown and said,
+    and the metrics a lone animal lacks all read "–": the share under 1.2 lengths read "0.0 %"
+    beside a "–" spacing (outside review, 5 December)."""
+    page.goto(f"{server}/?lab=swarm&N=1")
+    wait_ready(page)
+    settle(page, LAB)
+    step(page, 40)
+    pop = control(page, "N")
+    assert pop.locator("output").text_content() == "1 animal"
+    assert pop.locator("input").get_attribute("aria-valuetext") == "1 animal"
+    readout = lambda key: page.locator(f"#lab-swarm .readout[data-key={key}] .v").text_content()  # noqa: E731
+    page.wait_for_function("() => document.querySelector('#lab-swarm .readout[data-key=P] .v').textContent !== '–'")
+    assert readout("very_close") == "–" and readout("spacing") == "–" and readout("P") != "–"
+    assert page.rec.page_errors == []
+
+
 def test_keyboard_slider_drag_is_one_marker_and_a_click_after_a_slider_lands(lab):
     page = lab
     paused_restart(page, "take-one-away")  # the default settings

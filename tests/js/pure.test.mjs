@@ -384,4 +384,9 @@ test("spokenValue: a slider's value is read with its unit in the spec's words", 
   assert.equal(spokenValue({ kind: "float", decimals: 2, unit: "" }, 0.5), "0.50");
   assert.equal(spokenValue({ kind: "float", decimals: 0, unit: "L" }, 1), "1 L");
   assert.equal(spokenValue({ kind: "bool" }, true), "on");
+  // one of a whole number: the singular (ParamSpec.unit_one), shown and said
+  const pop = { kind: "int", unit: "animals", unit_spoken: "animals", unit_one: "animal", unit_one_spoken: "animal" };
+  assert.deepEqual([formatValue(pop, 1), formatValue(pop, 2), formatValue(pop, 0)], ["1 animal", "2 animals", "0 animals"]);
+  assert.deepEqual([spokenValue(pop, 1), spokenValue(pop, 150)], ["1 animal", "150 animals"]);
+  assert.equal(formatValue({ ...force, unit_one: "length/s²" }, 1), "1.0 lengths/s²"); // a float keeps its unit
 });

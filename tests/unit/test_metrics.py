@@ -64,8 +64,12 @@ def test_nearest_spacing_brute_force():
     assert mean == pytest.approx(r.mean(), abs=1e-12)
     assert share == pytest.approx(np.mean(r < 1.2))
     assert share >= 2 / 50
+    # a lone agent has no nearest neighbour: both are undefined (the page shows "–" for both,
+    # as for the other metrics a lone animal lacks; the share read "0.0 %" beside them)
     one_mean, one_share = metrics.nearest_spacing(x[:1], BOX)
-    assert math.isnan(one_mean) and one_share == 0.0
+    assert math.isnan(one_mean) and math.isnan(one_share)
+    two = metrics.nearest_spacing(x[:2], BOX, close=1.2)  # two agents: defined, here both close
+    assert two == (pytest.approx(0.5), 1.0)
 
 
 def _bits(a):

@@ -150,6 +150,14 @@ def test_every_unit_a_control_shows_is_said_in_words():
             assert row["unit_spoken"] == spoken_unit(row["unit"])
             assert not set(row["unit_spoken"]) & set("/²√°%"), (lab, row["name"], row["unit_spoken"])
     assert {"lengths/s²", "°/√s", "/ s", "°"} <= seen  # the rate control (display) too
+    # one of a whole number takes the singular: "1 animal" (it read "1 animals"), in Python and
+    # in the spec the page's controls read
+    from swarmlab import swarm
+    pop = swarm.SPEC_BY_NAME["N"]
+    assert (pop.shown(1), pop.shown(2), pop.marker(1)) == ("1 animal", "2 animals", "population 1 animal")
+    assert {k: pop.to_json()[k] for k in ("unit", "unit_one", "unit_one_spoken")} == \
+        {"unit": "animals", "unit_one": "animal", "unit_one_spoken": "animal"}
+    assert ParamSpec("x", 1.0, "X", unit="lengths", unit_one="length").shown(1.0) == "1 lengths"  # a float: its unit
 
 
 def test_python_values_are_checked_where_they_enter():

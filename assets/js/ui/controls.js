@@ -1,7 +1,7 @@
 // Build HTML controls from the engine's parameter specs.
 //
-// A spec row is {name, default, label, kind, min, max, step, decimals, unit, unit_spoken, help,
-// choices, choice_labels, group, advanced} (app/swarmlab/params.py): every word a control shows
+// A spec row is {name, default, label, kind, min, max, step, decimals, unit, unit_spoken,
+// unit_one, unit_one_spoken, help, choices, choice_labels, group, advanced} (app/swarmlab/params.py): every word a control shows
 // (label, unit, help, the text of each choice) comes from the engine's spec.
 // Every control gets a visible <label>, an accessible
 // name, and an <output> that shows the value with its unit.  Changes go through
@@ -23,15 +23,25 @@ export function formatValue(spec, value) {
   const v = Number(value);
   let text = v.toFixed(spec.kind === "int" ? 0 : spec.decimals ?? 0);
   if (Number(text) !== v) text = String(v); // off the step (a link's 12.25): in full, never rounded
-  return spec.unit ? `${text} ${spec.unit}` : text;
+  const unit = unitFor(spec, v).shown;
+  return unit ? `${text} ${unit}` : text;
+}
+
+/** The unit after a value, shown and spoken: the spec's unit_one after exactly 1 of a whole
+ *  number ("1 animal"), else its unit (ParamSpec.unit_for). */
+function unitFor(spec, v) {
+  return spec.unit_one && spec.kind === "int" && v === 1
+    ? { shown: spec.unit_one, spoken: spec.unit_one_spoken || spec.unit_one }
+    : { shown: spec.unit || "", spoken: spec.unit_spoken || spec.unit || "" };
 }
 
 /** The same value as a screen reader should say it: the unit in words from the spec
  *  (ParamSpec.unit_spoken: "12 lengths per second squared", not "12 lengths/s²"). */
 export function spokenValue(spec, value) {
   const text = formatValue(spec, value);
-  if (!spec.unit || !spec.unit_spoken || spec.kind === "bool" || spec.kind === "choice") return text;
-  return text.slice(0, text.length - spec.unit.length) + spec.unit_spoken;
+  if (spec.kind === "bool" || spec.kind === "choice") return text;
+  const unit = unitFor(spec, Number(value));
+  return unit.shown ? text.slice(0, text.length - unit.shown.length) + unit.spoken : text;
 }
 
 /** What the page shows for a choice value: its label from the spec, else the value. */

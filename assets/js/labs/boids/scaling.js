@@ -42,7 +42,7 @@ export class ScalingPanel {
     this.out = el("output", { for: id, class: "bd-scale-out" });
     this.measureBtn = el("button", { type: "button", class: "btn bd-scale-all", text: "Measure every size" });
     // what is timed now, on screen; a live region says only a size's result or a sweep's start
-    // and end (a sweep rewrites the progress line 17 times in half a minute)
+    // and end (a sweep rewrites the progress line 17 times in a few seconds)
     this.status = el("p", { class: "bd-scale-status" });
     this.said = el("p", { class: "bd-scale-said sr-only", role: "status" });
     this.svg = document.createElementNS(SVG, "svg");
