@@ -750,7 +750,11 @@ def test_ten_or_ten_thousand_runs_to_ten_thousand_and_back(lab):
     assert state(page)["N"] == 10000 and page.evaluate("() => document.activeElement.name") == "population"
     # the main thread kept drawing while the worker timed 10,000 boids both ways
     gaps = page.evaluate("() => { cancelAnimationFrame(window.__raf); return window.__gaps; }")
-    assert len(gaps) > 20 and max(gaps[1:]) < 1000, max(gaps[1:])
+    print(f"\nframe gaps while 10,000 boids were timed: {len(gaps)} frames, median "
+          f"{sorted(gaps)[len(gaps) // 2]:.0f} ms, worst {max(gaps[1:]):.0f} ms")
+    # a frame budget: frames kept coming at the display's pace (17 ms here), with no stall a
+    # student would feel (worst 33-67 ms on this 2-core VM; it was only checked under 1 s)
+    assert len(gaps) > 20 and sorted(gaps)[len(gaps) // 2] < 50 and max(gaps[1:]) < 400, gaps
     # a phone on its side: 10,000 boids' sky cannot take so wide a shape (2,000 lengths a side
     # at most), so it is drawn stretched, and the caption says so (it said "shaped like this stage")
     assert "shaped like this stage" in page.inner_text("#lab-boids .bd-world")
