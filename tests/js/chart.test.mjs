@@ -42,3 +42,31 @@ test("the legend is measured once per width, not on every redraw", () => {
   chart.resize();
   assert.equal(f.g.measured, 2 * once, "a new width lays the legend out again");
 });
+
+test("a window chart scrolls with the data, labels its markers and draws its reference level", () => {
+  const f = fakeCanvas(600, 120);
+  const texts = [];
+  f.g.fillText = (s) => texts.push(s);
+  f.g.arc = () => {};
+  f.g.fill = () => {};
+  const chart = new LineChart(f.canvas, {
+    compact: true, legend: false, window: 600, xFormat: String, axes: { left: { min: 0, max: 1, ticks: 2 } },
+    series: [{ key: "P", label: "P", color: "#0f6fb3" }], levels: [{ value: 0.11, label: "random ≈ 0.11" }],
+    markerLabels: true, lastPoint: true,
+  });
+  const run = (n, markers) => {
+    const t = Array.from({ length: n }, (_, k) => k);
+    texts.length = 0;
+    chart.setData({ t, series: { P: t.map((k) => (k % 10) / 10) }, markers });
+  };
+  run(40, [{ t: 20, label: "alignment a 0.30" }]);  // early on: the axis starts at 0
+  assert.equal(chart.xMin, 0);
+  assert.ok(texts.includes("0") && texts.includes("500") && texts.includes("alignment a 0.30"));
+  assert.ok(texts.includes("random ≈ 0.11"));
+  run(750, [{ t: 20, label: "alignment a 0.30" }, { t: 300, label: "alignment a 1.00" }]);
+  assert.deepEqual([chart.xMin, chart.xMax], [150, 749]);  // the last 600 updates
+  assert.equal(chart.xOf(150), chart.plot.x);
+  assert.equal(chart.xOf(749), chart.plot.x + chart.plot.w);
+  assert.deepEqual(texts.filter((s) => /^\d+$/.test(s)).slice(-6), ["200", "300", "400", "500", "600", "700"]);
+  assert.ok(texts.includes("alignment a 1.00") && !texts.includes("alignment a 0.30"), "only markers in the window");
+});

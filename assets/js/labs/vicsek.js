@@ -19,11 +19,11 @@ import { Stepper } from "../ui/stepper.js";
 import { PlayButton, Readouts, readoutRowHtml, frameOps, eachResult } from "../ui/run.js";
 import { frameIndex, frameStep } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
+import { LineChart, SERIES_STYLE } from "../ui/chart.js";
 import { buildControls } from "../ui/controls.js";
 import { readQuery, shareUrl, copyLink, copiedWords } from "../ui/share.js";
 import { Stage } from "./vicsek/stage.js";
 import { headingWheel } from "../ui/heading.js";
-import { PPlot } from "./vicsek/pplot.js";
 import { CheckRunner, renderTable, renderDotPlot, fmt3 } from "./vicsek/check.js";
 import { steps, ruleHtml, checkIntroHtml, NOTES_HTML, headerHtml, checkName } from "./vicsek/text.js";
 import { ensureStylesheet, plural, capital, say, setText, tabListMove } from "../ui/dom.js";
@@ -137,8 +137,16 @@ export async function mount(section, ctx) {
   const canvas = $(".vk-canvas");
   const stage = new Stage(canvas, N, { box: consts.box, radius: consts.radius, speed: consts.speed, kick: consts.kick });
   const hist = new HistoryMirror(); // the session's P history (op_history), drawn by the plot
-  const plot = new PPlot($(".vk-pplot"), { baseline: consts.baseline, updates: display.charts[0].window });
-  plot.setData(hist);
+  // the P plot: the charts' one LineChart, as a strip of the last `window` updates with the level
+  // of random headings (its words: the session's display.charts[0] and the figure's caption)
+  const pplot = $(".vk-pplot");
+  const plot = new LineChart(pplot, {
+    compact: true, legend: false, window: display.charts[0].window, xFormat: String,
+    ariaLabel: pplot.getAttribute("aria-label"), markerColor: "rgba(20, 32, 43, 0.45)",
+    axes: { left: { min: 0, max: 1, ticks: 2 } }, series: [{ key: "P", label: "P", ...SERIES_STYLE.P, width: 1.5 }],
+    levels: [{ value: consts.baseline, label: `random ≈ ${consts.baseline.toFixed(2)}` }],
+    markerLabels: true, lastPoint: true,
+  });
 
   // ---- model state mirrored in the page ----
   let t = st.t;
@@ -453,17 +461,15 @@ export async function mount(section, ctx) {
       dirty = true;
     }
     if (dirty) { stage.draw(s); dirty = false; }
-    if (plotDirty) { plot.draw(); plotDirty = false; }
+    if (plotDirty) { plot.setData(hist); plotDirty = false; }
   }
   const loop = createLoop(tick);
 
   const ro = typeof ResizeObserver !== "undefined" ? new ResizeObserver(() => {
     stage.resize();
-    plot.resize();
     dirty = true;
-    plotDirty = true;
-  }) : null;
-  if (ro) { ro.observe(canvas); ro.observe($(".vk-pplot")); }
+  }) : null;  // (the plot, a LineChart, follows its own canvas's size)
+  if (ro) ro.observe(canvas);
   // the dot plot is drawn at 1:1 scale for its width (legible text on a phone): redraw on resize
   const roDots = typeof ResizeObserver !== "undefined" ? new ResizeObserver(drawDots) : null;
   if (roDots) roDots.observe($(".vk-dots"));
@@ -514,7 +520,7 @@ export async function mount(section, ctx) {
       s = 1;
       anim = false;
       stage.draw(s);
-      plot.draw();
+      plot.setData(hist);
       dirty = plotDirty = false;
       return ps;
     },

@@ -21,6 +21,15 @@
 //     gutterRight: true,                          // keep the right axis's gutter even without one, so
 //                                                 // charts stacked above each other share one time axis
 //     compact: true,                              // a small live strip: no title or axis titles
+//     window: 600,                                // show only the last 600 x units (a scrolling
+//                                                 // strip; without it the axis starts at 0)
+//     levels: [{ value: 0.11, label: "random ≈ 0.11", color: "#9a5b00", axis: "left" }],
+//                                                 // dashed reference lines, labelled at the right
+//     markerLabels: true,                         // every marker's label drawn at its line (not
+//                                                 // only the highlighted one's)
+//     lastPoint: true,                            // a dot on each series' newest value
+//     legend: false,                              // no legend (a figure caption names the line)
+//     ariaLabel: "P over the last 600 updates",   // the canvas's name (default: built from the words)
 //     onHoverMarker: (index | null) => {},        // hover over a marker line (e.g. sync another chart);
 //   });                                           // without it the chart highlights the marker itself
 //   chart.setData({ t: [...], series: { P: [...], local: [...] }, markers: [{ t, label }] });
@@ -108,7 +117,8 @@ export class LineChart {
     this.highlighted = null;
     this.hoverMarker = null;
     this.plot = { x: 0, y: 0, w: 1, h: 1 };
-    this.xMax = opts.minSpan || 10;
+    this.xMin = 0;
+    this.xMax = opts.window ? opts.window - 1 : opts.minSpan || 10;
     // what a redraw refills instead of allocating: each axis's series keys and range, and the
     // legend's entries (laid out again only when the width changes)
     this.axes = opts.axes || { left: { min: 0, max: 1 } };
@@ -120,13 +130,13 @@ export class LineChart {
       this.axisKeys[side] = series.filter((s) => (s.axis || "left") === side).map((s) => s.key);
       this.ranges[side] = { min: 0, max: 1, step: 1 };
     }
-    this.legend = series.map((s) => ({ s, text: s.legend || s.label, x: 0, y: 0 }));
+    this.legend = opts.legend === false ? [] : series.map((s) => ({ s, text: s.legend || s.label, x: 0, y: 0 }));
     this.legendLines = 0;
     this.legendWidth = -1;
     this.cssW = 0;
     this.cssH = 0;
     if (!canvas.hasAttribute("role")) canvas.setAttribute("role", "img");
-    canvas.setAttribute("aria-label", this._ariaLabel());
+    canvas.setAttribute("aria-label", opts.ariaLabel || this._ariaLabel());
     canvas.addEventListener("mousemove", (ev) => this._hover(ev));
     canvas.addEventListener("mouseleave", () => this._setHover(null));
     if (typeof ResizeObserver !== "undefined") {
@@ -171,8 +181,9 @@ export class LineChart {
 
   /** Screen x (CSS px inside the canvas) of time t. */
   xOf(t) {
-    return this.plot.x + (t / this.xMax) * this.plot.w;
+    return this.plot.x + ((t - this.xMin) / (this.xMax - this.xMin)) * this.plot.w;
   }
+
 
   /** Index of the marker nearest to CSS x within `tol` px, or null. */
   markerNear(px, tol = 6) {
@@ -278,7 +289,7 @@ export class LineChart {
     const left = compact ? 34 : 46;
     const right = hasRight || o.gutterRight ? (compact ? 34 : 50) : 14;
     this._layoutLegend(w, compact);
-    const top = (compact ? 20 : 40) + 16 * this.legendLines;
+    const top = this.legend.length ? (compact ? 20 : 40) + 16 * this.legendLines : compact ? 8 : 28;
     const bottom = compact ? 18 : 34;
     const plot = this.plot;
     plot.x = left;
@@ -288,9 +299,18 @@ export class LineChart {
 
     const t = this.data.t;
     const tLast = t.length ? t[t.length - 1] : 0;
-    const minSpan = o.minSpan || 10;
-    const xStep = niceStep(Math.max(minSpan, tLast), 5);
-    this.xMax = Math.max(minSpan, Math.ceil(Math.max(tLast, 1e-9) / xStep) * xStep);
+    let xStep;
+    if (o.window) {  // the last `window` units: [tLast - window + 1, tLast], or from 0 at first
+      xStep = niceStep(o.window, 5);
+      this.xMin = Math.max(0, tLast - o.window + 1);
+      this.xMax = this.xMin + o.window - 1;
+    } else {
+      const minSpan = o.minSpan || 10;
+      xStep = niceStep(Math.max(minSpan, tLast), 5);
+      this.xMax = Math.max(minSpan, Math.ceil(Math.max(tLast, 1e-9) / xStep) * xStep);
+    }
+    const xMin = this.xMin;
+    const xMax = this.xMax;
 
     const ranges = this.ranges;
     const maxIntervals = Math.max(1, Math.floor(plot.h / TICK_LABEL_GAP));
@@ -339,20 +359,20 @@ export class LineChart {
     }
     g.textAlign = "center";
     g.textBaseline = "top";
-    for (let v = 0; v <= this.xMax + xStep * 1e-6; v += xStep) {
+    for (let v = Math.ceil(xMin / xStep - 1e-9) * xStep; v <= xMax + xStep * 1e-6; v += xStep) {
       const x = Math.round(this.xOf(v)) + 0.5;
       g.strokeStyle = "#eef1f4";
       g.beginPath();
       g.moveTo(x, plot.y);
       g.lineTo(x, plot.y + plot.h);
       g.stroke();
-      g.fillText(o.xFormat ? o.xFormat(v) : defaultXFormat(v, this.xMax), x, plot.y + plot.h + 4);
+      g.fillText(o.xFormat ? o.xFormat(v) : defaultXFormat(v, xMax), x, plot.y + plot.h + 4);
     }
     g.strokeStyle = "#9aa5b1";
     g.strokeRect(plot.x + 0.5, plot.y + 0.5, plot.w - 1, plot.h - 1);
     g.fillStyle = "#5b6875";
     if (!compact) {
-      const xTitle = o.xFormat ? o.xLabel || "" : defaultXTitle(o.xLabel || "time", this.xMax);
+      const xTitle = o.xFormat ? o.xLabel || "" : defaultXTitle(o.xLabel || "time", xMax);
       g.fillText(xTitle, plot.x + plot.w / 2, plot.y + plot.h + 18);
     }
     // axis titles (rotated)
@@ -369,11 +389,29 @@ export class LineChart {
       g.restore();
     }
 
+    // reference levels: dashed, labelled at the right end
+    for (const lv of o.levels || SOLID) {
+      const y = Math.round(this._yOf(lv.axis || "left", lv.value)) + 0.5;
+      g.strokeStyle = lv.color || "#9a5b00";
+      g.setLineDash(lv.dash || MARKER_DASH);
+      g.beginPath();
+      g.moveTo(plot.x, y);
+      g.lineTo(plot.x + plot.w, y);
+      g.stroke();
+      g.setLineDash(SOLID);
+      if (lv.label) {
+        g.fillStyle = lv.color || "#9a5b00";
+        g.textAlign = "right";
+        g.textBaseline = "bottom";
+        g.fillText(lv.label, plot.x + plot.w - 3, y - 2);
+      }
+    }
+
     // markers (under the lines)
     const markers = this.data.markers;
     const hi = this.highlighted;
     for (let i = 0; i < markers.length; i++) {
-      if (i === hi) continue;
+      if (i === hi || markers[i].t < xMin || markers[i].t > xMax) continue;
       const x = Math.round(this.xOf(markers[i].t)) + 0.5;
       g.strokeStyle = o.markerColor || "#b07a00";
       g.lineWidth = 1;
@@ -409,12 +447,38 @@ export class LineChart {
         pen = true;
       }
       g.stroke();
+      if (o.lastPoint) {  // a dot on the newest value
+        let k = n - 1;
+        while (k >= 0 && (vals[k] === null || !Number.isFinite(vals[k]))) k--;
+        if (k >= 0) {
+          g.fillStyle = s.color;
+          g.beginPath();
+          g.arc(this.xOf(t[k]), this._yOf(side, vals[k]), 2.5, 0, 2 * Math.PI);
+          g.fill();
+        }
+      }
     }
     g.restore();
     g.setLineDash(SOLID);
 
+    // every marker's words at its line, on a light backdrop so the lines never hide them
+    if (o.markerLabels) {
+      g.font = TICK_FONT;
+      g.textAlign = "left";
+      g.textBaseline = "top";
+      for (let i = 0; i < markers.length; i++) {
+        const m = markers[i];
+        if (i === hi || m.t < xMin || m.t > xMax) continue;
+        const x = Math.round(this.xOf(m.t)) + 0.5;
+        g.fillStyle = "rgba(255, 255, 255, 0.85)";
+        g.fillRect(x + 1, plot.y + 1, g.measureText(m.label).width + 4, 13);
+        g.fillStyle = "#14202b";
+        g.fillText(m.label, x + 3, plot.y + 2);
+      }
+    }
+
     // highlighted marker and its label
-    if (hi !== null && markers[hi]) {
+    if (hi !== null && markers[hi] && markers[hi].t >= xMin && markers[hi].t <= xMax) {
       const m = markers[hi];
       const x = Math.round(this.xOf(m.t)) + 0.5;
       g.strokeStyle = "#d62f00";
@@ -423,7 +487,7 @@ export class LineChart {
       g.moveTo(x, plot.y);
       g.lineTo(x, plot.y + plot.h);
       g.stroke();
-      const text = `${formatClock(m.t)} ${m.label}`;
+      const text = `${o.xFormat ? o.xFormat(m.t) : formatClock(m.t)} ${m.label}`;
       g.font = MARKER_FONT;
       const tw = g.measureText(text).width + 10;
       const bx = Math.max(plot.x, Math.min(x - tw / 2, plot.x + plot.w - tw));
