@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { StepClock } from "../../assets/js/ui/loop.js";
 import { FrameBudget, Stepper, crashReason } from "../../assets/js/ui/stepper.js";
 import { frameIndex, frameCount, frameStep } from "../../assets/js/ui/frame.js";
-import { minImage, wrap } from "../../assets/js/ui/periodic.js";
+import { minImage, periodicCopies, wrap } from "../../assets/js/ui/periodic.js";
 import { drawArrow } from "../../assets/js/ui/marks.js";
 import { HistoryMirror } from "../../assets/js/ui/history.js";
 import { tabListMove } from "../../assets/js/ui/dom.js";
@@ -389,4 +389,30 @@ test("spokenValue: a slider's value is read with its unit in the spec's words", 
   assert.deepEqual([formatValue(pop, 1), formatValue(pop, 2), formatValue(pop, 0)], ["1 animal", "2 animals", "0 animals"]);
   assert.deepEqual([spokenValue(pop, 1), spokenValue(pop, 150)], ["1 animal", "150 animals"]);
   assert.equal(formatValue({ ...force, unit_one: "length/s²" }, 1), "1.0 lengths/s²"); // a float keeps its unit
+});
+
+test("periodicCopies: a shape is drawn again across each edge it crosses, and only there", () => {
+  const out = new Float64Array(18);
+  const shifts = (x, y, m, W = 100, H = 50) => {
+    const k = periodicCopies(x, y, m, W, H, out);
+    return Array.from({ length: k }, (_, c) => [out[2 * c], out[2 * c + 1]]);
+  };
+  assert.deepEqual(shifts(50, 25, 2), [[0, 0]]);                       // inside: itself only
+  assert.deepEqual(shifts(1, 25, 2), [[0, 0], [100, 0]]);              // across the left edge
+  assert.deepEqual(shifts(99, 49, 2), [[0, 0], [-100, -50], [-100, 0], [0, -50]]);  // a corner: 4
+  assert.deepEqual(shifts(50, 1, 2), [[0, 0], [0, 50]]);
+  // wider than half the box: copies on both sides (the old per-axis rule drew only one)
+  assert.equal(shifts(50, 25, 60).length, 9);
+  // the same set as "x < m: +W, x > W - m: -W" for any small shape inside the box
+  for (let x = 0.5; x < 100; x += 7.3) {
+    for (let y = 0.25; y < 50; y += 4.1) {
+      const ox = x < 3 ? 100 : x > 97 ? -100 : 0, oy = y < 3 ? 50 : y > 47 ? -50 : 0;
+      const want = [[0, 0]];
+      if (ox) want.push([ox, 0]);
+      if (oy) want.push([0, oy]);
+      if (ox && oy) want.push([ox, oy]);
+      const key = (a) => a.map(String).sort().join(";");
+      assert.equal(key(shifts(x, y, 3)), key(want), `${x}, ${y}`);
+    }
+  }
 });

@@ -10,11 +10,11 @@
 // trails live in a preallocated ring buffer (trails.js), and the frame itself is
 // the engine's Float32Array, read in place.  Agents are drawn in one path and one
 // fill; periodic copies of glyphs, obstacles and the threat ring are drawn where
-// they cross an edge.
+// they cross an edge (ui/periodic.js periodicCopies).
 
 import { TrailBuffer } from "./trails.js";
 import { fitCanvas } from "../../ui/dom.js";
-import { wrap } from "../../ui/periodic.js";
+import { periodicCopies, wrap } from "../../ui/periodic.js";
 import { SELECTED, SHADES, THREAT } from "./palette.js";
 
 /** Glyph length in model lengths (enlarged for visibility; the caption says so). */
@@ -60,6 +60,7 @@ export class StageRenderer {
     this.cssH = 0;
     this.appearance = "birds";
     this.obstacles = []; // [{x, y, r}] in model lengths
+    this.shifts = new Float64Array(18); // periodicCopies' scratch: the copies of one shape
     this.trails = new TrailBuffer({
       maxAgents: opts.maxAgents,  // the population's largest value (the session's spec)
       every: opts.trailEvery,
@@ -141,17 +142,13 @@ export class StageRenderer {
     if (!this.obstacles.length) return;
     const g = this.g;
     g.beginPath();
+    const sh = this.shifts;
     for (const d of this.obstacles) {
-      for (let ox = -1; ox <= 1; ox++) {
-        for (let oy = -1; oy <= 1; oy++) {
-          const cx = d.x + ox * this.W;
-          const cy = d.y + oy * this.H;
-          if (cx + d.r < 0 || cx - d.r > this.W || cy + d.r < 0 || cy - d.r > this.H) continue;
-          const px = this.viewX(cx);
-          const py = this.viewY(cy);
-          g.moveTo(px + d.r * this.scale, py);
-          g.arc(px, py, d.r * this.scale, 0, Math.PI * 2);
-        }
+      for (let c = 0, k = periodicCopies(d.x, d.y, d.r, this.W, this.H, sh); c < k; c++) {
+        const px = this.viewX(d.x + sh[2 * c]);
+        const py = this.viewY(d.y + sh[2 * c + 1]);
+        g.moveTo(px + d.r * this.scale, py);
+        g.arc(px, py, d.r * this.scale, 0, Math.PI * 2);
       }
     }
     // Stroke every outline at double width, then fill the union on top: only the outer
@@ -188,30 +185,26 @@ export class StageRenderer {
   _threat(x, y, radius) {
     const g = this.g;
     const s = this.scale;
-    for (let ox = -1; ox <= 1; ox++) {
-      for (let oy = -1; oy <= 1; oy++) {
-        const cx = x + ox * this.W;
-        const cy = y + oy * this.H;
-        if (cx + radius < 0 || cx - radius > this.W || cy + radius < 0 || cy - radius > this.H) continue;
-        const px = this.viewX(cx);
-        const py = this.viewY(cy);
-        g.beginPath();
-        g.arc(px, py, radius * s, 0, Math.PI * 2);
-        g.fillStyle = SHADES.threatZone;
-        g.fill();
-        g.setLineDash(DASH);
-        g.strokeStyle = SHADES.threatEdge;
-        g.lineWidth = 1.5;
-        g.stroke();
-        g.setLineDash(NO_DASH);
-        g.beginPath();
-        g.arc(px, py, Math.max(5, 1.6 * s), 0, Math.PI * 2);
-        g.fillStyle = COLORS.threat;
-        g.fill();
-        g.strokeStyle = "#ffffff";
-        g.lineWidth = 1.5;
-        g.stroke();
-      }
+    const sh = this.shifts;
+    for (let c = 0, k = periodicCopies(x, y, radius, this.W, this.H, sh); c < k; c++) {
+      const px = this.viewX(x + sh[2 * c]);
+      const py = this.viewY(y + sh[2 * c + 1]);
+      g.beginPath();
+      g.arc(px, py, radius * s, 0, Math.PI * 2);
+      g.fillStyle = SHADES.threatZone;
+      g.fill();
+      g.setLineDash(DASH);
+      g.strokeStyle = SHADES.threatEdge;
+      g.lineWidth = 1.5;
+      g.stroke();
+      g.setLineDash(NO_DASH);
+      g.beginPath();
+      g.arc(px, py, Math.max(5, 1.6 * s), 0, Math.PI * 2);
+      g.fillStyle = COLORS.threat;
+      g.fill();
+      g.strokeStyle = "#ffffff";
+      g.lineWidth = 1.5;
+      g.stroke();
     }
   }
 
@@ -221,8 +214,7 @@ export class StageRenderer {
     const shape = this.appearance === "fish" ? FISH : BIRD;
     const len = Math.max(MIN_GLYPH_PX, GLYPH_LENGTH * this.scale);
     const margin = (0.6 * len) / this.scale; // model lengths near an edge that need a copy
-    const W = this.W;
-    const H = this.H;
+    const sh = this.shifts;
     g.beginPath();
     for (let i = 0, o = f.offset; i < f.n; i++, o += f.stride) {
       const x = data[o + f.X];
@@ -230,13 +222,10 @@ export class StageRenderer {
       const th = data[o + f.TH];
       const c = Math.cos(th);
       const sn = Math.sin(th);
-      this._glyph(shape, x, y, c, sn, len);
-      // periodic copies where the glyph crosses an edge
-      const dx = x < margin ? W : x > W - margin ? -W : 0;
-      const dy = y < margin ? H : y > H - margin ? -H : 0;
-      if (dx) this._glyph(shape, x + dx, y, c, sn, len);
-      if (dy) this._glyph(shape, x, y + dy, c, sn, len);
-      if (dx && dy) this._glyph(shape, x + dx, y + dy, c, sn, len);
+      // the glyph, and its periodic copies where it crosses an edge
+      for (let j = 0, k = periodicCopies(x, y, margin, this.W, this.H, sh); j < k; j++) {
+        this._glyph(shape, x + sh[2 * j], y + sh[2 * j + 1], c, sn, len);
+      }
     }
     g.fillStyle = COLORS.agent;
     g.fill();

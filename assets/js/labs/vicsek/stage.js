@@ -17,13 +17,14 @@
 // Trail: the page keeps the last TRAIL update positions per arrow (ring buffer) and
 // draws them as one polyline unwrapped with minimum-image steps (each step is the model's
 // speed, at most half the box by its validation, so the minimum image is the true step).
-// Everything that crosses an edge is drawn again at its periodic copies; the box is clipped.
+// Everything that crosses an edge is drawn again at its periodic copies (ui/periodic.js
+// periodicCopies); the box is clipped.
 //
 // The renderer allocates nothing per frame: all buffers are preallocated typed arrays,
 // all colours and dash patterns are constants.
 
 import { pixelRatio } from "../../ui/dom.js";
-import { minImage, wrap } from "../../ui/periodic.js";
+import { minImage, periodicCopies, wrap } from "../../ui/periodic.js";
 import { headingBin, headingStyles } from "../../ui/heading.js";
 
 export const TRAIL = 8;            // updates of trail
@@ -70,6 +71,7 @@ export class Stage {
     this.ringHead = 0;
     this.ringCount = 0;
     this.trailU = new Float32Array(RING * n * 2); // unwrapped trail points relative to block A
+    this.shifts = new Float64Array(18);   // periodicCopies' scratch: the copies of one shape
     this.hx = new Float32Array(n);        // displayed (interpolated, wrapped) positions
     this.hy = new Float32Array(n);
     this.neigh = new Uint8Array(n);       // 1 = neighbour of the selected arrow
@@ -270,13 +272,11 @@ export class Stage {
 
   _segmentCopies(ax, ay, bx, by, cx, cy) {
     // cx, cy: the wrapped current position; the trail lies within trailReach of it
-    const L = this.box, reach = this.trailReach;
-    const ox = cx < reach ? L : cx > L - reach ? -L : 0;
-    const oy = cy < reach ? L : cy > L - reach ? -L : 0;
-    this._segment(ax, ay, bx, by); // copy (0, 0)
-    if (ox !== 0) this._segment(ax + ox, ay, bx + ox, by);
-    if (oy !== 0) this._segment(ax, ay + oy, bx, by + oy);
-    if (ox !== 0 && oy !== 0) this._segment(ax + ox, ay + oy, bx + ox, by + oy);
+    const L = this.box, sh = this.shifts;
+    for (let c = 0, k = periodicCopies(cx, cy, this.trailReach, L, L, sh); c < k; c++) {
+      const ox = sh[2 * c], oy = sh[2 * c + 1];
+      this._segment(ax + ox, ay + oy, bx + ox, by + oy);
+    }
   }
 
   _segment(ax, ay, bx, by) {
@@ -286,12 +286,10 @@ export class Stage {
 
   _arrowCopies(x, y, th, len, fill, stroke) {
     const L = this.box, m = (len / this.size) * 1.2 * L;  // the glyph's reach in model units
-    const ox = x < m ? L : x > L - m ? -L : 0;
-    const oy = y < m ? L : y > L - m ? -L : 0;
-    this._arrow(x, y, th, len, fill, stroke);
-    if (ox !== 0) this._arrow(x + ox, y, th, len, fill, stroke);
-    if (oy !== 0) this._arrow(x, y + oy, th, len, fill, stroke);
-    if (ox !== 0 && oy !== 0) this._arrow(x + ox, y + oy, th, len, fill, stroke);
+    const sh = this.shifts;
+    for (let c = 0, k = periodicCopies(x, y, m, L, L, sh); c < k; c++) {
+      this._arrow(x + sh[2 * c], y + sh[2 * c + 1], th, len, fill, stroke);
+    }
   }
 
   /** A slim arrowhead centred on (x, y) pointing along th (model angle, y up). */
@@ -323,39 +321,34 @@ export class Stage {
     const x = this.hx[i], y = this.hy[i];
     const wedgeR = Math.min(R * 0.8, 0.09 * L);
     const aim = this.turnTo;
-    for (let ox = -L; ox <= L; ox += L) {
-      const cx = x + ox;
-      if (cx < -R || cx > L + R) continue;
-      for (let oy = -L; oy <= L; oy += L) {
-        const cy = y + oy;
-        if (cy < -R || cy > L + R) continue;
-        const X = this.viewX(cx), Y = this.viewY(cy);
+    const sh = this.shifts;
+    for (let c = 0, n = periodicCopies(x, y, R, L, L, sh); c < n; c++) {
+      const X = this.viewX(x + sh[2 * c]), Y = this.viewY(y + sh[2 * c + 1]);
+      g.beginPath();
+      g.arc(X, Y, R * k, 0, TAU);
+      g.fillStyle = CIRCLE_FILL;
+      g.fill();
+      g.lineWidth = 2;
+      g.strokeStyle = CIRCLE_STROKE;
+      g.stroke();
+      if (aim === aim) { // not NaN
+        // the kick wedge: headings aim +- kick (canvas angles run clockwise: negate)
         g.beginPath();
-        g.arc(X, Y, R * k, 0, TAU);
-        g.fillStyle = CIRCLE_FILL;
+        g.moveTo(X, Y);
+        g.arc(X, Y, wedgeR * k, -(aim + this.kick), -(aim - this.kick), false);
+        g.closePath();
+        g.fillStyle = WEDGE_FILL;
         g.fill();
-        g.lineWidth = 2;
-        g.strokeStyle = CIRCLE_STROKE;
+        g.lineWidth = 1.5;
+        g.strokeStyle = WEDGE_STROKE;
         g.stroke();
-        if (aim === aim) { // not NaN
-          // the kick wedge: headings aim +- kick (canvas angles run clockwise: negate)
-          g.beginPath();
-          g.moveTo(X, Y);
-          g.arc(X, Y, wedgeR * k, -(aim + this.kick), -(aim - this.kick), false);
-          g.closePath();
-          g.fillStyle = WEDGE_FILL;
-          g.fill();
-          g.lineWidth = 1.5;
-          g.strokeStyle = WEDGE_STROKE;
-          g.stroke();
-          g.beginPath();
-          g.moveTo(X, Y);
-          g.lineTo(X + Math.cos(aim) * wedgeR * k, Y - Math.sin(aim) * wedgeR * k);
-          g.setLineDash(DASH);
-          g.strokeStyle = AIM_STROKE;
-          g.stroke();
-          g.setLineDash(NO_DASH);
-        }
+        g.beginPath();
+        g.moveTo(X, Y);
+        g.lineTo(X + Math.cos(aim) * wedgeR * k, Y - Math.sin(aim) * wedgeR * k);
+        g.setLineDash(DASH);
+        g.strokeStyle = AIM_STROKE;
+        g.stroke();
+        g.setLineDash(NO_DASH);
       }
     }
   }
