@@ -29,7 +29,6 @@ export const SHADES = {
   selectedTrail: alpha(SELECTED, 0.85),
   threatZone: alpha(THREAT, 0.08),
   threatEdge: alpha(THREAT, 0.75),
-  threatRing: alpha(THREAT, 0.8),
   viewFill: alpha(NEIGHBOURS.social, 0.10),
   viewEdge: alpha(NEIGHBOURS.social, 0.45),
   viewText: alpha(NEIGHBOURS.social, 0.9),
@@ -54,3 +53,27 @@ export const ARROW_STYLES = {
   obstacle: { color: ARROWS.obstacle, dash: [3.6, 1.2, 0.8, 1.2], head: "open", words: "dash-dot, open head" },
   threat: { color: ARROWS.threat, dash: [], head: "double", weight: 1.5, words: "thick, double head" },
 };
+
+const THREAT_DASH = [6, 5];
+const NO_DASH = [];
+
+/** The threat as the stage and the panel both draw it, centred at (px, py) CSS px: its reach (a
+ *  faint disc with a dashed edge, `reachPx` across) and its point (a white-edged red dot). */
+export function drawThreat(g, px, py, reachPx, pointPx) {
+  g.beginPath();
+  g.arc(px, py, reachPx, 0, Math.PI * 2);
+  g.fillStyle = SHADES.threatZone;
+  g.fill();
+  g.setLineDash(THREAT_DASH);
+  g.strokeStyle = SHADES.threatEdge;
+  g.lineWidth = 1.5;
+  g.stroke();
+  g.setLineDash(NO_DASH);
+  g.beginPath();
+  g.arc(px, py, pointPx, 0, Math.PI * 2);
+  g.fillStyle = THREAT;
+  g.fill();
+  g.strokeStyle = "#ffffff";
+  g.lineWidth = 1.5;
+  g.stroke();
+}

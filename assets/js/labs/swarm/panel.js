@@ -8,7 +8,7 @@
 // they are steering urges, not physical forces.
 
 import { fitCanvas, pixelRatio, plural, setText } from "../../ui/dom.js";
-import { ARROWS, ARROW_STYLES, NEIGHBOURS, NEIGHBOUR_WORDS, SELECTED, SHADES, THREAT } from "./palette.js";
+import { ARROWS, ARROW_STYLES, NEIGHBOURS, NEIGHBOUR_WORDS, SELECTED, SHADES, drawThreat } from "./palette.js";
 import { drawArrow, drawMark } from "../../ui/marks.js";
 import { minImage } from "../../ui/periodic.js";
 
@@ -28,7 +28,7 @@ const EXCLUDED = NEIGHBOURS.excluded;
 // each neighbour class has its own shape as well as its colour (ui/marks.js; legend swatches alike)
 export const NEIGHBOUR_SHAPES = { social: "disc", personal: "square", excluded: "ring" };
 
-const THREAT_DASH = [6, 5], RANGE_DASH = [4, 4], NO_DASH = [];
+const RANGE_DASH = [4, 4], NO_DASH = [];
 
 /** Whether two lists of indices are the same, element for element. */
 function sameList(a, b) {
@@ -217,17 +217,7 @@ export class SensePanel {
     if (f.threatActive) {
       const dx = minImage(f.threatX - x0, W);
       const dy = minImage(f.threatY - y0, H);
-      g.beginPath();
-      g.arc(cx + dx * s, cy - dy * s, f.threatRadius * s, 0, Math.PI * 2);
-      g.setLineDash(THREAT_DASH);
-      g.strokeStyle = SHADES.threatRing;
-      g.lineWidth = 1.5;
-      g.stroke();
-      g.setLineDash(NO_DASH);
-      g.beginPath();
-      g.arc(cx + dx * s, cy - dy * s, 5, 0, Math.PI * 2);
-      g.fillStyle = THREAT;
-      g.fill();
+      drawThreat(g, cx + dx * s, cy - dy * s, f.threatRadius * s, 5);
     }
     // field of view (the session's fov_deg) of radius R, personal space, nearby ring
     const R = info.R;

@@ -15,7 +15,7 @@
 import { TrailBuffer } from "./trails.js";
 import { fitCanvas } from "../../ui/dom.js";
 import { periodicCopies, wrap } from "../../ui/periodic.js";
-import { SELECTED, SHADES, THREAT } from "./palette.js";
+import { SELECTED, SHADES, drawThreat } from "./palette.js";
 
 /** Glyph length in model lengths (enlarged for visibility; the caption says so). */
 export const GLYPH_LENGTH = 2.0;
@@ -38,11 +38,8 @@ const COLORS = {
   selected: SELECTED,
   obstacleFill: "#2c4256",
   obstacleEdge: "#6f8aa1",
-  threat: THREAT,
 };
 const TRAIL_BANDS = 4;
-const DASH = [6, 5];
-const NO_DASH = [];
 const TRAIL_ALPHAS = ["0.10", "0.20", "0.32", "0.45"].map((a) => COLORS.trail.replace("ALPHA", a));
 
 export class StageRenderer {
@@ -187,24 +184,7 @@ export class StageRenderer {
     const s = this.scale;
     const sh = this.shifts;
     for (let c = 0, k = periodicCopies(x, y, radius, this.W, this.H, sh); c < k; c++) {
-      const px = this.viewX(x + sh[2 * c]);
-      const py = this.viewY(y + sh[2 * c + 1]);
-      g.beginPath();
-      g.arc(px, py, radius * s, 0, Math.PI * 2);
-      g.fillStyle = SHADES.threatZone;
-      g.fill();
-      g.setLineDash(DASH);
-      g.strokeStyle = SHADES.threatEdge;
-      g.lineWidth = 1.5;
-      g.stroke();
-      g.setLineDash(NO_DASH);
-      g.beginPath();
-      g.arc(px, py, Math.max(5, 1.6 * s), 0, Math.PI * 2);
-      g.fillStyle = COLORS.threat;
-      g.fill();
-      g.strokeStyle = "#ffffff";
-      g.lineWidth = 1.5;
-      g.stroke();
+      drawThreat(g, this.viewX(x + sh[2 * c]), this.viewY(y + sh[2 * c + 1]), radius * s, Math.max(5, 1.6 * s));
     }
   }
 
