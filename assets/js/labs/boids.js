@@ -24,12 +24,12 @@
 import { buildControls } from "../ui/controls.js";
 import { createLoop } from "../ui/loop.js";
 import { Stepper } from "../ui/stepper.js";
-import { PlayButton, Readouts, frameOps, eachResult } from "../ui/run.js";
-import { frameIndex, frameCount } from "../ui/frame.js";
+import { openLab, PlayButton, Readouts, frameOps, eachResult } from "../ui/run.js";
+import { frameCount } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
 import { readQuery, shareUrl, copyLink, copiedWords } from "../ui/share.js";
 import { LineChart, SERIES_STYLE } from "../ui/chart.js";
-import { ensureStylesheet, pixelRatio, el, num } from "../ui/dom.js";
+import { pixelRatio, el, num } from "../ui/dom.js";
 import { wrap } from "../ui/periodic.js";
 import { STORY_HTML } from "./boids/story.js";
 import { MinimalControls } from "../ui/minimal.js";
@@ -45,15 +45,9 @@ const TAP_KEEPS_MS = 350;           // Enter or Space let go sooner than this: a
 
 export async function mount(section, ctx) {
   preloadEditor(); // the rules panel's editor loads while the lab asks for its specs and first state
-  ensureStylesheet("assets/css/boids.css");
-  const engine = ctx.engine;
-  const specs = await engine.spec(LAB);
-  const layout = await engine.layout(LAB);
-  const fx = frameIndex(layout.frame);
+  // (display: presets, readouts and chart words, from the session)
+  const { engine, specs, layout, fx, display, minimal } = await openLab(ctx, LAB, "assets/css/boids.css");
   const HEADER = fx.offset;
-  const minimal = ctx.params.get("controls") === "minimal";
-
-  const display = layout.display; // presets, readouts and chart words, from the session
   const presetSettings = Object.fromEntries(display.presets.map((p) => [p.name, p.values])); // {name: values}
   section.innerHTML = layoutHtml(layout.constants, display);
   section.insertAdjacentHTML("afterbegin", HEADER_HTML);

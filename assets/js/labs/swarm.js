@@ -17,10 +17,9 @@
 import { buildControls, groupSpecs, formatValue } from "../ui/controls.js";
 import { createLoop } from "../ui/loop.js";
 import { Stepper } from "../ui/stepper.js";
-import { PlayButton, Readouts, readoutRowHtml, frameOps, eachResult } from "../ui/run.js";
-import { frameIndex } from "../ui/frame.js";
+import { openLab, PlayButton, Readouts, readoutRowHtml, frameOps, eachResult } from "../ui/run.js";
 import { HistoryMirror } from "../ui/history.js";
-import { ensureStylesheet, el, capital, say, setText } from "../ui/dom.js";
+import { el, capital, say, setText } from "../ui/dom.js";
 import { NARROW } from "../ui/reflow.js";
 import { MinimalControls } from "../ui/minimal.js";
 import { readQuery, shareUrl, copyLink, copiedWords, linkCode } from "../ui/share.js";
@@ -61,24 +60,18 @@ function download(blob, name) {
  * every lab.
  */
 export async function mount(section, ctx) {
-  ensureStylesheet("assets/css/swarm.css");
-  const engine = ctx.engine;
-  const specs = await engine.spec(LAB);
+  // (display: groups, readouts, chart words and urges, from the session)
+  const { engine, specs, fx, consts, display, minimal } = await openLab(ctx, LAB, "assets/css/swarm.css");
   const specBy = new Map(specs.map((s) => [s.name, s]));
-  const minimal = ctx.params.get("controls") === "minimal";
   const phone = window.matchMedia && window.matchMedia(NARROW).matches;
 
   // ---------------------------------------------------------------- constants from the engine
   let state = await engine.call(LAB, "state");
-  const layout = await engine.layout(LAB);
-  const consts = layout.constants;
-  const display = layout.display; // groups, readouts, chart words and urges, from the session
   const DT = consts.dt;
   const obstacleShapes = consts.obstacles;
   const obstacleNames = [];
   for (const [name, code] of Object.entries(consts.obstacle_codes)) obstacleNames[code] = name;
   const THREAT_RADIUS = consts.threat_radius;
-  const fx = frameIndex(layout.frame);
   const trialsRes = await engine.tryCall(LAB, "trials");
   const trials = trialsRes.ok && Array.isArray(trialsRes.value) ? trialsRes.value : [];
   if (!trialsRes.ok) console.warn("[swarm] the session has no op_trials:", trialsRes.error);

@@ -16,8 +16,8 @@
 
 import { createLoop } from "../ui/loop.js";
 import { Stepper } from "../ui/stepper.js";
-import { PlayButton, Readouts, readoutRowHtml, frameOps, eachResult } from "../ui/run.js";
-import { frameIndex, frameStep } from "../ui/frame.js";
+import { openLab, PlayButton, Readouts, readoutRowHtml, frameOps, eachResult } from "../ui/run.js";
+import { frameStep } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
 import { LineChart, SERIES_STYLE } from "../ui/chart.js";
 import { buildControls } from "../ui/controls.js";
@@ -26,7 +26,7 @@ import { Stage } from "./vicsek/stage.js";
 import { headingWheel } from "../ui/heading.js";
 import { CheckRunner, renderTable, renderDotPlot, fmt3 } from "./vicsek/check.js";
 import { steps, ruleHtml, checkIntroHtml, NOTES_HTML, headerHtml, checkName } from "./vicsek/text.js";
-import { ensureStylesheet, plural, capital, say, setText, tabListMove } from "../ui/dom.js";
+import { plural, capital, say, setText, tabListMove } from "../ui/dom.js";
 import { mountRules, preloadEditor } from "../ui/rules.js";
 import { MinimalControls } from "../ui/minimal.js";
 
@@ -107,14 +107,8 @@ const layoutHtml = (c, { readouts, charts: [plot] }, name) => `${headerHtml(c)}
 
 export async function mount(section, ctx) {
   preloadEditor(); // the rules panel's editor loads while the lab asks for its specs and first state
-  ensureStylesheet("assets/css/vicsek.css");
-  const engine = ctx.engine;
-  const specs = await engine.spec(LAB);
-  const layout = await engine.layout(LAB);
-  const fx = frameIndex(layout.frame);
-  const consts = layout.constants;
-  const display = layout.display; // readouts and the P plot's words, from the session
-  const minimal = ctx.params.get("controls") === "minimal";
+  // (display: readouts, the P plot's words and the rate's spec, from the session)
+  const { engine, specs, fx, consts, display, minimal } = await openLab(ctx, LAB, "assets/css/vicsek.css");
 
   // settings from the page URL (share links), read leniently by the session
   const { values: urlValues, notices } = await readQuery(engine, LAB, ctx.params);

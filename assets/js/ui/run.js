@@ -1,6 +1,7 @@
-// What every lab shows of its run, written once: the Play/Pause button, the readouts, and the
-// words of a frame's request and of its reply.
+// What every lab shows of its run, written once: how it opens its session, the Play/Pause
+// button, the readouts, and the words of a frame's request and of its reply.
 //
+//   const { engine, specs, layout, fx, minimal } = await openLab(ctx, LAB, "assets/css/x.css");
 //   const play = new PlayButton(button, section, "the stage");  play.show(playing);
 //   const readouts = new Readouts(box, display.readouts);       readouts.show(metrics);
 //   stepper.compose = (n) => frameOps(n, [hist.op()], { metrics: stepper.readsDue(n) });
@@ -10,7 +11,19 @@
 // {key, label, unit, decimals, scale}); the page writes them, it does not keep its own.
 
 import { formatReadout } from "./controls.js";
-import { escapeHtml, setText } from "./dom.js";
+import { ensureStylesheet, escapeHtml, setText } from "./dom.js";
+import { frameIndex } from "./frame.js";
+
+/** What every lab asks first: its stylesheet, and its session's parameter specs and layout (both
+ *  asked at once), read into {engine, specs, layout, fx (the frame index: ui/frame.js), consts,
+ *  display, minimal (the page's controls=minimal)}. */
+export async function openLab(ctx, lab, stylesheet) {
+  ensureStylesheet(stylesheet);
+  const engine = ctx.engine;
+  const [specs, layout] = await Promise.all([engine.spec(lab), engine.layout(lab)]);
+  return { engine, specs, layout, fx: frameIndex(layout.frame), consts: layout.constants, display: layout.display,
+           minimal: ctx.params.get("controls") === "minimal" };
+}
 
 /** The lab's Play/Pause button.  Its state is also on the lab's section as data-playing
  *  ("1" or "0"), which ui/access.js (the automatic summaries) and the tests read. */
