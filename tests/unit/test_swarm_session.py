@@ -30,6 +30,10 @@ def test_create_and_frame_layout():
     body = f[HEADER:].reshape(-1, STRIDE)
     np.testing.assert_allclose(body[:, :2], s.state.x, rtol=1e-6)
     np.testing.assert_allclose(body[:, 2], s.state.theta, rtol=1e-6)
+    # the constants are published once, by the layout; the state (asked for often) carries only
+    # what changes (it repeated all of them)
+    assert s.dispatch("layout", {})["constants"]["dt"] == swarm.DT
+    assert "constants" not in s.dispatch("state", {})
 
 
 def test_bad_input_gives_error_and_changes_nothing():

@@ -444,7 +444,6 @@ class SwarmSession(Session):
             "trial_on_restart": self._trial_on_restart(),
             "trial_of_link": self._trial_of_link(),  # the trial a share link names (run_values with the live settings)
             "fallbacks": s.fallbacks,
-            "constants": self.constants(),
         }
 
     def constants(self) -> dict:
