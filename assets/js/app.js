@@ -177,17 +177,37 @@ function showLabError(section, lab, err, { load = false } = {}) {
   });
   box.append(title, text, " ", retry);
   section.replaceChildren(box);
-  // A module that failed to load fails alike whether the connection dropped or the file is not on
-  // the site; the server's answer tells which (a missing file: retrying cannot help).
+  // A module that failed to load fails alike whether the connection dropped or a file is not on
+  // the site; the server's answers tell which (a missing file: retrying cannot help).
   if (load) {
-    fetch(new URL(`./labs/${lab}.js`, import.meta.url), { method: "HEAD", cache: "no-store" }).then((r) => {
-      if (r.status !== 404 && r.status !== 410) return;
+    missingModule(new URL(`./labs/${lab}.js`, import.meta.url)).then((miss) => {
+      if (!miss) return;
+      const name = miss.url.pathname.split("/assets/js/").pop();
       title.textContent = "This lab's code is missing on this site. ";
-      text.textContent = `The site answered ${r.status} for labs/${lab}.js. Your other labs keep running. ` +
+      text.textContent = `The site answered ${miss.status} for ${name}. Your other labs keep running. ` +
         "If you host Swarm Lab, copy the whole built folder again (`make dist`); otherwise tell your teacher. " +
         "Detail: " + String((err && err.message) || err);
     }).catch(() => { /* no answer: the connection, as said */ });
   }
+}
+
+const RELATIVE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*)"(\.{1,2}\/[^"]+)"/g;
+
+/** The first module of `url`'s static import graph (relative imports: the app's own modules)
+ *  that the site answers 404 or 410 for, as {url, status}; null if every one is there.  A
+ *  browser names only the lab's module when any module below it fails, so each is asked. */
+async function missingModule(url, seen = new Set()) {
+  seen.add(url.href);
+  const r = await fetch(url, { cache: "no-store" });
+  if (r.status === 404 || r.status === 410) return { url, status: r.status };
+  if (!r.ok) return null;
+  for (const [, spec] of (await r.text()).matchAll(RELATIVE_IMPORT)) {
+    const next = new URL(spec, url);
+    if (seen.has(next.href)) continue;
+    const miss = await missingModule(next, seen);
+    if (miss) return miss;
+  }
+  return null;
 }
 
 /** Notices a lab wrote (its link's settings, say) show with that lab only: after a switch the

@@ -244,10 +244,12 @@ def test_a_damaged_package_list_says_the_copy_is_damaged(page, server):
     assert "make dist" in page.inner_text("#boot-error-hint")
 
 
-def test_a_lab_whose_code_is_missing_on_the_site_says_so(page, server):
-    """A lab module the site answers 404 for: not "the connection may have dropped" (a retry
-    cannot help), but that the file is missing, and what a host does about it."""
-    page.route("**/assets/js/labs/vicsek.js", lambda route: route.fulfill(status=404, body="not found"))
+@pytest.mark.parametrize("missing", ["labs/vicsek.js", "labs/vicsek/check.js"])
+def test_a_lab_whose_code_is_missing_on_the_site_says_so(page, server, missing):
+    """A lab module the site answers 404 for, the lab's own or one it imports: not "the
+    connection may have dropped" (a retry cannot help), but which file is missing, and what a
+    host does about it (the browser's error names only the lab's module)."""
+    page.route(f"**/assets/js/{missing}", lambda route: route.fulfill(status=404, body="not found"))
     page.goto(f"{server}/?lab=boids")
     wait_ready(page)
     page.click("#tab-vicsek")
@@ -255,7 +257,8 @@ def test_a_lab_whose_code_is_missing_on_the_site_says_so(page, server):
     box.wait_for(timeout=30_000)
     page.wait_for_function("() => document.querySelector('#lab-vicsek .lab-error').textContent.includes('missing on this site')")
     text = box.inner_text()
-    assert "404" in text and "labs/vicsek.js" in text and "make dist" in text and "connection may have dropped" not in text
+    assert f"The site answered 404 for {missing}." in text and "make dist" in text
+    assert "connection may have dropped" not in text
     page.click("#tab-boids")  # the other labs keep running
     assert page.locator("#lab-boids .lab-error").count() == 0
 
