@@ -139,6 +139,12 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     gzip = False
     throttle: Throttle | None = None
     cache_control = "no-cache"
+    etag: str | None = None  # the entity tag of the file this response sends (set by _send_head)
+
+    def send_response(self, code, message=None):
+        if code not in (200, 304):  # an error or a redirect: no file's tag (a keep-alive
+            self.etag = None        # connection's handler answers many requests)
+        super().send_response(code, message)
 
     def setup(self):
         super().setup()
@@ -162,7 +168,10 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
     def _send_head(self):
         path = self._file()
-        if path is not None and self._not_modified_since(os.stat(path).st_mtime):
+        zipped = (path is not None and self.gzip and "gzip" in self.headers.get("Accept-Encoding", "")
+                  and self.guess_type(path).startswith(COMPRESSIBLE))
+        self.etag = self._etag(path, zipped) if path is not None else None
+        if path is not None and self._not_modified(os.stat(path).st_mtime):
             # A revalidation (Cache-Control: no-cache) costs one round trip, not the file again.
             mtime = os.stat(path).st_mtime
             self.send_response(304)
@@ -174,9 +183,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         # `rsync -a` of an earlier build) was never fetched: sw.js above all, whose update is
         # how a browser learns of a new build.  Only an unchanged file is "not modified".
         del self.headers["If-Modified-Since"]
-        if not self.gzip or "gzip" not in self.headers.get("Accept-Encoding", ""):
-            return super().send_head()
-        if path is None or not self.guess_type(path).startswith(COMPRESSIBLE):
+        if not zipped:
             return super().send_head()
         ctype = self.guess_type(path)
         mtime = os.stat(path).st_mtime
@@ -190,11 +197,24 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         self.end_headers()
         return io.BytesIO(body)
 
-    def _not_modified_since(self, mtime: float) -> bool:
-        """If-Modified-Since names exactly this file's time (seconds resolution), the time this
-        server sent for it: the browser's copy is this file, not an older or a newer one."""
+    @staticmethod
+    def _etag(path: str, zipped: bool) -> str:
+        """This file's version as an entity tag: its modification time in nanoseconds and its
+        size (and which encoding: the gzip body is another representation of it)."""
+        st = os.stat(path)
+        return f'"{st.st_mtime_ns:x}-{st.st_size:x}{"-gz" if zipped else ""}"'
+
+    def _not_modified(self, mtime: float) -> bool:
+        """The browser's copy is this very file: its If-None-Match names this file's entity tag
+        (nanoseconds: a file rewritten within the same second is a new version), or, from a
+        browser that has no tag, its If-Modified-Since names exactly this file's time (seconds
+        resolution), the time this server sent for it: not an older or a newer file."""
+        inm = self.headers.get("If-None-Match")
+        if inm is not None:
+            tags = [t.strip().removeprefix("W/") for t in inm.split(",")]
+            return self.etag in tags or "*" in tags
         ims = self.headers.get("If-Modified-Since")
-        if not ims or "If-None-Match" in self.headers:
+        if not ims:
             return False
         try:
             when = email.utils.parsedate_to_datetime(ims)
@@ -205,6 +225,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         return int(mtime) == int(when.timestamp())
 
     def end_headers(self):
+        if self.etag:
+            self.send_header("ETag", self.etag)
         self.send_header("Cache-Control", self.cache_control)
         if self.csp:
             self.send_header("Content-Security-Policy", self.csp)

@@ -520,3 +520,47 @@ def test_an_older_file_than_the_browsers_copy_is_sent_not_304(tmp_path, gzip_on)
                 body = gzip.decompress(body)
             assert body == b"const BUILD = null;\n"
 
+
+
+@pytest.mark.parametrize("gzip_on", [True, False])
+def test_a_file_rewritten_within_the_same_second_is_sent_again(tmp_path, gzip_on):
+    """Last-Modified has whole seconds: a file rebuilt within the second the browser's copy was
+    sent (a quick `make dist` and reload) answered 304 and the old file stayed.  The server now
+    tags each version (ETag: nanosecond time, size, encoding) and a browser revalidates with it."""
+    import os
+    import urllib.error
+    import urllib.request
+
+    import serve
+
+    path = write(tmp_path, "sw.js", b"const BUILD = 'a';\n")
+    os.utime(path, ns=(1_700_000_000_100_000_000, 1_700_000_000_100_000_000))
+    with serve.Background(serve.make_server(tmp_path, "127.0.0.1", 0, quiet=True, gzip=gzip_on)) as served:
+        url = f"{served.url}/sw.js"
+
+        def get(**headers):
+            req = urllib.request.Request(url, headers={"Accept-Encoding": "gzip", **headers})
+            try:
+                with urllib.request.urlopen(req) as r:
+                    body = r.read()
+                    body = gzip.decompress(body) if r.headers.get("Content-Encoding") == "gzip" else body
+                    return r.status, r.headers["ETag"], body
+            except urllib.error.HTTPError as exc:
+                exc.close()
+                return exc.code, exc.headers["ETag"], None
+
+        status, tag, body = get()
+        assert status == 200 and body == b"const BUILD = 'a';\n" and tag
+        assert tag.endswith('-gz"') == gzip_on  # the gzip body is another representation
+        assert get(**{"If-None-Match": tag})[:2] == (304, tag)  # unchanged: one round trip
+        path.write_bytes(b"const BUILD = 'b';\n")  # the same size, the same second
+        os.utime(path, ns=(1_700_000_000_600_000_000, 1_700_000_000_600_000_000))
+        status, tag2, body = get(**{"If-None-Match": tag})
+        assert (status, body) == (200, b"const BUILD = 'b';\n") and tag2 != tag
+        assert get(**{"If-None-Match": f'W/{tag2}, "other"'})[0] == 304  # a list, a weak tag
+        assert get(**{"If-None-Match": "*"})[0] == 304
+        req = urllib.request.Request(f"{served.url}/nothing.js")
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(req)
+        assert missing.value.code == 404 and missing.value.headers["ETag"] is None  # no file, no tag
+        missing.value.close()
