@@ -780,6 +780,33 @@ def test_ten_or_ten_thousand_runs_to_ten_thousand_and_back(lab):
     assert engine_call(page, LAB, "rules_source")["user"] is True
 
 
+def test_measure_every_size_fills_the_chart_and_returns_to_the_flock(page, server):
+    """"Measure every size" times each size of the session's list in turn, fills the chart and its
+    table with one row a size, says that it is done with the trend, and leaves the flock at the
+    size it started at (the default sky) with the page running."""
+    page.goto(f"{server}/?lab=boids")
+    wait_ready(page)
+    sizes = engine_call(page, LAB, "layout")["constants"]["scale_sizes"]
+    before = state(page)
+    panel = page.locator("#lab-boids .bd-scale")
+    panel.locator(".bd-scale-all").click()
+    page.wait_for_function("(n) => Number(document.querySelector('#lab-boids .bd-scale').dataset.points) >= n",
+                           arg=len(sizes), timeout=240_000)
+    page.wait_for_function("() => document.querySelector('#lab-boids .bd-scale-status').textContent.startsWith('Done')",
+                           timeout=120_000)
+    measured = len(set(sizes) | {before["N"]})  # the way back measures the flock's own size too
+    status = panel.locator(".bd-scale-status").inner_text()
+    assert f"Done: {measured} sizes measured, back to {before['N']} boids." in status, status
+    assert "for everyone checking everyone" in status  # the trend, in words
+    assert panel.locator(".bd-scale-table tbody tr").count() == measured
+    after = state(page)
+    assert after["N"] == before["N"] and after["world"] == before["world"]
+    t0 = after["t"]
+    page.wait_for_function("async (t0) => (await window.swarmlab.engine.call('boids', 'state')).t > t0",
+                           arg=t0, timeout=20_000)  # still flying
+    assert page.rec.page_errors == []
+
+
 def test_the_scaling_chart_starts_again_when_the_settings_change(page, server):
     """Times measured under other settings (a preset, a weight, a student's rule) do not compare
     with the new ones: the chart drops them and says so, instead of mixing the two."""
