@@ -253,11 +253,11 @@ export async function mount(section, ctx) {
   function linkUrl() {
     const values = {};
     for (const s of specs) values[s.name] = st.params[s.name];
-    for (const set of allCtls) Object.assign(values, set.pending()); // a change on its way
     Object.assign(values, st.run_values); // the run's own sample, not one typed for the next restart
     return shareUrl(LAB, values, specs, { world: `${round3(world.width)}x${round3(world.height)}` });
   }
-  $(".bd-copy").addEventListener("click", () => copyLink(linkUrl(), ctx.notify, copiedWords(hist.changedDuringRun || treatUsed)));
+  $(".bd-copy").addEventListener("click", () =>
+    copyLink(stepper.whenSettled(linkUrl), ctx.notify, () => copiedWords(hist.changedDuringRun || treatUsed)));
 
   async function restart() {
     releaseTreat();

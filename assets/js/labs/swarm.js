@@ -760,7 +760,9 @@ export async function mount(section, ctx) {
     if (ev.key === "ArrowRight") { ev.preventDefault(); stepper.track(selectRelative(1)); }
     if (ev.key === "ArrowLeft") { ev.preventDefault(); stepper.track(selectRelative(-1)); }
   });
-  copyBtn.addEventListener("click", () => copyLink(linkUrl(), ctx.notify, copiedWords(hist.changedDuringRun))); // synchronous: keeps the click's permission to copy
+  // (a link, or a promise of one while a setting is on its way: copyLink asks for the clipboard
+  // within the click either way)
+  copyBtn.addEventListener("click", () => copyLink(stepper.whenSettled(linkUrl), ctx.notify, () => copiedWords(hist.changedDuringRun)));
   csvBtn.addEventListener("click", downloadCsv);
   pngBtn.addEventListener("click", saveImage);
   if (typeof ResizeObserver !== "undefined") {
@@ -773,7 +775,6 @@ export async function mount(section, ctx) {
    *  settings that contradict its trial. */
   function linkUrl() {
     const values = allValues();
-    for (const set of controlSets) Object.assign(values, set.pending()); // a change on its way
     Object.assign(values, runValues);
     return shareUrl(LAB, values, specs, { trial: trialOfLink });
   }

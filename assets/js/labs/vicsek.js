@@ -267,9 +267,10 @@ export async function mount(section, ctx) {
   playBtn.button.addEventListener("click", () => (playing ? pause() : play()));
   $(".vk-step").addEventListener("click", () => stepper.track(stepButton()));
   $(".vk-restart").addEventListener("click", () => stepper.track(restart()));
+  /** A link to this run: its knob's value (the rate is a viewing speed, not the run's). */
+  const linkUrl = () => shareUrl(LAB, { a: knob.get("a") }, specs);
   $(".vk-copy").addEventListener("click", () => {
-    const url = shareUrl(LAB, { a: knob.get("a"), ...knob.pending() }, specs);
-    copyLink(url, ctx.notify, copiedWords(hist.changedDuringRun));
+    copyLink(stepper.whenSettled(linkUrl), ctx.notify, () => copiedWords(hist.changedDuringRun));
   });
 
   // ---- selection: tap / click / keyboard ----
@@ -471,7 +472,7 @@ export async function mount(section, ctx) {
   // ---- the rules in Python (ui/rules.js): the turn the model runs, editable ----
   const rulesPanel = await mountRules($(".vk-below"), {
     engine, lab: LAB, stepper, notify: ctx.notify, embed: ctx.embed,
-    shareLink: () => shareUrl(LAB, { a: knob.get("a"), ...knob.pending() }, specs),
+    shareLink: linkUrl,
     clock: readouts.spec("t"),  // the update count, as the readout shows it
     agents: "arrows",
   }).catch((err) => { ctx.notify(`The turn in Python could not start: ${err.message || err}`, "error"); return null; });

@@ -99,7 +99,6 @@ export function buildControls(container, specs, opts = {}) {
   const names = opts.only || specs.map((s) => s.name);
   const values = { ...Object.fromEntries(specs.map((s) => [s.name, s.default])), ...(opts.values || {}) };
   const rows = new Map();
-  const inflight = new Map(); // name -> the latest value sent and not answered yet
 
   for (const name of names) {
     const spec = byName.get(name);
@@ -219,9 +218,8 @@ export function buildControls(container, specs, opts = {}) {
       const result = opts.apply ? opts.apply(name, v) : { ok: true };
       if (result && typeof result.then === "function") {
         if (input.type === "range") put(formatValue(spec, v));
-        inflight.set(name, v);
-        const answered = (r) => { if (mine === latest) { inflight.delete(name); settle(v, r); } };
-        result.then(answered, (err) => answered({ ok: false, error: String((err && err.message) || err) }));
+        result.then((r) => { if (mine === latest) settle(v, r); },
+          (err) => { if (mine === latest) settle(v, { ok: false, error: String((err && err.message) || err) }); });
       } else {
         settle(v, result);
       }
@@ -247,9 +245,5 @@ export function buildControls(container, specs, opts = {}) {
     },
     get(name) { return values[name]; },
     values() { return { ...values }; },
-    /** The changes still on their way to the engine, {name: value}: what the controls show
-     *  beyond values().  A link copied right after a slider moved (the copy must happen within
-     *  the click, before the engine answers) carries the slider's value from here. */
-    pending() { return Object.fromEntries(inflight); },
   };
 }

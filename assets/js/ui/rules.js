@@ -254,21 +254,21 @@ export async function mountRules(host, opts) {
   if (shareLink) {
     $(".rules-link").addEventListener("click", () => {
       const code = editor.getCode();
-      const base = shareLink();
+      const base = stepper ? stepper.whenSettled(shareLink) : shareLink(); // (after a setting on its way)
       // packing is asynchronous: copyLink gets the link as a promise and asks for the clipboard
       // at once, within the click (WebKit refuses a copy made after an await)
       // what the copy says follows what the link carries (one notice: the copy's)
       let said = code === src.original ? undefined
         : "Link copied. Whoever opens it sees your code first and decides whether to run it.";
-      const url = code === src.original ? base : packCode(code).then((packed) => {
+      const url = code === src.original ? base : Promise.all([base, packCode(code)]).then(([link, packed]) => {
         if (engine.mode !== "worker") {  // (codeFromLink: here a link's code is not opened)
           said = "Link copied with the settings only: where Python runs on the page itself, as in the single file, " +
             "links do not carry code. To keep your rules, copy them from the editor.";
-          return base;
+          return link;
         }
-        if (packed.length <= MAX_LINK_CODE) return `${base}#code=${packed}`;
+        if (packed.length <= MAX_LINK_CODE) return `${link}#code=${packed}`;
         said = "Link copied with the settings only: your code is too long to fit in a link.";
-        return base;
+        return link;
       });
       copyLink(url, notify, said && (() => said));
     });

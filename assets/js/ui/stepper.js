@@ -253,6 +253,15 @@ export class Stepper {
     return Promise.allSettled([...this.settings]);
   }
 
+  /** `make()` now when no setting is on its way to the engine; else a promise of it, made once
+   *  every one has been answered and the session's state is on screen.  A link copied in the
+   *  moment a slider moved then names the slider's value, the trial the session then says it
+   *  belongs to and, through the history's new marker, what the copy says about this run
+   *  (copyLink takes the promise and still asks for the clipboard within the click). */
+  whenSettled(make) {
+    return this.settings.size ? this.settle().then(make) : make();
+  }
+
   /** Resolves once every pending action and the session's current state are on screen. */
   async settle() {
     while (this.actions.size) await Promise.allSettled([...this.actions]);
