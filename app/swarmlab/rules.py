@@ -400,21 +400,30 @@ def call_limited(fn: Callable, args: tuple, limit: float | None = TIME_LIMIT_S) 
 # (tools/compile_runtime.py: the standard library the labs reach, numpy without f2py and
 # numpy.testing); on a computer the same rule runs with the whole of Python.
 BROWSER_MODULE_HINT = ("the browser's Python carries only the modules the labs use, so that the page loads "
-                       "fast; the same rule runs in Python on a computer: python -m swarmlab <lab> --rules "
-                       "your_rule.py")
+                       "fast; the same rule runs in Python on a computer, with python -m swarmlab and "
+                       "--rules your_rule.py")
+
+
+def _left_out_here(exc: BaseException) -> bool:
+    """A module of Python's standard library or of numpy that this Python lacks: one the
+    browser's trimmed runtime left out (a typo, or a package nobody ships, gets no hint)."""
+    name = getattr(exc, "name", None) or ""
+    top = name.split(".")[0]
+    return isinstance(exc, ModuleNotFoundError) and (top in sys.stdlib_module_names or top == "numpy")
 
 
 def explain(exc: BaseException, when: str = "", browser: bool | None = None) -> RuleError:
     """A RuleError for an exception raised inside the student's code, with its line.
 
-    ``browser`` (default: running under Pyodide): a module the page's Python does not carry
-    is said to be left out on purpose, with where the rule runs whole (BROWSER_MODULE_HINT).
+    ``browser`` (default: running under Pyodide): a module of the standard library or numpy
+    that the page's Python does not carry is said to be left out on purpose, with where the
+    rule runs whole (BROWSER_MODULE_HINT).
     """
     line = _student_line(exc.__traceback__)
     where = f" on line {line}" if line else ""
     when = f" {when}" if when else ""
     hint = ""
-    if (sys.platform == "emscripten" if browser is None else browser) and isinstance(exc, ModuleNotFoundError):
+    if (sys.platform == "emscripten" if browser is None else browser) and _left_out_here(exc):
         hint = f" ({BROWSER_MODULE_HINT})"
     return RuleError(f"{type(exc).__name__}{where}{when}: {exc}{hint}", line=line, kind="exception")
 

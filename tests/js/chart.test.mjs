@@ -69,4 +69,8 @@ test("a window chart scrolls with the data, labels its markers and draws its ref
   assert.equal(chart.xOf(749), chart.plot.x + chart.plot.w);
   assert.deepEqual(texts.filter((s) => /^\d+$/.test(s)).slice(-6), ["200", "300", "400", "500", "600", "700"]);
   assert.ok(texts.includes("alignment a 1.00") && !texts.includes("alignment a 0.30"), "only markers in the window");
+  // a marker scrolled out of the window cannot be hovered either (t = 148, the window from 150)
+  chart.setData({ t: Array.from({ length: 750 }, (_, k) => k), series: { P: [] }, markers: [{ t: 148, label: "gone" }] });
+  assert.equal(chart.markerNear(chart.plot.x + 1), null);
+  assert.equal(chart.markerNear(chart.xOf(300)), null);
 });

@@ -190,6 +190,7 @@ export class LineChart {
     let best = null;
     let bestD = tol;
     this.data.markers.forEach((m, i) => {
+      if (m.t < this.xMin || m.t > this.xMax) return; // scrolled out of a window chart
       const d = Math.abs(this.xOf(m.t) - px);
       if (d <= bestD) { best = i; bestD = d; }
     });
