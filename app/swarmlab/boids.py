@@ -125,7 +125,7 @@ import numpy as np
 from . import cells, detmath, metrics, noise
 from .rules import MAX_MESSAGE_CHARS, Rule, RuleError, read_only
 from .params import ParamSpec, shown, step_count, validate, validate_many, whole_number
-from .space import Box, displacement, norm, shift, wrap  # norm: IEEE-exact, never np.hypot
+from .space import Box, displacement, norm, shift, unit_headings, wrap  # norm: IEEE-exact, never np.hypot
 
 # --------------------------------------------------------------------------------------
 # Constants (see the module docstring for units and for why these values).
@@ -395,12 +395,6 @@ def rescale_world(state: BoidsState, old: Box, new: Box) -> BoidsState:
 # (the field-of-view test, the three rules, each keeping the pairs in view within its own
 # range and reducing them with np.bincount) are one function, rules_boids.steering, which
 # the page shows and a student may replace; these are its building blocks.
-
-
-def unit_headings(v: np.ndarray) -> np.ndarray:
-    """(N, 2) velocities -> (N, 2) unit headings (speeds are never 0, see limit_speed)."""
-    s = norm(v)
-    return v / np.where(s > 0, s, 1.0)[:, None]
 
 
 def _steer_xy(rule: np.ndarray, v: np.ndarray, v_max: float, max_force: float) -> np.ndarray:

@@ -38,8 +38,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from . import metrics
-from .boids import unit_headings  # (this module's boids() describes Lab 3)
-from .space import norm
+from .space import norm, unit_headings
 
 GROUP_MIN = 5            # agents: the smallest piece of the neighbour graph called a group
 MOSTLY_ONE = 0.8         # share of agents in the largest group for "mostly in one group"

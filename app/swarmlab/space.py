@@ -79,6 +79,14 @@ def norm(v: np.ndarray, y: np.ndarray | None = None) -> np.ndarray:
     return np.sqrt(x * x + y * y)
 
 
+def unit_headings(v: np.ndarray) -> np.ndarray:
+    """(N, 2) velocities -> (N, 2) unit headings, ``v / |v|`` (a zero velocity stays 0; Lab 3's
+    speeds never are, see ``boids.limit_speed``).  Here, with the geometry, so that describing
+    any lab does not import Lab 3's model."""
+    s = norm(v)
+    return v / np.where(s > 0, s, 1.0)[:, None]
+
+
 def displacement(a: np.ndarray, b: np.ndarray, box: Box) -> np.ndarray:
     """Minimum-image vector from ``a`` to ``b`` (shapes broadcast, last axis 2).
 

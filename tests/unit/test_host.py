@@ -111,3 +111,24 @@ def test_a_measure_has_one_name_in_its_readout_its_chart_and_its_table(lab):
     for chart in display.get("charts", []):
         for series in chart["series"]:
             assert named[series["key"]] in series["label"], (series, named[series["key"]])
+
+
+@pytest.mark.parametrize("lab, not_loaded", [("swarm", {"swarmlab.boids", "swarmlab.vicsek"}),
+                                             ("vicsek", {"swarmlab.boids", "swarmlab.swarm"}),
+                                             ("boids", {"swarmlab.swarm", "swarmlab.vicsek"})])
+def test_a_lab_imports_only_its_own_model(lab, not_loaded):
+    """The host imports the shared modules; each lab's model is imported on its first use, so the
+    page's first lab does not wait for the others' (Lab 1 imported Lab 3's model through
+    describe.py's unit_headings).  In a fresh Python: a lab's session runs, steps and describes."""
+    import subprocess
+    import sys
+
+    code = ("import json, sys\n"
+            "from swarmlab.sessions.host import Host\n"
+            f"Host().handle(json.dumps({{'lab': {lab!r}, 'ops': [['step', {{'n': 2}}], ['metrics', {{}}], "
+            "['describe', {}]], 'frame': True}))\n"
+            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('swarmlab'))))")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT / "app", timeout=120)
+    assert res.returncode == 0, res.stderr
+    loaded = set(json.loads(res.stdout.splitlines()[-1]))
+    assert f"swarmlab.sessions.{lab}" in loaded and not (loaded & not_loaded), sorted(loaded)
