@@ -184,7 +184,6 @@ export class LineChart {
     return this.plot.x + ((t - this.xMin) / (this.xMax - this.xMin)) * this.plot.w;
   }
 
-
   /** Index of the marker nearest to CSS x within `tol` px, or null. */
   markerNear(px, tol = 6) {
     let best = null;
