@@ -124,7 +124,7 @@ import numpy as np
 
 from . import cells, detmath, metrics, noise
 from .rules import MAX_MESSAGE_CHARS, Rule, RuleError, read_only
-from .params import ParamSpec, shown, step_count, validate, validate_many, whole_number
+from .params import ParamSpec, listed, shown, step_count, validate, validate_many, whole_number
 from .space import Box, displacement, norm, shift, unit_headings, wrap  # norm: IEEE-exact, never np.hypot
 
 # --------------------------------------------------------------------------------------
@@ -360,7 +360,7 @@ def initial_state(params: Params) -> BoidsState:
 def initial_states(params: Params, samples: Iterable[int]) -> list[BoidsState]:
     """The seeded starts of ``params`` with each sample of ``samples`` (for :func:`run_many`);
     each sample is checked as ``Params`` checks it (1.5, True or NaN raise ValueError)."""
-    return [initial_state(replace(params, sample=k)) for k in samples]
+    return [initial_state(replace(params, sample=k)) for k in listed(samples, "samples")]
 
 
 def resize_population(state: BoidsState, n: int, params: Params) -> BoidsState:
@@ -877,7 +877,7 @@ def goal_row(params: Params, seconds: float = GOAL_SECONDS) -> dict:
 def goal_rows(params: Params, samples: Iterable[int], seconds: float = GOAL_SECONDS) -> list[dict]:
     """:func:`goal_row` of ``params`` with each sample of ``samples``, their flocks stepped
     together (:func:`run_many`; the same rows as one sample at a time)."""
-    samples = [replace(params, sample=k).sample for k in samples]  # each checked as Params checks it
+    samples = [replace(params, sample=k).sample for k in listed(samples, "samples")]  # each checked as Params checks it
     rows = liveliness_many(params, samples, seconds)
     for row, k, clump in zip(rows, samples, cohesion_only_many(params, samples)):
         row["sample"] = k

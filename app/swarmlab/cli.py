@@ -98,20 +98,23 @@ def check_output_path(option: str, path: str) -> None:
             pass
 
 
-def error_text(exc: BaseException) -> str:
-    """What a command prints for an error: the message, and for a rule stopped at its time
+def error_text(exc: BaseException, rules_file: str | None = None) -> str:
+    """What a command prints for an error: the message, named after the --rules file when a
+    student's rule raised it (its line is the file's line), and for a rule stopped at its time
     limit, how to allow it more (a slow rule in a big batch run is not an endless loop)."""
     text = str(exc)
+    if rules_file and hasattr(exc, "line") and rules_file not in text:
+        text = f"{rules_file}: {text}"  # (a rule's error from the run; loading names the file itself)
     if getattr(exc, "kind", None) == "timeout":
         text += "; --time-limit S lets each call run longer (0: no limit)"
     return text
 
 
-def stopped_early(path: str | None, text: str, t: float, exc: BaseException) -> int:
+def stopped_early(path: str | None, text: str, t: float, exc: BaseException, rules_file: str | None = None) -> int:
     """A run that stopped before its end (a student's rule failed, or Ctrl-C): keep what it
     recorded.  Writes ``text`` (the samples so far) where ``--csv`` asked, says at what model
     time and why it stopped, and returns the exit status (130 for Ctrl-C, else 1)."""
-    why = "interrupted (Ctrl-C)" if isinstance(exc, KeyboardInterrupt) else error_text(exc)
+    why = "interrupted (Ctrl-C)" if isinstance(exc, KeyboardInterrupt) else error_text(exc, rules_file)
     kept = ""
     if path:
         written = write_output("csv", path, text)
@@ -133,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
                 check_not_an_input(args, option, value)
         return int(args.func(args) or 0)
     except ValueError as exc:  # bad --set values and the like
-        parser.exit(2, f"{parser.prog}: error: {error_text(exc)}\n")
+        parser.exit(2, f"{parser.prog}: error: {error_text(exc, getattr(args, 'rules', None))}\n")
     except KeyboardInterrupt:  # a command with nothing to keep (swarm and boids keep their samples)
         print(f"{parser.prog}: interrupted (Ctrl-C)", file=sys.stderr)
         return 130

@@ -257,6 +257,14 @@ def step_count(n: Any, name: str = "n", least: int = 0) -> int:
     return v
 
 
+def listed(values: Any, name: str) -> list:
+    """A list of values given from Python (samples, seeds): any iterable of them but text, which
+    would be read character by character ("37" is not [3, 7]); ValueError otherwise."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise ValueError(f"{name} must be a list of whole numbers, such as [3, 17], got {shown(values)}")
+    return list(values)
+
+
 def shown(value: Any) -> str:
     """The value as a message shows it: never longer than 60 characters."""
     text = repr(value)

@@ -318,11 +318,12 @@ def load(code: Any, kind: RuleKind, time_limit: float | None = TIME_LIMIT_S) -> 
 
 
 def _time_limit(value: Any) -> float | None:
-    """A rule's time limit: None, or a number of seconds above 0 (ValueError otherwise)."""
-    if value is None:
+    """A rule's time limit: a number of seconds above 0, or None or 0 for no limit (as the command
+    line's ``--time-limit 0``); ValueError otherwise."""
+    if value is None or (not isinstance(value, bool) and isinstance(value, (int, float)) and value == 0):
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value < float("inf")):
-        raise ValueError(f"a rule's time limit must be a number of seconds above 0 (or None for no limit), "
+        raise ValueError(f"a rule's time limit must be a number of seconds above 0 (or 0 or None for no limit), "
                          f"got {value!r}")
     return float(value)
 
@@ -338,6 +339,9 @@ def load_file(path: str, kind: RuleKind, time_limit: float | None = TIME_LIMIT_S
             code = fh.read()
     except OSError as exc:
         raise RuleError(f"cannot read the rules file {path!r}: {exc.strerror or exc}", kind="missing") from None
+    except UnicodeDecodeError as exc:  # Latin-1 text, a binary file
+        raise RuleError(f"cannot read the rules file {path!r}: it is not UTF-8 text (byte {exc.start} is "
+                        f"{exc.object[exc.start:exc.start + 1]!r}); save it as UTF-8", kind="missing") from None
     try:
         return load(code, kind, time_limit)
     except RuleError as exc:

@@ -80,7 +80,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from . import cells, detmath
-from .params import ParamSpec, step_count, validate
+from .params import ParamSpec, listed, step_count, validate
 from .rules import Rule, RuleError, read_only
 from .space import Box, shift, wrap_angle
 
@@ -529,7 +529,7 @@ class CheckRun:
         self.mode = mode
         # whole seeds and update counts, as Ensemble and run_general check them (int() made
         # seed 1.5 or True run seed 1, and warmup 2.7 run 2 updates)
-        self.seeds = tuple(validate(GENERAL_SPECS, "seed", s) for s in seeds)
+        self.seeds = tuple(validate(GENERAL_SPECS, "seed", s) for s in listed(seeds, "seeds"))
         self.warmup = step_count(warmup, "warmup")
         self.measure = step_count(measure, "measure", least=1)
         self.params = params

@@ -366,3 +366,29 @@ def test_a_reader_that_stops_early_gets_no_traceback():
     proc.stdout.close()  # a reader that is gone before the CSV comes, as after `| head -0`
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 1 and "Traceback" not in err and "Exception" not in err, err
+
+
+def test_a_researchers_bad_input_is_named_plainly(capsys, tmp_path):
+    """From an outside review of the researchers' section: a rule's error names its file (a
+    syntax error did, a run-time error did not); a rules file that is not UTF-8 says so, as a
+    rules error; a sample listed twice in --samples is refused (it counted as two replicates in
+    the goal table); Lab 1's summary says "with the defaults" only when N is the default too."""
+    broken = tmp_path / "bad_zero.py"
+    broken.write_text("def steering(i, j, d, r, v, p):\n    return 1 / 0\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["boids", "--seconds", "1", "--rules", str(broken)])
+    assert exc.value.code == 2
+    assert f"error: {broken}: ZeroDivisionError on line 2: division by zero" in capsys.readouterr().err
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(b"# r\xe9gle\ndef steering(i, j, d, r, v, p):\n    return v * 0\n")
+    with pytest.raises(SystemExit):
+        cli.main(["boids", "--seconds", "1", "--rules", str(latin)])
+    err = capsys.readouterr().err
+    assert "it is not UTF-8 text" in err and err.count(str(latin)) == 1, err
+    with pytest.raises(SystemExit):
+        cli.main(["boids", "--samples", "1,3,1-2", "--seconds", "61"])
+    assert "names sample 1 more than once" in capsys.readouterr().err
+    assert cli.main(["swarm", "--seconds", "0.25", "--set", "N=20"]) == 0
+    assert capsys.readouterr().out.startswith("swarm sample 42: ")
+    assert cli.main(["swarm", "--seconds", "0.25"]) == 0
+    assert capsys.readouterr().out.startswith("swarm sample 42 with the defaults: ")

@@ -189,7 +189,7 @@ def test_the_time_limit_belongs_to_the_loaded_rule():
     assert info.value.kind == "exception" and info.value.line == 2
     with pytest.raises(rules.RuleError, match="line 2"):
         rules.load("def steering(i, j, d, r, v, p):\n    return 1 / 0\n", BOIDS, time_limit=None)(*ARGS)
-    for bad in (0, -1.0, float("nan"), float("inf"), "2", True):
+    for bad in (-1.0, float("nan"), float("inf"), "2", True, False):  # (0 is no limit, as --time-limit 0)
         with pytest.raises(ValueError, match="time limit"):
             rules.load(loop, BOIDS, time_limit=bad)
     assert rules.load(loop, BOIDS).time_limit == rules.TIME_LIMIT_S  # the page's
@@ -492,3 +492,22 @@ def test_cli_runs_a_rule_file_and_explains_a_bad_one(tmp_path, capsys):
     with pytest.raises(SystemExit):
         cli.main(["boids", "--seconds", "1", "--rules", str(tmp_path / "missing.py")])
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_python_callers_get_the_command_lines_meanings(tmp_path):
+    """time_limit=0 is no limit, as --time-limit 0 is; a rules file that is not UTF-8 is a
+    RuleError (a batch script catching RuleError missed the UnicodeDecodeError); text where a
+    list of samples or seeds belongs is refused ("37" ran seeds 3 and 7)."""
+    code = rules_boids.KIND.source()
+    assert rules.load(code, rules_boids.KIND, time_limit=0).time_limit is None
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(b"# r\xe9gle\n" + code.encode())
+    with pytest.raises(rules.RuleError, match="not UTF-8 text"):
+        rules.load_file(str(latin), rules_boids.KIND)
+    with pytest.raises(ValueError, match="seeds must be a list of whole numbers"):
+        vicsek.run_check(seeds="37", warmup=1, measure=1)
+    with pytest.raises(ValueError, match="samples must be a list of whole numbers"):
+        B.initial_states(B.Params(), "12")
+    with pytest.raises(ValueError, match="seeds must be a list"):
+        vicsek.run_check(seeds=5, warmup=1, measure=1)
+    assert len(B.initial_states(B.Params(), (1, 2))) == 2  # a tuple, a range, a generator: fine

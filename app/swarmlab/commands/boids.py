@@ -134,6 +134,9 @@ def parse_samples(text: str) -> list[int]:
         if b < a or b - a >= 1000:
             raise ValueError(f"--samples range {part.strip()!r} must run upwards and hold at most 1000 samples")
         out.extend(boids.validate(boids.SPECS, "sample", k) for k in range(a, b + 1))
+    twice = sorted({k for k in out if out.count(k) > 1})
+    if twice:  # one run counted as two replicates would overstate the goal table
+        raise ValueError(f"--samples names sample {', '.join(map(str, twice))} more than once; each sample is one replicate")
     return out
 
 
@@ -190,7 +193,7 @@ def run(args) -> int:
     except (rules.RuleError, KeyboardInterrupt) as exc:
         if isinstance(exc, rules.RuleError) and len(history) <= 1:
             raise  # broken from its first step: nothing to keep, a plain error (exit 2)
-        return stopped_early(args.csv, history.to_csv(), history.times()[-1], exc)
+        return stopped_early(args.csv, history.to_csv(), history.times()[-1], exc, args.rules)
     if args.csv and not write_output("csv", args.csv, history.to_csv()):
         return 1
     P = history.values["P"]

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         while session.state.step < target:
             session.op_step(min(session.MAX_STEPS_PER_CALL, target - session.state.step))
     except KeyboardInterrupt as exc:
-        return stopped_early(args.csv, session.op_csv(), history.times()[-1], exc)
+        return stopped_early(args.csv, session.op_csv(), history.times()[-1], exc, getattr(args, "rules", None))
     session.record_end()  # a run that ends between two samples: its last row is its end
 
     m = session.op_metrics()
@@ -97,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
         return v if s.kind == "choice" else s.shown(v).split(" ")[0]  # (on/off, or the number)
 
     changed = [f"{s.name}={as_set(s)}" for s in swarm.SPECS if s.name not in ("sample", "N") and values[s.name] != s.default]
-    said = f" with {', '.join(changed)}" if changed else " with the defaults"
+    default_n = swarm.SPEC_BY_NAME["N"].default
+    said = f" with {', '.join(changed)}" if changed else (" with the defaults" if values["N"] == default_n else "")
     if args.trial:
         said += f" (trial {args.trial})"
     if "k" in settings and values["mode"] != "nearest":
