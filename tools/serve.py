@@ -168,14 +168,14 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
     def _send_head(self):
         path = self._file()
-        zipped = (path is not None and self.gzip and "gzip" in self.headers.get("Accept-Encoding", "")
+        st = os.stat(path) if path is not None else None  # one look at the file: its tag and time agree
+        zipped = (st is not None and self.gzip and "gzip" in self.headers.get("Accept-Encoding", "")
                   and self.guess_type(path).startswith(COMPRESSIBLE))
-        self.etag = self._etag(path, zipped) if path is not None else None
-        if path is not None and self._not_modified(os.stat(path).st_mtime):
+        self.etag = self._etag(st, zipped) if st is not None else None
+        if st is not None and self._not_modified(st.st_mtime):
             # A revalidation (Cache-Control: no-cache) costs one round trip, not the file again.
-            mtime = os.stat(path).st_mtime
             self.send_response(304)
-            self.send_header("Last-Modified", self.date_time_string(mtime))
+            self.send_header("Last-Modified", self.date_time_string(st.st_mtime))
             self.end_headers()
             return None
         # The stdlib's own rule answers 304 for any file no newer than the browser's copy, so an
@@ -185,12 +185,10 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         del self.headers["If-Modified-Since"]
         if not zipped:
             return super().send_head()
-        ctype = self.guess_type(path)
-        mtime = os.stat(path).st_mtime
         body = gzipped(path)
         self.send_response(200)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Last-Modified", self.date_time_string(mtime))
+        self.send_header("Content-Type", self.guess_type(path))
+        self.send_header("Last-Modified", self.date_time_string(st.st_mtime))
         self.send_header("Content-Encoding", "gzip")
         self.send_header("Vary", "Accept-Encoding")
         self.send_header("Content-Length", str(len(body)))
@@ -198,10 +196,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         return io.BytesIO(body)
 
     @staticmethod
-    def _etag(path: str, zipped: bool) -> str:
-        """This file's version as an entity tag: its modification time in nanoseconds and its
-        size (and which encoding: the gzip body is another representation of it)."""
-        st = os.stat(path)
+    def _etag(st: os.stat_result, zipped: bool) -> str:
+        """A file's version (``st``, its stat) as an entity tag: its modification time in
+        nanoseconds and its size (and which encoding: the gzip body is another representation)."""
         return f'"{st.st_mtime_ns:x}-{st.st_size:x}{"-gz" if zipped else ""}"'
 
     def _not_modified(self, mtime: float) -> bool:
