@@ -320,12 +320,12 @@ def load(code: Any, kind: RuleKind, time_limit: float | None = TIME_LIMIT_S) -> 
 def _time_limit(value: Any) -> float | None:
     """A rule's time limit: a number of seconds above 0, or None or 0 for no limit (as the command
     line's ``--time-limit 0``); ValueError otherwise."""
-    if value is None or (not isinstance(value, bool) and isinstance(value, (int, float)) and value == 0):
+    if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value < float("inf")):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 <= value < float("inf")):
         raise ValueError(f"a rule's time limit must be a number of seconds above 0 (or 0 or None for no limit), "
                          f"got {value!r}")
-    return float(value)
+    return float(value) or None  # 0: no limit
 
 
 def load_file(path: str, kind: RuleKind, time_limit: float | None = TIME_LIMIT_S) -> Rule:

@@ -254,7 +254,7 @@ export async function mountRules(host, opts) {
   if (shareLink) {
     $(".rules-link").addEventListener("click", () => {
       const code = editor.getCode();
-      const base = stepper ? stepper.whenSettled(shareLink) : shareLink(); // (after a setting on its way)
+      const base = stepper.whenSettled(shareLink); // (after a setting on its way)
       // packing is asynchronous: copyLink gets the link as a promise and asks for the clipboard
       // at once, within the click (WebKit refuses a copy made after an await)
       // what the copy says follows what the link carries (one notice: the copy's)
