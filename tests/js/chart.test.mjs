@@ -74,3 +74,10 @@ test("a window chart scrolls with the data, labels its markers and draws its ref
   assert.equal(chart.markerNear(chart.plot.x + 1), null);
   assert.equal(chart.markerNear(chart.xOf(300)), null);
 });
+
+test("levelOf: a session's chart level (label, constant, decimals) becomes the dashed line's value and words", async () => {
+  const { levelOf } = await import("../../assets/js/ui/chart.js");
+  const chart = { level: { label: "random", constant: "baseline", decimals: 2 } };
+  assert.deepEqual(levelOf(chart, { baseline: 0.1127, n: 64 }), { value: 0.1127, label: "random ≈ 0.11" });
+  assert.equal(levelOf({ level: { ...chart.level, decimals: 3 } }, { baseline: 0.1127 }).label, "random ≈ 0.113");
+});

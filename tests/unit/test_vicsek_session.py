@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from swarmlab import vicsek
+from swarmlab import metrics, vicsek
 from swarmlab.sessions import vicsek as vs
 from swarmlab.space import Box, displacement
 
@@ -236,6 +236,10 @@ def test_display_carries_the_p_plots_window_and_words(s):
     assert plot["window"] == vs.CHART_WINDOW and f"last {vs.CHART_WINDOW} updates" in plot["title"]
     assert plot["series"] == [{"key": "P", "label": readouts["P"]["label"]}]
     assert plot["baseline"]
+    level = plot["level"]  # the dashed line: its value is one of the layout's constants
+    assert level["label"] and level["decimals"] >= 0
+    consts = call(s, "layout")["constants"]
+    assert consts[level["constant"]] == pytest.approx(metrics.random_polarization(consts["n"]))
     call(s, "step", n=vs.CHART_WINDOW + 5)
     h = call(s, "history")
     assert h["t"][-1] - h["t"][0] >= vs.CHART_WINDOW  # one sample per update, enough to fill it

@@ -81,11 +81,14 @@ READOUTS = (
 )
 # The P plot beside the stage: the history's last CHART_WINDOW updates, the level of random
 # headings dashed.  Its words and window are published by display(); colours are the page's.
+# "level": the dashed line's short label on the plot, the constant (op_layout's constants) that
+# gives its value and its decimals (ui/chart.js levelOf writes "random ≈ 0.11").
 CHART_WINDOW = 600  # updates shown
 CHARTS = (
     {"id": "P", "title": f"P over the last {CHART_WINDOW} updates", "window": CHART_WINDOW,
      "series": [{"key": "P", "label": READOUTS[0].label}],
-     "baseline": "about where P sits when headings are random"},
+     "baseline": "about where P sits when headings are random",
+     "level": {"label": "random", "constant": "baseline", "decimals": 2}},
 )
 
 _CHECK_SPECS = (

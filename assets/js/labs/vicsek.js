@@ -19,7 +19,7 @@ import { Stepper } from "../ui/stepper.js";
 import { openLab, PlayButton, Readouts, readoutRowHtml, frameOps, eachResult } from "../ui/run.js";
 import { frameStep } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
-import { LineChart, SERIES_STYLE } from "../ui/chart.js";
+import { LineChart, SERIES_STYLE, levelOf } from "../ui/chart.js";
 import { buildControls } from "../ui/controls.js";
 import { readQuery, shareUrl, copyLink, copiedWords } from "../ui/share.js";
 import { Stage } from "./vicsek/stage.js";
@@ -138,7 +138,7 @@ export async function mount(section, ctx) {
     compact: true, legend: false, window: display.charts[0].window, xFormat: String,
     ariaLabel: pplot.getAttribute("aria-label"), markerColor: "rgba(20, 32, 43, 0.45)",
     axes: { left: { min: 0, max: 1, ticks: 2 } }, series: [{ key: "P", label: "P", ...SERIES_STYLE.P, width: 1.5 }],
-    levels: [{ value: consts.baseline, label: `random ≈ ${consts.baseline.toFixed(2)}` }],
+    levels: [levelOf(display.charts[0], consts)],
     markerLabels: true, lastPoint: true,
   });
 

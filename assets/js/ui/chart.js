@@ -108,6 +108,13 @@ function formatTick(v, step) {
   return v.toFixed(decimals);
 }
 
+/** A dashed reference level from a session's chart spec (display.charts[k].level: {label,
+ *  constant, decimals}) and its layout constants: {value, label: "random ≈ 0.11"}. */
+export function levelOf(chart, consts) {
+  const value = consts[chart.level.constant];
+  return { value, label: `${chart.level.label} ≈ ${value.toFixed(chart.level.decimals)}` };
+}
+
 export class LineChart {
   constructor(canvas, opts = {}) {
     this.canvas = canvas;
