@@ -770,9 +770,42 @@ class Trial:
     settings: dict = field(default_factory=dict)
     uses: tuple[str, ...] = ()
 
+    @property
+    def own(self) -> dict:
+        """The trial's own settings, validated (``settings`` as the run holds them)."""
+        return validate_many(SPECS, self.settings)
+
+    def holds(self, values: Mapping[str, Any]) -> bool:
+        """True if ``values`` include every one of the trial's own settings."""
+        return all(values.get(k) == v for k, v in self.own.items())
+
+    @property
+    def settings_text(self) -> str:
+        """The trial's own settings in words, as the chart markers write them
+        ("obstacle: a narrow passage"; "separation off, alignment off, cohesion off")."""
+        return ", ".join(SPEC_BY_NAME[k].marker(v) for k, v in self.own.items())
+
+    def start_values(self, given: Mapping[str, Any]) -> tuple[dict, dict]:
+        """The values a run of this trial starts with, and what was left out of ``given``.
+
+        The defaults, then the trial's own settings, then ``given`` (validated: ValueError
+        names a bad one) except where it contradicts one of the trial's settings: those
+        are left out and returned as ``{name: value}``.  The one rule for starting a trial:
+        the page's trial cards and trial links (``SwarmSession.op_start_trial``) and the
+        command line (``python -m swarmlab swarm --trial``, which refuses a contradiction).
+        """
+        own = self.own
+        given = validate_many(SPECS, dict(given))
+        left_out = {k: v for k, v in given.items() if k in own and v != own[k]}
+        values = defaults(SPECS)
+        values.update(own)
+        values.update({k: v for k, v in given.items() if k not in left_out})
+        return values, left_out
+
     def to_json(self) -> dict:
         return {"id": self.id, "title": self.title, "question": self.question,
-                "try_next": self.try_next, "settings": dict(self.settings), "uses": list(self.uses)}
+                "try_next": self.try_next, "settings": dict(self.settings), "uses": list(self.uses),
+                "settings_text": self.settings_text}
 
 
 TRIALS: tuple[Trial, ...] = (

@@ -561,7 +561,7 @@ def test_restart_inside_a_trial_agrees_with_banner_session_and_link(lab):
     assert st["trial"] is None and st["params"]["obstacle"] == "none" and st["step"] == 0
     assert not banner.is_visible() and not again.is_visible()
     assert page.locator(".swarm-trial.active").count() == 0
-    assert "no longer that trial" in page.locator("#notices").inner_text()
+    assert "starts with obstacle: a narrow passage, so this run is no longer that trial" in page.locator("#notices").inner_text()
     assert "trial=" not in ctl(page, "t.linkUrl()")
     control(page, "sigma").locator("input").fill("15")  # back to the default for the next tests
     settle(page, LAB)
@@ -575,7 +575,7 @@ def test_a_link_whose_settings_contradict_its_trial_starts_the_trial(page, serve
     st = engine_call(page, LAB, "state")
     assert st["trial"] == "passage" and st["params"]["obstacle"] == "passage" and st["params"]["sigma"] == 20
     assert page.locator(".swarm-trial-now").is_visible()
-    assert "obstacle=none" in page.locator("#notices").inner_text()
+    assert "begins with obstacle: a narrow passage, so “obstacle: none” was left out" in page.locator("#notices").inner_text()
     url = ctl(page, "t.linkUrl()")
     assert "trial=passage" in url and "obstacle=passage" in url and "obstacle=none" not in url
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from swarmlab import cli
+from swarmlab.sessions.swarm import SwarmSession
 
 
 def _csv_times(text: str) -> list[float]:  # the sample rows (a marker row has empty metric cells)
@@ -157,6 +158,22 @@ def test_the_sample_is_given_once(capsys, name):
     with pytest.raises(SystemExit):
         cli.main([name, "--seconds", "0.1", "--sample", "3", "--set", "sample=5"])
     assert "disagree" in capsys.readouterr().err
+
+
+def test_a_trial_from_the_command_line_starts_as_the_page_starts_it(capsys):
+    """--trial takes the defaults and the trial's settings, --set adds others (the same run as
+    the page's trial link); a --set that contradicts the trial is refused, not run as the trial."""
+    assert cli.main(["swarm", "--seconds", "0.5", "--trial", "passage", "--set", "sigma=20"]) == 0
+    out = capsys.readouterr().out
+    s = SwarmSession()
+    s.op_start_trial("passage", sigma=20)
+    s.op_step(30)
+    assert "(trial passage)" in out and f"P={s.op_metrics()['P']:.3f}" in out
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["swarm", "--seconds", "0.5", "--trial", "rules-matter", "--set", "alignment=on"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2
+    assert "begins with separation off, alignment off, cohesion off; --set alignment=on contradicts it" in err
 
 
 @pytest.mark.parametrize("name, short, step", [("swarm", "0.009", "1 steps"), ("boids", "0.02", "0.025 s")])

@@ -23,7 +23,8 @@ SMALL_N = st.integers(min_value=0, max_value=6)
 
 OPS = {
     "swarm": {"set": ("name", "value"), "population": ("n", "by"), "select": ("x", "y", "index"),
-              "turn_one": (), "threat": (), "restart_trial": ("trial",), "continue": (),
+              "turn_one": (), "threat": (), "restart_trial": ("trial",), "start_trial": ("trial", "sigma", "obstacle"),
+              "continue": (),
               "history": ("since", "version"), "selected": (), "metrics": (), "parse_query": ("query",)},
     "vicsek": {"set": ("name", "value"), "select": ("x", "y", "index"), "neighbours": ("i",),
                "check_advance": ("updates",), "metrics": (), "parse_query": ("query",)},

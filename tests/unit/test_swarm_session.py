@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from swarmlab import cli, obstacles, sessions, swarm
+from swarmlab.params import defaults
 from swarmlab.sessions.swarm import HEADER, STRIDE, SwarmSession
 from swarmlab.space import distance, wrap_angle
 
@@ -152,7 +153,7 @@ def test_a_link_names_the_trial_its_own_settings_hold_for():
     """The link carries the run's start (run_values): a start chosen for the next restart does
     not drop the trial from it, though a restart would leave the trial."""
     s = SwarmSession()
-    s.op_reset(trial="no-shared-direction")
+    s.op_start_trial("no-shared-direction")
     out = s.op_set("start", "cluster")
     assert out["trial_on_restart"] is None and out["trial_of_link"] == "no-shared-direction"
     assert s.op_state()["trial_of_link"] == "no-shared-direction"
@@ -376,18 +377,42 @@ def test_plain_restart_keeps_a_trial_only_while_its_settings_hold():
     assert s.op_reset()["trial"] == "take-one-away"
 
 
-def test_reset_naming_a_trial_applies_it_and_refuses_a_contradiction():
+def test_start_trial_takes_a_links_settings_and_leaves_out_what_contradicts_the_trial():
+    """A trial link (op_start_trial): the defaults, the trial's own settings, then the link's
+    other settings; one that contradicts the trial is left out and the reply says so in the
+    chart markers' words.  A trial card (op_restart_trial) is the same start, keeping the
+    run's sample and appearance."""
     s = small()
-    st = s.op_reset(trial="rules-matter", sigma=5)
-    assert st["trial"] == "rules-matter" and st["params"]["sigma"] == 5
+    s.op_set("sigma", 30)  # the run before does not leak into the trial's start
+    st = s.op_start_trial("rules-matter", R=12)
+    assert st["trial"] == "rules-matter" and st["params"]["R"] == 12 and "left_out" not in st
+    assert st["params"]["sigma"] == swarm.SPEC_BY_NAME["sigma"].default
     assert (st["params"]["separation"], st["params"]["alignment"], st["params"]["cohesion"]) == (False,) * 3
+    assert st["trial_info"]["settings_text"] == "separation off, alignment off, cohesion off"
+    st = s.op_start_trial("passage", obstacle="circle", sigma=20)
+    assert st["trial"] == "passage" and st["params"]["obstacle"] == "passage" and st["params"]["sigma"] == 20
+    assert st["left_out"] == ("The trial “Narrow passage” begins with obstacle: a narrow passage, "
+                              "so “obstacle: a circle” was left out.")
+    assert s.op_state()["trial_of_link"] == "passage"
     s.op_step(10)
     before = s.op_state()
-    for bad in ({"trial": "rules-matter", "alignment": True}, {"trial": "nope"}, {"trial": 3}):
+    for bad in ({"trial": "passage", "sigma": -5}, {"trial": "nope"}, {"trial": 3}, {"trial": "passage", "colour": 1}):
         with pytest.raises(ValueError):
-            s.op_reset(**bad)
+            s.op_start_trial(**bad)
     assert s.op_state() == before  # nothing changed
-    assert "contradicts" in json.loads(s.call("reset", json.dumps({"trial": "passage", "obstacle": "circle"})))["error"]
+    assert "trial" in json.loads(s.call("reset", json.dumps({"trial": "passage"})))["error"]  # reset starts no trial
+
+
+def test_one_rule_starts_a_trial_for_the_page_and_the_command_line():
+    """swarm.Trial.start_values is the one rule; its words are the chart markers' (ParamSpec.marker)."""
+    tr = swarm.trial("rules-matter")
+    values, left_out = tr.start_values({"alignment": True, "N": 90})
+    assert left_out == {"alignment": True} and values["alignment"] is False and values["N"] == 90
+    assert tr.holds(values) and not tr.holds({**values, "cohesion": True})
+    assert tr.settings_text == ", ".join(swarm.SPEC_BY_NAME[k].marker(False) for k in ("separation", "alignment", "cohesion"))
+    for t in swarm.TRIALS:
+        v, lo = t.start_values({})
+        assert lo == {} and t.holds(v) and v == {**defaults(swarm.SPECS), **t.own}
 
 
 def test_population_by_adds_to_the_population_the_engine_has():

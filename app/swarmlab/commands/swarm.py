@@ -23,7 +23,7 @@ from ..sessions.swarm import SwarmSession
 
 def _param_table() -> str:
     return param_table(swarm.SPECS, [
-        "--sample or --set sample=... (both only if they agree); --set values override the --trial settings.",
+        "--sample or --set sample=... (both only if they agree); --set may not contradict the --trial settings.",
         "trials for --trial: " + ", ".join(t.id for t in swarm.TRIALS),
         "",
         "example: python -m swarmlab swarm --sample 7 --seconds 120 --set alignment=off --csv run.csv"])
@@ -45,7 +45,7 @@ def register(subparsers) -> None:
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="settings",
                    help="set a parameter before the run (repeatable); see the list below")
     p.add_argument("--trial", default=None, metavar="ID",
-                   help="start from a trial's settings (before --set): " + ", ".join(t.id for t in swarm.TRIALS))
+                   help="start from a trial's settings (--set adds others): " + ", ".join(t.id for t in swarm.TRIALS))
     p.add_argument("--csv", default=None, metavar="FILE",
                    help="write the metric history CSV to FILE ('-' for standard output)")
     p.set_defaults(func=run)
@@ -58,11 +58,18 @@ def parse_settings(items: list[str]) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     target = run_steps(args.seconds, swarm.DT)
-    values = defaults(swarm.SPECS)
-    if args.trial is not None:
-        values.update(swarm.trial(args.trial).settings)
     settings = parse_settings(args.settings)
-    values.update(settings)
+    if args.trial is None:
+        values = defaults(swarm.SPECS)
+        values.update(settings)
+    else:  # as the page starts a trial (swarm.Trial.start_values), but a contradiction is an error
+        tr = swarm.trial(args.trial)
+        values, left_out = tr.start_values(settings)
+        if left_out:
+            clash = ", ".join(f"{k}={({True: 'on', False: 'off'}.get(v, v) if isinstance(v, bool) else v)}"
+                              for k, v in left_out.items())
+            raise ValueError(f"the trial {tr.id!r} begins with {tr.settings_text}; --set {clash} contradicts it "
+                             "(leave out --trial to run these settings)")
     sample = one_sample(None if args.sample is None else validate(swarm.SPECS, "sample", args.sample),
                         settings.get("sample"))
     if sample is not None:

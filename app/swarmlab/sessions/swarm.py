@@ -104,11 +104,6 @@ URGE_LABELS = {"separation": "space", "alignment": "alignment", "cohesion": "coh
                "obstacle": "obstacle", "threat": "threat"}
 
 
-def _trial_holds(trial: swarm.Trial, values: dict) -> bool:
-    """True if ``values`` include every one of the trial's own settings."""
-    return all(values.get(k) == v for k, v in validate_many(swarm.SPECS, trial.settings).items())
-
-
 class SwarmSession(Session):
     """Lab 1 session.  Created with the defaults and already reset."""
 
@@ -170,34 +165,19 @@ class SwarmSession(Session):
         self.history.mark(self.state.step, label, key=key if merge else None, merge_ticks=merge)
 
     # --- ops ----------------------------------------------------------------------------------
-    def op_reset(self, trial: str | None = None, **params: Any) -> dict:
+    def op_reset(self, **params: Any) -> dict:
         """Restart with the current values updated by ``params`` (all validated first).
 
-        The new run is a trial's run when its values include all of that trial's own
-        settings: the trial named by ``trial`` (whose settings are applied under
-        ``params``), or else the trial running now.  So a plain restart inside a trial keeps
-        the trial only while its settings still hold; after e.g. the passage was removed it
-        is no trial's run (``state.trial`` is None), and the page's banner and link follow.
-        Naming a trial whose settings ``params`` contradict is an error.
+        Inside a trial the new run is still the trial's while its values include all of
+        the trial's own settings; after e.g. the passage was removed it is no trial's run
+        (``state.trial`` is None), and the page's banner and link follow.  A trial is
+        started by :meth:`op_start_trial`.
         """
-        named = None
-        if trial is not None:
-            if not isinstance(trial, str):
-                raise ValueError(f"trial must be a trial's name, got {shown(trial)}")
-            named = swarm.trial(trial)
-        given = validate_many(self.SPECS, params)
         new = dict(self.values)
-        if named is not None:
-            own = validate_many(self.SPECS, named.settings)
-            clash = [f"{k}={shown(given[k])}" for k, v in own.items() if k in given and given[k] != v]
-            if clash:
-                raise ValueError(f"the trial {named.id!r} sets {', '.join(f'{k}={shown(v)}' for k, v in own.items())}; "
-                                 f"{', '.join(clash)} contradicts it")
-            new.update(own)
-        new.update(given)
-        keep = named or (swarm.TRIALS_BY_ID.get(self.trial) if self.trial else None)
+        new.update(validate_many(self.SPECS, params))
+        keep = swarm.TRIALS_BY_ID.get(self.trial) if self.trial else None
         self._restart(new)
-        if keep is not None and _trial_holds(keep, new):
+        if keep is not None and keep.holds(new):
             self.trial = keep.id
         return self.op_state()
 
@@ -216,20 +196,29 @@ class SwarmSession(Session):
             self.selected_id = None
         self._record()
 
-    def op_restart_trial(self, trial: str) -> dict:
-        """Restart with the defaults plus the trial's settings (keeping sample and appearance)."""
+    def op_start_trial(self, trial: str, **given: Any) -> dict:
+        """Start a trial's run: the defaults, the trial's own settings, then ``given`` (a trial
+        link's other settings) except any that contradict the trial (``Trial.start_values``).
+        The reply is the state with ``trial_info`` and, when something was left out,
+        ``left_out``: a sentence that says what and why."""
         if not isinstance(trial, str):
-            raise ValueError(f"trial must be a trial's name, got {str(trial)[:40]!r}")
+            raise ValueError(f"trial must be a trial's name, got {shown(trial)}")
         tr = swarm.trial(trial)
-        vals = defaults(self.SPECS)
-        vals.update(validate_many(self.SPECS, tr.settings))
-        vals["sample"] = self.values["sample"]
-        vals["appearance"] = self.values["appearance"]
-        self._restart(vals)
+        values, left_out = tr.start_values(given)
+        self._restart(values)
         self.trial = tr.id
         out = self.op_state()
         out["trial_info"] = tr.to_json()
+        if left_out:
+            words = ", ".join(f"“{swarm.SPEC_BY_NAME[k].marker(v)}”" for k, v in left_out.items())
+            out["left_out"] = (f"The trial “{tr.title}” begins with {tr.settings_text}, so {words} "
+                               f"{'was' if len(left_out) == 1 else 'were'} left out.")
         return out
+
+    def op_restart_trial(self, trial: str) -> dict:
+        """Start a trial's run again from its card: :meth:`op_start_trial`, keeping this run's
+        sample and appearance."""
+        return self.op_start_trial(trial, sample=self.values["sample"], appearance=self.values["appearance"])
 
     def op_trials(self) -> list:
         """The trials table (id, title, question, try_next, settings)."""
@@ -247,7 +236,7 @@ class SwarmSession(Session):
 
     def _trial_held_by(self, values: dict) -> str | None:
         """The running trial while ``values`` still include its own settings, else None."""
-        if self.trial and _trial_holds(swarm.TRIALS_BY_ID[self.trial], values):
+        if self.trial and swarm.TRIALS_BY_ID[self.trial].holds(values):
             return self.trial
         return None
 

@@ -14,7 +14,7 @@
 // frame rate, and the page never waits for Python.  While the tab is hidden the loop does
 // not tick (createLoop), and nothing else here steps the engine.
 
-import { buildControls, groupSpecs, formatValue } from "../ui/controls.js";
+import { buildControls, groupSpecs } from "../ui/controls.js";
 import { createLoop } from "../ui/loop.js";
 import { Stepper } from "../ui/stepper.js";
 import { openLab, PlayButton, Readouts, readoutRowHtml, frameOps, eachResult } from "../ui/run.js";
@@ -423,14 +423,6 @@ export async function mount(section, ctx) {
     touch();
   }
 
-  /** A trial's own settings in words, e.g. "obstacle: a narrow passage". */
-  function trialSettingsText(t) {
-    return Object.entries(t.settings || {}).map(([name, v]) => {
-      const spec = specBy.get(name);
-      return spec ? `${spec.label.toLowerCase()}: ${formatValue(spec, v)}` : `${name}: ${v}`;
-    }).join(", ");
-  }
-
   /** Restart: begin again with the settings on screen (Play/Pause kept).  Inside a trial
    *  the new run is still the trial's while the trial's own settings hold (the session
    *  decides, op_reset); otherwise it leaves the trial, and the banner says so. */
@@ -454,7 +446,7 @@ export async function mount(section, ctx) {
     await afterRestart();
     if (before && !currentTrial && trialBy.has(before)) {
       const t = trialBy.get(before);
-      const own = trialSettingsText(t);
+      const own = t.settings_text; // the trial's own settings in words (the session's)
       ctx.notify(`Restarted with the settings on screen. ` + (own
         ? `The trial “${t.title}” starts with ${own}, so this run is no longer that trial; its card starts it again.`
         : `This run is no longer the trial “${t.title}”; its card starts it again.`), "info");
@@ -841,21 +833,13 @@ export async function mount(section, ctx) {
   let started = false;
   if (trialId) {
     if (trialBy.has(trialId)) {
-      // the defaults, the trial's settings, then the link's other settings on top; a link
-      // setting that contradicts the trial is dropped (the trial it names wins), and said so
-      const t = trialBy.get(trialId);
-      const defaults = Object.fromEntries(specs.map((s) => [s.name, s.default]));
-      const values = { ...query.values };
-      const dropped = [];
-      for (const [name, v] of Object.entries(t.settings || {})) {
-        if (name in values && values[name] !== v) { dropped.push(`${name}=${values[name]}`); delete values[name]; }
-      }
-      if (dropped.length) {
-        ctx.notify(`This link starts the trial “${t.title}”, which begins with ${trialSettingsText(t)}, ` +
-          `so its ${dropped.join(", ")} was ignored.`, "info");
-      }
-      const res = await engine.tryCall(LAB, "reset", { ...defaults, ...(t.settings || {}), ...values, trial: trialId });
-      if (res.ok) started = true; else ctx.notify(res.error, "warn");
+      // the session starts it: the defaults, the trial's settings, then the link's other
+      // settings, leaving out any that contradict the trial (the trial the link names wins)
+      const res = await engine.tryCall(LAB, "start_trial", { ...query.values, trial: trialId });
+      if (res.ok) {
+        started = true;
+        if (res.value.left_out) ctx.notify(`This link starts a trial. ${res.value.left_out}`, "info");
+      } else ctx.notify(res.error, "warn");
     } else {
       ctx.notify(`There is no trial called “${trialId}”. Choose one of: ${trials.map((t) => t.id).join(", ")}.`, "warn");
     }
