@@ -226,6 +226,7 @@ def _chart_tables(page, lab):
     # a column whose readout is scaled is written as the readout and the chart's axis write it:
     # the very-close share in % (the table wrote it as a fraction beside a 0-100 % axis)
     scaled = {r["key"]: r for r in display["readouts"] if r.get("scale") not in (None, 1)}
+    readouts = {r["key"]: r for r in display["readouts"]}
     assert ("very_close" in scaled and scaled["very_close"]["unit"] == "%") == (lab == "swarm")
     assert published == TABLES[lab]
     assert set(engine_call(page, lab, "describe")["charts"]) == set(published)
@@ -262,7 +263,13 @@ def _chart_tables(page, lab):
                     assert row[1 + j][1] == "–"
                 else:
                     scale = scaled[key]["scale"] if key in scaled else 1
-                    assert float(row[1 + j][1]) == pytest.approx(v * scale, abs=0.006 * scale)
+                    text = row[1 + j][1]
+                    if key in readouts:  # written as its readout writes it (P 0.823, not 0.82)
+                        decimals = readouts[key]["decimals"]
+                        assert len(text.partition(".")[2]) == decimals, (key, text)
+                        assert float(text) == pytest.approx(v * scale, abs=0.51 * 10 ** -decimals)
+                    else:
+                        assert float(text) == pytest.approx(v * scale, abs=0.006 * scale)
     # an open table follows the run (while the lab is on screen)
     sel = f"#chart-table-{lab}-{next(iter(TABLES[lab]))} tbody tr"
     before = page.locator(sel).count()

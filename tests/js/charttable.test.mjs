@@ -50,3 +50,11 @@ test("cells read plainly", () => {
   assert.deepEqual([1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 111].map(ordinal),
     ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "111th"]);
 });
+
+test("a column of a series with a readout is written with the readout's decimals and scale", () => {
+  assert.equal(formatValue(0.82345, { key: "P", decimals: 3 }), "0.823");
+  assert.equal(formatValue(0.0734, { key: "close", decimals: 1, scale: 100, unit: "%" }), "7.3");
+  assert.equal(formatValue(150.4, { key: "N", decimals: 0 }), "150");
+  assert.equal(formatValue(null, { key: "P", decimals: 3 }), "–");
+  assert.equal(formatValue(0.82345), "0.82"); // a series without a readout: 2 decimals
+});

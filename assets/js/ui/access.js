@@ -381,10 +381,9 @@ export function installAccess({ engine, activeLab, controller }) {
       const layout = engine.layout(lab);
       const keys = layout.then((l) =>
         ((l.display.charts || []).find((c) => c.id === id)?.series || []).map((s) => s.key));
-      // a column with a scaled readout (the very-close share: scale 100, "%") is written as the
-      // readout and the chart's axis write it
-      const shown = layout.then((l) => Object.fromEntries((l.display.readouts || [])
-        .filter((r) => r.scale && r.scale !== 1).map((r) => [r.key, { scale: r.scale, unit: r.unit }])));
+      // a column of a series the lab also reads out is written as its readout (decimals, and a
+      // scale such as the very-close share's 100 with "%", as the chart's axis writes it)
+      const shown = layout.then((l) => Object.fromEntries((l.display.readouts || []).map((r) => [r.key, r])));
       const table = new ChartTable({
         id: `${lab}-${id}`,
         keys,

@@ -15,11 +15,16 @@
 // It asks for the whole history each time (no incremental copy as ui/history.js keeps for the
 // charts: a Restart starts the session's history again, which only the lab itself sees).
 
+import { readoutNumber } from "./controls.js";
+
 export const MAX_ROWS = 150;
 export const REFRESH_MS = 2000;
 
-/** A number as the table shows it: 2 decimals (0 for large values), "–" for a missing one. */
-export function formatValue(v) {
+/** A number as the table shows it: as the lab's readout of that series writes it (`readout`:
+ *  the session's Readout spec, {scale, decimals}), else 2 decimals (0 for large values); "–"
+ *  for a missing one. */
+export function formatValue(v, readout = null) {
+  if (readout) return readoutNumber(readout, v);
   if (v === null || v === undefined || !Number.isFinite(v)) return "–";
   return Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2);
 }
@@ -88,8 +93,9 @@ export class ChartTable {
    *              session's display.charts, asked for once)
    *   id         an id stem for the elements (e.g. "swarm-agree")
    *   active()   true while the table should follow the run (its lab on screen)
-   *   shown      {key: {scale, unit}} (or a promise of it): a column written as the lab's
-   *              readout and chart write it (the very-close share in %, not as a fraction)
+   *   shown      {key: Readout spec} (or a promise of it): a column written as the lab's
+   *              readout writes it (its decimals and scale: the very-close share in %, not
+   *              as a fraction), its unit in the header when the readout scales it
    */
   constructor({ fetch, keys, id, active = () => true, shown = {} }) {
     this.fetch = fetch;
@@ -171,10 +177,11 @@ export class ChartTable {
     const tr = el("tr");
     tr.append(el("th", { scope: "col" }, timeLabel));
     keys.forEach((k, i) => {
-      const unit = (this.shown[k] && this.shown[k].unit) || (h.units && h.units[k]);
+      const r = this.shown[k];
+      const unit = (r && r.scale && r.scale !== 1 && r.unit) || (h.units && h.units[k]);
       tr.append(el("th", { scope: "col" }, unit ? `${names[i]} (${unit})` : names[i]));
     });
-    const scales = keys.map((k) => (this.shown[k] && this.shown[k].scale) || 1);
+    const readouts = keys.map((k) => this.shown[k] || null);
     tr.append(el("th", { scope: "col" }, "changes"));
     this.head.replaceChildren(tr);
 
@@ -182,7 +189,7 @@ export class ChartTable {
     for (const r of rows) {
       const row = el("tr");
       row.append(el("th", { scope: "row" }, time(r.t)));
-      r.values.forEach((v, i) => row.append(el("td", { class: "num" }, formatValue(v == null ? v : v * scales[i]))));
+      r.values.forEach((v, i) => row.append(el("td", { class: "num" }, formatValue(v, readouts[i]))));
       row.append(el("td", {}, r.events.join("; ")));
       frag.append(row);
     }

@@ -50,11 +50,17 @@ export function choiceLabel(spec, value) {
   return Object.prototype.hasOwnProperty.call(labels, value) ? labels[value] : String(value);
 }
 
+/** A readout's number as the session's Readout spec writes it ({decimals, scale}), without
+ *  its unit (a table's column names the unit once); "–" if none. */
+export function readoutNumber(r, v) {
+  if (v === null || v === undefined || !Number.isFinite(v)) return "–";
+  return (v * (r.scale ?? 1)).toFixed(r.decimals ?? 3);
+}
+
 /** A readout's text as the session's Readout spec says ({unit, decimals, scale}); "–" if none. */
 export function formatReadout(r, v) {
-  if (v === null || v === undefined || !Number.isFinite(v)) return "–";
-  const text = (v * (r.scale ?? 1)).toFixed(r.decimals ?? 3);
-  return r.unit ? `${text} ${r.unit}` : text;
+  const text = readoutNumber(r, v);
+  return r.unit && text !== "–" ? `${text} ${r.unit}` : text;
 }
 
 /** A label's text with each code name in it ("Separation k_sep": the name the rule's code
