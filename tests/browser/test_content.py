@@ -401,6 +401,8 @@ def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, s
         assert "time scale of 0.45 s" in prose and "closer than 1.5 lengths" in prose
         assert "about 0.89/√N, roughly 0.09 for 100 animals" in prose  # sqrt(pi) / (2 sqrt(100))
         assert "3.5" in lab.locator(".swarm-explain .formula[aria-label=Separation]").inner_text()
+        gap = page.evaluate("async () => (await window.swarmlab.engine.call('swarm', 'layout')).constants.passage_gap")
+        assert gap > 0 and f"leave a {gap:g}-length gap" in prose  # the published constant, quoted
         # the stage has the world's shape, 160 by 120: nothing cut off, no empty band
         for part in (".swarm-stage", ".swarm-canvas"):
             box = lab.locator(part).bounding_box()

@@ -455,6 +455,7 @@ class SwarmSession(Session):
             "obstacle_band": obstacles.BAND,
             "obstacle_strength": obstacles.STRENGTH,
             "obstacle_margin": obstacles.FALLBACK_MARGIN,
+            "passage_gap": obstacles.PASSAGE_GAP,  # lengths between the passage's two walls
             "very_close": swarm.VERY_CLOSE,
             "sample_seconds": swarm.SAMPLE_INTERVAL_STEPS * swarm.DT,
             "history_capacity": swarm.HISTORY_CAPACITY,

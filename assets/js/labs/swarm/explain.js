@@ -81,7 +81,6 @@ const formulas = (C) => [
 export function explainHtml(C) {
   const [circle] = C.obstacles.circle;
   const [top, bottom] = C.obstacles.passage;
-  const gap = (bottom[1] - bottom[2]) - (top[1] + top[2]);
   const [W, H] = C.world;
   return `
 <h2 id="swarm-rules">Each animal, three habits, nobody in charge</h2>
@@ -152,7 +151,7 @@ threat with alignment switched off. Neither outcome needs a leader.</p>
 
 <h2 id="swarm-obstacles">Obstacles</h2>
 <p>The <em>circle</em> has radius ${circle[2]} and sits at (${circle[0]}, ${circle[1]}). The <em>narrow passage</em> is two circles of radius ${top[2]} at (${top[0]}, ${top[1]}) and (${bottom[0]}, ${bottom[1]}):
-their inner edges leave a ${gap}-length gap, and because the world wraps they join across the top and bottom edge into one wall with one gap.
+their inner edges leave a ${C.passage_gap}-length gap, and because the world wraps they join across the top and bottom edge into one wall with one gap.
 Each animal checks the boundary at two points, where it is and where it would be ${C.obstacle_lookahead} s ahead if it flew straight on, and steers outward at
 each point that is within ${C.obstacle_band} lengths of the boundary. If a step still ends inside, the animal is moved to the nearest point ${C.obstacle_margin} lengths outside
 and the part of its heading pointing inward is reflected: a safeguard, not realistic contact. Choosing an obstacle at once moves any animal
