@@ -599,6 +599,18 @@ class CheckRun:
         return out
 
 
+def check_shown(result: dict) -> dict:
+    """The check's numbers as the page and the CLI write them: three decimals (Python's
+    rounding, ties to even), in :meth:`CheckRun.result`'s shape ({"seeds": [{"seed", "a0",
+    "a1"}], "mean": {"a0", "a1"}, "range": {"a0": [lo, hi], "a1": [lo, hi]}}) with text
+    for every float.  The one place they are formatted (the page has no copy)."""
+    def f(x: float) -> str:
+        return f"{x:.3f}"
+    return {"seeds": [{"seed": r["seed"], "a0": f(r["a0"]), "a1": f(r["a1"])} for r in result["seeds"]],
+            "mean": {k: f(v) for k, v in result["mean"].items()},
+            "range": {k: [f(lo), f(hi)] for k, (lo, hi) in result["range"].items()}}
+
+
 def _sequential_mean(values) -> float:
     """The plain mean: a left-to-right sum of the floats, then one division (no pairwise or
     exact summation), so that a sum the check accumulates step by step has the same bits."""

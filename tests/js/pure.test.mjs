@@ -9,7 +9,7 @@ import { minImage, periodicCopies, wrap } from "../../assets/js/ui/periodic.js";
 import { drawArrow } from "../../assets/js/ui/marks.js";
 import { HistoryMirror } from "../../assets/js/ui/history.js";
 import { tabListMove } from "../../assets/js/ui/dom.js";
-import { fmt3, CheckRunner } from "../../assets/js/labs/vicsek/check.js";
+import { CheckRunner } from "../../assets/js/labs/vicsek/check.js";
 import { choiceLabel, groupSpecs, formatReadout, formatValue, labelParts, spokenValue } from "../../assets/js/ui/controls.js";
 import { pitchFor } from "../../assets/js/ui/sound.js";
 
@@ -237,12 +237,6 @@ test("crashReason keeps a Python traceback's exception, not its frames", () => {
   assert.equal(crashReason("plain"), "plain");
   assert.equal(crashReason(null), "an unknown error");
   assert.ok(crashReason(new Error("x".repeat(1000))).length <= 300);
-});
-
-test("fmt3 rounds like Python's .3f (ties to even)", () => {
-  assert.equal(fmt3(0.1234), "0.123");
-  assert.equal(fmt3(0.0625), "0.062");
-  assert.equal(fmt3(0.1875), "0.188");
 });
 
 

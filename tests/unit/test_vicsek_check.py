@@ -176,3 +176,17 @@ def test_cli_help_documents_every_option(my_cli, capsys):
         my_cli(["vicsek-check", "--help"])
     text = capsys.readouterr().out
     assert "--json" in text and "--one-at-a-time" in text
+
+
+def test_the_checks_numbers_are_written_once_with_pythons_rounding():
+    """check_shown writes every number of a result with three decimals, ties to even (0.0625 is
+    0.062, as f"{x:.3f}"; JavaScript's toFixed writes 0.063): the page and the CLI show these."""
+    from swarmlab.commands.vicsek_check import format_table
+    result = {"seeds": [{"seed": 3, "a0": 0.0625, "a1": 0.1875}, {"seed": 17, "a0": 0.1234, "a1": 0.9}],
+              "mean": {"a0": 0.09295, "a1": 0.54375}, "range": {"a0": [0.0625, 0.1234], "a1": [0.1875, 0.9]}}
+    shown = vicsek.check_shown(result)
+    assert shown["seeds"] == [{"seed": 3, "a0": "0.062", "a1": "0.188"}, {"seed": 17, "a0": "0.123", "a1": "0.900"}]
+    assert shown["mean"] == {"a0": "0.093", "a1": "0.544"} and shown["range"]["a0"] == ["0.062", "0.123"]
+    table = format_table(result)
+    assert "     3      0.062      0.188" in table and "range  0.062-0.123  0.188-0.900" in table
+    assert f"{len(vicsek.CHECK_SEEDS)}-seed check (Vicsek lab): {vicsek.TEACHING.n} agents" in table

@@ -211,7 +211,12 @@ def test_check_ops(s):
     r = call(s, "check_advance", updates=100)
     assert r == {"progress": 1.0, "done": True}
     res = call(s, "check_result")
+    shown = res.pop("shown")  # the numbers as the page writes them: Python's .3f, ties to even
     assert res == json.loads(json.dumps(vicsek.run_check("batched", warmup=20, measure=10)))
+    assert shown["mean"] == {k: f"{v:.3f}" for k, v in res["mean"].items()}
+    assert [r["a1"] for r in shown["seeds"]] == [f"{r['a1']:.3f}" for r in res["seeds"]]
+    assert shown["range"]["a0"] == [f"{v:.3f}" for v in res["range"]["a0"]]
+    res["shown"] = shown
     assert [row["seed"] for row in res["seeds"]] == list(vicsek.CHECK_SEEDS)
     # serial mode gives the same numbers; the live stage was untouched
     call(s, "check_start", mode="serial", warmup=20, measure=10)

@@ -43,19 +43,19 @@ def register(subparsers) -> None:
 
 
 def format_table(result: dict) -> str:
+    shown = vicsek.check_shown(result)
     lines = [
-        "Eight-seed check (Vicsek lab): 64 agents, L=1, R=0.12, step 0.01, kick 0.35*U[-1,1]",
+        f"{_COUNT}-seed check (Vicsek lab): {_P.n} agents, L={_P.box:g}, R={_P.radius:g}, step {_P.speed:g}, "
+        f"kick {0.5 * _P.eta:g}*U[-1,1]",
         f"P averaged over updates {vicsek.CHECK_WARMUP + 1}-{vicsek.CHECK_WARMUP + vicsek.CHECK_MEASURE}",
         "",
         f"{'seed':>6}  {'P (a=0)':>9}  {'P (a=1)':>9}",
     ]
-    for row in result["seeds"]:
-        lines.append(f"{row['seed']:>6}  {row['a0']:>9.3f}  {row['a1']:>9.3f}")
-    m, r = result["mean"], result["range"]
-    lines.append(f"{'mean':>6}  {m['a0']:>9.3f}  {m['a1']:>9.3f}")
-    ra0 = f"{r['a0'][0]:.3f}-{r['a0'][1]:.3f}"
-    ra1 = f"{r['a1'][0]:.3f}-{r['a1'][1]:.3f}"
-    lines.append(f"{'range':>6}  {ra0:>9}  {ra1:>9}")
+    for row in shown["seeds"]:
+        lines.append(f"{row['seed']:>6}  {row['a0']:>9}  {row['a1']:>9}")
+    m, r = shown["mean"], shown["range"]
+    lines.append(f"{'mean':>6}  {m['a0']:>9}  {m['a1']:>9}")
+    lines.append(f"{'range':>6}  {'-'.join(r['a0']):>9}  {'-'.join(r['a1']):>9}")
     return "\n".join(lines)
 
 

@@ -24,7 +24,7 @@ import { buildControls } from "../ui/controls.js";
 import { readQuery, shareUrl, copyLink, copiedWords } from "../ui/share.js";
 import { Stage } from "./vicsek/stage.js";
 import { headingWheel } from "../ui/heading.js";
-import { CheckRunner, renderTable, renderDotPlot, fmt3 } from "./vicsek/check.js";
+import { CheckRunner, renderTable, renderDotPlot } from "./vicsek/check.js";
 import { steps, ruleHtml, checkIntroHtml, NOTES_HTML, headerHtml, checkName } from "./vicsek/text.js";
 import { plural, capital, say, setText, tabListMove } from "../ui/dom.js";
 import { mountRules, preloadEditor } from "../ui/rules.js";
@@ -376,13 +376,13 @@ export async function mount(section, ctx) {
       $(".vk-check-body").hidden = false;
       dotsWidth = 0;
       drawDots();
-      const m = result.mean;
+      const m = result.shown.mean; // the means as the session writes them
       $(".vk-check-summary").innerHTML =
-        `With <var>a</var> = 0 the ${say(consts.seeds.length)} seeds average P = ${fmt3(m.a0)}, close to the ${consts.baseline.toFixed(2)} of random headings. ` +
-        `With <var>a</var> = 1 they average P = ${fmt3(m.a1)}: the same start and the same nudges, ` +
+        `With <var>a</var> = 0 the ${say(consts.seeds.length)} seeds average P = ${m.a0}, close to the ${consts.baseline.toFixed(2)} of random headings. ` +
+        `With <var>a</var> = 1 they average P = ${m.a1}: the same start and the same nudges, ` +
         `and only the alignment turned on. ` +
         `<span class="vk-muted">(Done in ${(info.elapsedMs / 1000).toFixed(1)} s, in ${info.calls} pieces between frames.)</span>`;
-      setText(announce, `The ${checkName(consts)} is done: mean P ${fmt3(m.a0)} with a = 0 and ${fmt3(m.a1)} with a = 1. The table follows.`);
+      setText(announce, `The ${checkName(consts)} is done: mean P ${m.a0} with a = 0 and ${m.a1} with a = 1. The table follows.`);
       section.dataset.check = "done";
       section.dataset.checkMaxMs = info.maxCallMs.toFixed(1);
       section.dataset.checkUnitMs = (info.unitMs || 0).toFixed(2);

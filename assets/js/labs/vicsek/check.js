@@ -10,20 +10,6 @@ import { num, say } from "../../ui/dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
-/**
- * Format like Python's f"{x:.3f}".  JS toFixed rounds exact ties up, Python to even;
- * a double is an exact tie at 3 decimals only when 16*x is an odd integer.
- */
-export function fmt3(x) {
-  const y = 16 * x;
-  if (Number.isInteger(y) && Math.abs(y) % 2 === 1) {
-    const k = Math.floor(x * 1000); // x*1000 = k + 0.5 exactly (positive x)
-    const even = k % 2 === 0 ? k : k + 1;
-    return (even / 1000).toFixed(3);
-  }
-  return x.toFixed(3);
-}
-
 export class CheckRunner {
   /**
    * The check's share of each engine request.  The page's stepper asks ops(budgetMs) for
@@ -120,8 +106,9 @@ export class CheckRunner {
   }
 }
 
-/** Fill `table` (a <table>) with the check result; `c` is the session's constants (the
- *  updates measured: after `warmup`, the next `measure`). */
+/** Fill `table` (a <table>) with the check result (its numbers as the session writes them:
+ *  result.shown); `c` is the session's constants (the updates measured: after `warmup`, the
+ *  next `measure`). */
 export function renderTable(table, result, c) {
   table.replaceChildren();
   const cap = document.createElement("caption");
@@ -129,20 +116,21 @@ export function renderTable(table, result, c) {
   const thead = document.createElement("thead");
   thead.innerHTML = `<tr><th scope="col">Seed</th><th scope="col">P with a = 0</th><th scope="col">P with a = 1</th></tr>`;
   const tbody = document.createElement("tbody");
-  for (const row of result.seeds) {
+  const shown = result.shown;
+  for (const row of shown.seeds) {
     const tr = document.createElement("tr");
     tr.dataset.seed = String(row.seed);
-    tr.innerHTML = `<th scope="row">${row.seed}</th><td data-col="a0">${fmt3(row.a0)}</td><td data-col="a1">${fmt3(row.a1)}</td>`;
+    tr.innerHTML = `<th scope="row">${row.seed}</th><td data-col="a0">${row.a0}</td><td data-col="a1">${row.a1}</td>`;
     tbody.append(tr);
   }
   const tfoot = document.createElement("tfoot");
   const mean = document.createElement("tr");
   mean.dataset.row = "mean";
-  mean.innerHTML = `<th scope="row">Mean</th><td data-col="a0">${fmt3(result.mean.a0)}</td><td data-col="a1">${fmt3(result.mean.a1)}</td>`;
+  mean.innerHTML = `<th scope="row">Mean</th><td data-col="a0">${shown.mean.a0}</td><td data-col="a1">${shown.mean.a1}</td>`;
   const range = document.createElement("tr");
   range.dataset.row = "range";
-  const r0 = result.range.a0, r1 = result.range.a1;
-  range.innerHTML = `<th scope="row">Range</th><td data-col="a0">${fmt3(r0[0])}–${fmt3(r0[1])}</td><td data-col="a1">${fmt3(r1[0])}–${fmt3(r1[1])}</td>`;
+  const r0 = shown.range.a0, r1 = shown.range.a1;
+  range.innerHTML = `<th scope="row">Range</th><td data-col="a0">${r0[0]}–${r0[1]}</td><td data-col="a1">${r1[0]}–${r1[1]}</td>`;
   tfoot.append(mean, range);
   table.append(cap, thead, tbody, tfoot);
 }
@@ -182,7 +170,7 @@ function drawRow(g, result, key, X, y, r) {
     const c = el("circle", { cx: x, cy: y + level * (1.6 * r), r, class: `dot ${key}` });
     c.dataset.seed = String(row.seed);
     c.dataset.value = String(row[key]);
-    c.append(el("title", {}, `seed ${row.seed}: P = ${fmt3(row[key])}`));
+    c.append(el("title", {}, `seed ${row.seed}: P = ${result.shown.seeds[k][key]}`));
     g.append(c);
   }
   const mx = X(result.mean[key]);
@@ -214,6 +202,7 @@ export function renderDotPlot(container, result, baseline) {
   const pw = W - L - R;
   const r = 4.5;
   const m = result.mean;
+  const shown = result.shown; // the numbers as the session writes them
   const parts = [];
   let y = 0;
 
@@ -232,7 +221,7 @@ export function renderDotPlot(container, result, baseline) {
     const [lo, hi] = result.range[key];
     ov.append(el("text", {
       x: right ? X(hi) + 12 : X(lo) - 12, y: rowsY[key] + 4, "text-anchor": right ? "start" : "end", class: "mean-label",
-    }, `mean ${fmt3(m[key])}`));
+    }, `mean ${shown.mean[key]}`));
   }
   drawAxis(ov, X, axisY, 0, 1, 0.2, 1);
   ov.append(el("text", { x: L + pw / 2, y: axisY + 30, "text-anchor": "middle", class: "tick" }, "average P over the measured updates"));
@@ -254,7 +243,7 @@ export function renderDotPlot(container, result, baseline) {
     const g = el("g", { class: `zoom ${key}` });
     const title = `Close-up, a = ${key === "a0" ? 0 : 1}`;
     g.append(el("text", { x: 0, y: y + 13, class: "part-title" },
-      W >= 480 ? `${title}: seeds from ${fmt3(lo)} to ${fmt3(hi)}, mean ${fmt3(m[key])}` : title));
+      W >= 480 ? `${title}: seeds from ${shown.range[key][0]} to ${shown.range[key][1]}, mean ${shown.mean[key]}` : title));
     const rowY = y + 40;
     const zAxis = y + 66;
     if (BASELINE >= from && BASELINE <= to) {
@@ -271,9 +260,9 @@ export function renderDotPlot(container, result, baseline) {
   const H = Math.round(y);
   const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "vk-dotplot", role: "img" });
   svg.setAttribute("aria-label",
-    `Dot plot of each seed's average P. With a = 0 the ${say(result.seeds.length)} seeds lie between ${fmt3(result.range.a0[0])} and ` +
-    `${fmt3(result.range.a0[1])}, mean ${fmt3(m.a0)}, around the ${shownBaseline} of random headings. With a = 1 they lie ` +
-    `between ${fmt3(result.range.a1[0])} and ${fmt3(result.range.a1[1])}, mean ${fmt3(m.a1)}.`);
+    `Dot plot of each seed's average P. With a = 0 the ${say(result.seeds.length)} seeds lie between ${shown.range.a0[0]} and ` +
+    `${shown.range.a0[1]}, mean ${shown.mean.a0}, around the ${shownBaseline} of random headings. With a = 1 they lie ` +
+    `between ${shown.range.a1[0]} and ${shown.range.a1[1]}, mean ${shown.mean.a1}.`);
   svg.append(...parts);
   container.replaceChildren(svg);
 }
