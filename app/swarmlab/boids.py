@@ -604,25 +604,35 @@ def limit_speed(v: np.ndarray, v_prev: np.ndarray, v_min: float = V_MIN, v_max: 
     return v * target[:, None]
 
 
+def search(state: BoidsState, params: Params, group: np.ndarray | None = None) -> cells.Pairs:
+    """The step's one neighbour search of ``state``: each unordered pair within
+    ``params.reach`` once, in the cell list's order (the unsorted search's forward block)."""
+    return cells.neighbour_pairs(state.x, params.box, params.reach, group=group, sort=False, half=True)
+
+
 def step(state: BoidsState, params: Params, treat: Treat | None = None, rule=None, *,
-         group: np.ndarray | None = None) -> BoidsState:
+         group: np.ndarray | None = None, pairs: cells.Pairs | None = None) -> BoidsState:
     """One step of DT seconds.  Pure: returns a new state, the input is untouched.
     ``rule``: see :func:`acceleration` (None = the built-in rules).  ``group``: (N,) flock
     ids when ``state`` holds several flocks side by side (:func:`run_many`); boids of
-    different flocks never see each other."""
+    different flocks never see each other.  ``pairs``: :func:`search` of this very state
+    and params, when it was already made (the session's measurement of the state makes it)."""
     box = params.box
-    # each unordered pair once, in the cell list's order (the unsorted search's forward block)
-    pairs = cells.neighbour_pairs(state.x, box, params.reach, group=group, sort=False, half=True)
+    if pairs is None:
+        pairs = search(state, params, group)
     a = acceleration(state, pairs, params, treat, rule)
     v = limit_speed(state.v + a * DT, state.v, params.v_min, params.v_max)
     x = shift(state.x, v, DT, box)
     return BoidsState(x, v, state.ids, state.steps + 1, state.next_id)  # (not replace(): 8 us in wasm)
 
 
-def run(state: BoidsState, params: Params, n: int, treat: Treat | None = None, rule=None) -> BoidsState:
-    """``n`` steps (``rule``: see :func:`acceleration`)."""
+def run(state: BoidsState, params: Params, n: int, treat: Treat | None = None, rule=None, *,
+        pairs: cells.Pairs | None = None) -> BoidsState:
+    """``n`` steps (``rule``: see :func:`acceleration`; ``pairs``: :func:`search` of the
+    first state, when already made)."""
     for _ in range(step_count(n)):
-        state = step(state, params, treat, rule)
+        state = step(state, params, treat, rule, pairs=pairs)
+        pairs = None
     return state
 
 
@@ -691,8 +701,10 @@ def groups(state: BoidsState, params: Params) -> np.ndarray:
     return metrics.group_labels(cells.neighbour_pairs(state.x, params.box, params.radius, sort=False))
 
 
-def measure(state: BoidsState, params: Params) -> dict:
-    """The sampled metrics, from one neighbour search at the alignment range:
+def measure(state: BoidsState, params: Params, pairs: cells.Pairs | None = None) -> dict:
+    """The sampled metrics, from the pairs within the alignment range: ``pairs`` may pass
+    the step's :func:`search` of this state (within ``params.reach``, which is at least the
+    alignment range), else they are searched.  The values do not depend on the pairs' order:
 
     P       whole-group agreement, 0..1
     spacing mean nearest distance, lengths (NaN below 2 boids)
@@ -706,7 +718,10 @@ def measure(state: BoidsState, params: Params) -> dict:
     loners  boids with no other boid within the alignment range
     N, t    boids, model time (s)
     """
-    pairs = cells.neighbour_pairs(state.x, params.box, params.radius, sort=False)
+    if pairs is None:
+        pairs = cells.neighbour_pairs(state.x, params.box, params.radius, sort=False)
+    else:  # the same pairs as that search (r <= radius is its exact test), in another order
+        pairs = pairs.take(pairs.r <= params.radius).full()
     spacing, _ = metrics.nearest_spacing(state.x, params.box, pairs=pairs)
     u = unit_headings(state.v)
     linked = metrics.aligned_pairs(pairs, u, FLOCK_LINK_COS)

@@ -4,6 +4,7 @@ import csv
 import io
 import json
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from swarmlab import boids as B
 from swarmlab import cells, cli, metrics, sessions
 from swarmlab.commands import boids as boids_cmd
-from swarmlab.sessions.boids import FRAME_HEADER, BoidsSession, new_history
+from swarmlab.sessions.boids import FRAME_HEADER, SAMPLE_INTERVAL_STEPS, BoidsSession, new_history
 from swarmlab.space import distance
 
 
@@ -330,7 +331,7 @@ def test_readouts_and_history_share_one_search_per_step(monkeypatch):
     step or a new setting measures again, and the numbers are those of boids.measure."""
     calls = []
     real = B.measure
-    monkeypatch.setattr(B, "measure", lambda state, params: calls.append(state.steps) or real(state, params))
+    monkeypatch.setattr(B, "measure", lambda state, params, pairs=None: calls.append(state.steps) or real(state, params, pairs))
     s = sessions.create("boids")  # its history's first sample measures step 0
     first = s.op_metrics()
     assert s.op_metrics() == first and calls == [0]
@@ -395,3 +396,32 @@ def test_the_run_keeps_its_own_sample_until_a_restart():
     other = BoidsSession()
     assert other.op_restore(json.loads(json.dumps(snap)))["run_values"] == {"sample": 42}
     assert s.op_reset()["run_values"] == {"sample": 7}
+
+
+def test_a_sampled_state_is_searched_once_for_its_measures_and_its_next_step(monkeypatch):
+    """Search once, then reduce: the history's measurement of a sampled state takes the step's
+    search of it (boids.search, within the reach), and the next step takes the same pairs, so a
+    run searches once per step; the measures and the run are those of separate searches."""
+    s = BoidsSession()
+    p = s.params
+    for kw in ({}, {"view": 360.0}, {"population": 300}):  # the measures from either search, bit for bit
+        q = replace(p, **kw)
+        st = B.initial_state(q)
+        for _ in range(25):
+            st = B.step(st, q)
+            a, b = B.measure(st, q), B.measure(st, q, B.search(st, q))
+            assert a.keys() == b.keys() and all(a[k] == b[k] or (a[k] != a[k] and b[k] != b[k]) for k in a), (kw, a, b)
+    real = cells.neighbour_pairs
+    cutoffs = []
+    monkeypatch.setattr(cells, "neighbour_pairs", lambda x, box, cutoff, *a, **k: cutoffs.append(cutoff) or real(x, box, cutoff, *a, **k))
+    st0 = s.state
+    steps = 10 * SAMPLE_INTERVAL_STEPS
+    s.op_step(steps)
+    assert cutoffs == [p.reach] * steps  # one search per step, none more for the 10 samples
+    s.op_metrics()  # the readouts of the latest sample: no search either
+    assert len(cutoffs) == steps
+    assert len(s.history.to_dict()["t"]) >= 10
+    monkeypatch.setattr(cells, "neighbour_pairs", real)
+    ref = B.run(st0, p, steps)
+    assert np.array_equal(s.state.x, ref.x) and np.array_equal(s.state.v, ref.v)
+    assert s._measure() == B.measure(s.state, p)

@@ -111,6 +111,7 @@ class BoidsSession(Session):
         self.state = boids.initial_state(self.params)
         self.history = new_history()
         self._measured: tuple | None = None  # (state, params, measures): see _measure
+        self._searched: tuple | None = None  # (state, params, pairs): see _search
         # (history, steps, all the measures) of that history's latest sample, for Describe
         self.sampled: tuple[metrics.History, int, dict] | None = None
         self._record()
@@ -127,8 +128,24 @@ class BoidsSession(Session):
         params are immutable: a new one is a new object."""
         cache = self._measured
         if cache is None or cache[0] is not self.state or cache[1] is not self.params:
-            cache = self._measured = (self.state, self.params, boids.measure(self.state, self.params))
+            measured = boids.measure(self.state, self.params, self._search())
+            cache = self._measured = (self.state, self.params, measured)
         return dict(cache[2])
+
+    def _search(self) -> cells.Pairs:
+        """``boids.search`` of the current state and settings, made once: the measurement of a
+        sampled state reads it, and the next step of that state takes it (``_run``)."""
+        cache = self._searched
+        if cache is None or cache[0] is not self.state or cache[1] is not self.params:
+            cache = self._searched = (self.state, self.params, boids.search(self.state, self.params))
+        return cache[2]
+
+    def _searched_pairs(self) -> cells.Pairs | None:
+        """The search of the current state if it was made already (else the step makes it)."""
+        cache = self._searched
+        if cache is not None and cache[0] is self.state and cache[1] is self.params:
+            return cache[2]
+        return None
 
     def _mark(self, label: str, key: str | None = None) -> None:
         merge = MERGE_MARKER_STEPS if key is not None else 0
@@ -289,12 +306,14 @@ class BoidsSession(Session):
     def _run(self, k: int) -> None:
         """k steps with the rule in use; a student's rule that fails gives way to the
         built-in one from the failing step on (that step is taken with the built-in rule)."""
+        pairs = self._searched_pairs()  # a sampled state's search, made by its measurement
         if self.rule is None:
-            self.state = boids.run(self.state, self.params, k, self.treat)
+            self.state = boids.run(self.state, self.params, k, self.treat, pairs=pairs)
             return
         for done in range(k):
             try:
-                self.state = boids.step(self.state, self.params, self.treat, self.rule)
+                self.state = boids.step(self.state, self.params, self.treat, self.rule, pairs=pairs)
+                pairs = None
             except rules.RuleError as exc:
                 self._rule_failed(exc)
                 self.state = boids.run(self.state, self.params, k - done, self.treat)
@@ -303,7 +322,7 @@ class BoidsSession(Session):
     # --- rules in Python (the protocol is in sessions/base.py) -------------------------
     def _rule_trial(self, rule: rules.Rule) -> float:
         s, p = self.state, self.params
-        pairs = cells.neighbour_pairs(s.x, p.box, p.reach, sort=False)
+        pairs = self._search().full()  # the ordered pairs the rule gets in the step
         t0 = time.perf_counter()
         rule(boids._index(pairs.i), boids._index(pairs.j), pairs.d, pairs.r, s.v, p)
         return (time.perf_counter() - t0) * 1000.0
