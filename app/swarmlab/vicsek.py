@@ -369,19 +369,22 @@ def _flat(state: VicsekState) -> tuple[np.ndarray, np.ndarray, np.ndarray | None
 
 
 def _advance(state: VicsekState, params: VicsekParams, xi: np.ndarray, align,
-             turn=None, trig=None) -> tuple[VicsekState, np.ndarray, np.ndarray]:
+             turn=None, trig=None, pairs: cells.Pairs | None = None) -> tuple[VicsekState, np.ndarray, np.ndarray]:
     """One synchronous update; also returns (cos, sin) of the new headings (flat).
 
     ``turn(i, j, d, r, theta, a, kick)`` gives the new headings from the neighbourhoods
     (:func:`neighbourhoods`); None is the built-in :func:`swarmlab.rules_vicsek.turn`, the
     function the page shows, run as :func:`builtin_turn` (the same bits).  The result is
     wrapped into [-pi, pi) here.  ``trig``: (sin, cos) of ``state.theta`` (flat) when known.
+    ``pairs``: the neighbour pairs within ``params.radius`` of this very state (flat, any
+    form and order: the neighbourhoods are put in canonical order) when already searched.
     """
     x, theta, group, b = _flat(state)
     n = state.theta.shape[-1]
     box = params.space
     # the one search per update: half pairs in any order (neighbourhoods() puts them in its own)
-    pairs = cells.neighbour_pairs(x, box, params.radius, group=group, sort=False, half=True, any_order=True)
+    if pairs is None:
+        pairs = cells.neighbour_pairs(x, box, params.radius, group=group, sort=False, half=True, any_order=True)
     a = np.asarray(align, dtype=np.float64)
     if a.ndim:  # one value per replica -> per agent
         a = np.repeat(a.reshape(-1), n)
@@ -478,17 +481,19 @@ class Ensemble:
         draws = np.stack([st.kicks() for st in self._streams])
         return draws[self._source]
 
-    def step(self) -> np.ndarray:
-        """Advance every replica by one update; return the new P, shape (B,)."""
+    def step(self, pairs: cells.Pairs | None = None) -> np.ndarray:
+        """Advance every replica by one update; return the new P, shape (B,).  ``pairs``: the
+        current state's neighbour pairs (flat over the replicas, within the radius, any order)
+        when a reader already searched them (the live stage's session does)."""
         xi = self.next_kicks()
         # the trig of the headings now, if the last update computed it for this very state
         # (a session may have put another state in place: then it is computed afresh)
         trig = self._trig[1:] if self._trig[0] is self.state else None
         try:
-            self.state, c, s = _advance(self.state, self.params, xi, self.align, self.turn, trig)
+            self.state, c, s = _advance(self.state, self.params, xi, self.align, self.turn, trig, pairs)
         except RuleError as exc:  # a student's rule failed: the built-in one takes over, same kicks
             self.turn, self.failure = None, exc
-            self.state, c, s = _advance(self.state, self.params, xi, self.align, None, trig)
+            self.state, c, s = _advance(self.state, self.params, xi, self.align, None, trig, pairs)
         self._trig = (self.state, s, c)
         b, n = self.state.theta.shape
         self.order = _order_from_trig(c, s, b, n)

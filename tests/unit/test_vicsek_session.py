@@ -278,3 +278,28 @@ def test_the_stage_is_searched_once_per_state(monkeypatch):
     assert fresh.op_neighbours(3) == moved
     s.op_reset()
     assert searches(s.op_neighbours, 3)[1] == 1
+
+
+def test_an_update_takes_the_pairs_the_page_read_of_its_state(monkeypatch):
+    """While the page follows an arrow it reads each new state's neighbourhood, and the next
+    update of that state takes those pairs: one search per update, and the run is the run of
+    a session nobody reads (the neighbourhoods are put in canonical order either way)."""
+    from swarmlab import cells
+    from swarmlab.sessions.vicsek import VicsekSession
+
+    read, alone = VicsekSession(), VicsekSession()
+    real = cells.neighbour_pairs
+    calls = []
+    monkeypatch.setattr(cells, "neighbour_pairs", lambda *a, **k: calls.append(1) or real(*a, **k))
+    for _ in range(30):  # a frame: read the followed arrow, then one update
+        read.op_neighbours(7)
+        read.op_step(1)
+    assert len(calls) == 30  # the reads' searches only: every update took its state's pairs
+    alone.op_step(30)
+    assert np.array_equal(read.ens.state.x, alone.ens.state.x)
+    assert np.array_equal(read.ens.state.theta, alone.ens.state.theta)
+    read.op_set("a", 0.5)  # new parameters: the pairs read before are not taken
+    read.op_step(1)
+    alone.op_set("a", 0.5)
+    alone.op_step(1)
+    assert np.array_equal(read.ens.state.theta, alone.ens.state.theta)

@@ -159,7 +159,7 @@ class VicsekSession(Session):
         t0 = time.perf_counter()
         for _ in range(n):
             self.prev = self.ens.state
-            p = self.ens.step()
+            p = self.ens.step(self._searched_pairs())  # the state the page read: searched once
             if self.ens.failure is not None:  # the student's rule failed; the original took that update
                 exc, self.ens.failure = self.ens.failure, None
                 self.history.record(self.ens.t, {"P": float(p[0])})
@@ -225,13 +225,22 @@ class VicsekSession(Session):
     def _live_pairs(self) -> cells.Pairs:
         """The stage's neighbour pairs in its current state: searched once per state and
         parameters (the page reads the followed arrow's neighbourhood every frame, paused or
-        not, and Describe reads the groups), then reduced as each reader needs."""
+        not, and Describe reads the groups), then reduced as each reader needs; the next
+        update takes them too (:meth:`op_step`)."""
         key = (self.ens.state, self.params)
         if self._pairs_key is None or any(a is not b for a, b in zip(self._pairs_key, key)):
             x = self.ens.state.x[0]
             self._pairs = cells.neighbour_pairs(x, self.params.space, self.params.radius)
             self._pairs_key = key  # (holds the state: its id cannot be reused meanwhile)
         return self._pairs
+
+    def _searched_pairs(self) -> cells.Pairs | None:
+        """:meth:`_live_pairs` if a reader already searched the current state, else None (the
+        update then searches it)."""
+        key = (self.ens.state, self.params)
+        if self._pairs_key is not None and all(a is b for a, b in zip(self._pairs_key, key)):
+            return self._pairs
+        return None
 
     def summary(self) -> dict:
         """The spoken summary (``describe.vicsek``) of the stage's run, its followed arrow, and
