@@ -2,7 +2,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { MAX_ROWS, formatTime, formatValue, ordinal, tableRows } from "../../assets/js/ui/charttable.js";
+import { MAX_ROWS, formatTime, formatValue, tableRows } from "../../assets/js/ui/charttable.js";
+import { ordinal } from "../../assets/js/ui/dom.js";
 
 const hist = (n, dt = 0.25, markers = []) => ({
   t: Array.from({ length: n }, (_, k) => k * dt),

@@ -19,7 +19,7 @@ import { createLoop } from "../ui/loop.js";
 import { Stepper } from "../ui/stepper.js";
 import { openLab, PlayButton, Readouts, readoutRowHtml, frameOps, eachResult } from "../ui/run.js";
 import { HistoryMirror } from "../ui/history.js";
-import { el, capital, say, setText } from "../ui/dom.js";
+import { el, capital, ordinal, say, setText } from "../ui/dom.js";
 import { NARROW } from "../ui/reflow.js";
 import { MinimalControls } from "../ui/minimal.js";
 import { readQuery, shareUrl, copyLink, copiedWords, linkCode } from "../ui/share.js";
@@ -100,7 +100,7 @@ export async function mount(section, ctx) {
     class: "stage-caption",
     text: `In the model each animal is a point; it is drawn at least ${GLYPH_LENGTH} lengths long, enlarged so that you can see it. ` +
       "They have no hard collisions: with strong cohesion and weak separation they can overlap. " +
-      `Faint lines are the last ${TRAILS.seconds} s of ${EVERY[TRAILS.every] || `every ${TRAILS.every}th`} animal's path; ` +
+      `Faint lines are the last ${TRAILS.seconds} s of ${EVERY[TRAILS.every] || `every ${ordinal(TRAILS.every)}`} animal's path; ` +
       "the one drawn larger and circled is selected. The world wraps around at every edge.",
   });
 

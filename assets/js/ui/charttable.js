@@ -16,6 +16,7 @@
 // charts: a Restart starts the session's history again, which only the lab itself sees).
 
 import { readoutNumber } from "./controls.js";
+import { el, ordinal } from "./dom.js";
 
 export const MAX_ROWS = 150;
 export const REFRESH_MS = 2000;
@@ -66,20 +67,6 @@ export function tableRows(h, keys, maxRows = MAX_ROWS) {
   return { rows, stride, count };
 }
 
-/** 2 -> "2nd", 3 -> "3rd", 4 -> "4th", 11 -> "11th", 22 -> "22nd". */
-export function ordinal(n) {
-  const teen = n % 100 >= 11 && n % 100 <= 13;
-  const end = teen ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th");
-  return `${n}${end}`;
-}
-
-function el(tag, attrs = {}, text) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
 /** Series names joined for reading: "a", "a and b", "a, b and c". */
 function joinNames(names) {
   return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
@@ -108,7 +95,7 @@ export class ChartTable {
     this.waiting = 0;
     this.timer = null;
     this.element = el("details", { class: "chart-table", id: `chart-table-${id}` });
-    this.summary = el("summary", {}, "Values as a table");
+    this.summary = el("summary", { text: "Values as a table" });
     this.names = el("span", { class: "sr-only" });
     this.summary.append(this.names);
     // a wide or long table scrolls inside its box, which is then a Tab stop a keyboard can scroll
@@ -175,22 +162,22 @@ export class ChartTable {
     this.caption.textContent = text;
 
     const tr = el("tr");
-    tr.append(el("th", { scope: "col" }, timeLabel));
+    tr.append(el("th", { scope: "col", text: timeLabel }));
     keys.forEach((k, i) => {
       const r = this.shown[k];
       const unit = (r && r.scale && r.scale !== 1 && r.unit) || (h.units && h.units[k]);
-      tr.append(el("th", { scope: "col" }, unit ? `${names[i]} (${unit})` : names[i]));
+      tr.append(el("th", { scope: "col", text: unit ? `${names[i]} (${unit})` : names[i] }));
     });
     const readouts = keys.map((k) => this.shown[k] || null);
-    tr.append(el("th", { scope: "col" }, "changes"));
+    tr.append(el("th", { scope: "col", text: "changes" }));
     this.head.replaceChildren(tr);
 
     const frag = document.createDocumentFragment();
     for (const r of rows) {
       const row = el("tr");
-      row.append(el("th", { scope: "row" }, time(r.t)));
-      r.values.forEach((v, i) => row.append(el("td", { class: "num" }, formatValue(v, readouts[i]))));
-      row.append(el("td", {}, r.events.join("; ")));
+      row.append(el("th", { scope: "row", text: time(r.t) }));
+      r.values.forEach((v, i) => row.append(el("td", { class: "num", text: formatValue(v, readouts[i]) })));
+      row.append(el("td", { text: r.events.join("; ") }));
       frag.append(row);
     }
     this.body.replaceChildren(frag);
