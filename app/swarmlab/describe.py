@@ -227,7 +227,7 @@ def _spacing_steady(values: Sequence[float]) -> float:
 
 # ------------------------------------------------------------------------------------ Lab 1
 def swarm(n: int, u: np.ndarray, pairs, m: Mapping[str, float], *, threat: bool = False,
-          obstacle: str = "none", at_limit: bool = False, trial: str | None = None,
+          obstacle: str | None = None, at_limit: bool = False, trial: str | None = None,
           selected: int | None = None, history: metrics.History | None = None,
           very_close: float | None = None, limit_minutes: float | None = None) -> dict:
     """Lab 1 ("Swarm Lab").
@@ -239,7 +239,8 @@ def swarm(n: int, u: np.ndarray, pairs, m: Mapping[str, float], *, threat: bool 
              group is a chain of animals each closer than 3.2 lengths to the next (a flock's
              spacing is 2-3 lengths) and the search is already done
     m      : ``swarm.measure`` (P, local, spacing, very_close, milling)
-    threat : a threat is passing; obstacle: "none" | "circle" | "passage"
+    threat : a threat is passing; obstacle: the obstacle as its control names it ("a narrow
+             passage", the spec's choice label), None for none
     at_limit : paused at the model-time limit (``limit_minutes`` long, ``swarm.TIME_LIMIT_STEPS``);
                trial: the running trial's title
     selected : the selected individual's number as the page shows it (ID + 1)
@@ -252,10 +253,8 @@ def swarm(n: int, u: np.ndarray, pairs, m: Mapping[str, float], *, threat: bool 
     if n:
         parts.append(_agreement(m["P"], m["local"]))
         parts.append(_spacing(m["spacing"]))
-    if obstacle == "circle":
-        parts.append("a circle in the way")
-    elif obstacle == "passage":
-        parts.append("a narrow passage in the way")
+    if obstacle:
+        parts.append(f"{obstacle} in the way")
     if threat:
         parts.append("a threat is passing")
     text = "; ".join(parts) + "."

@@ -190,6 +190,11 @@ class VicsekParams:
     def space(self) -> Box:
         return Box(float(self.box), float(self.box))
 
+    @property
+    def kick(self) -> float:
+        """The largest kick, eta / 2 radians: each update's kick is ``kick * U[-1, 1)``."""
+        return 0.5 * self.eta
+
 
 #: The teaching form of SPEC.md Lab 2 (a = 1 by default; the check also runs a = 0).
 TEACHING = VicsekParams()
@@ -388,8 +393,7 @@ def _advance(state: VicsekState, params: VicsekParams, xi: np.ndarray, align,
     a = np.asarray(align, dtype=np.float64)
     if a.ndim:  # one value per replica -> per agent
         a = np.repeat(a.reshape(-1), n)
-    half_eta = 0.5 * float(params.eta)
-    kick = half_eta * np.asarray(xi, dtype=np.float64).reshape(-1)
+    kick = params.kick * np.asarray(xi, dtype=np.float64).reshape(-1)
     if turn is None:
         s, c = detmath.sincos(theta) if trig is None else trig
         i, j = sum_order(pairs, theta.shape[0])

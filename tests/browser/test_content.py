@@ -414,6 +414,8 @@ def test_a_constant_or_label_changed_in_python_is_what_the_page_shows(browser, s
         # a live change writes its chart marker with the new words
         lab.locator(".ctl[data-param=obstacle] select").select_option("passage")
         page.wait_for_function("() => [...document.querySelectorAll('#lab-swarm .swarm-marker')].some((b) => b.textContent.includes('a gap between two rocks'))")
+        said = page.evaluate("async () => (await window.swarmlab.engine.call('swarm', 'describe')).text")
+        assert "a gap between two rocks in the way" in said  # the description names it as the control does
         page.goto(f"{url}/?lab=vicsek")
         wait_ready(page)
         vk = page.locator("#lab-vicsek")

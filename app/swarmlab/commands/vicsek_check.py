@@ -28,7 +28,7 @@ def register(subparsers) -> None:
         help=f"{_COUNT}-seed check of the Vicsek lab (a = 0 vs a = 1)",
         description=(
             f"Run the {_COUNT}-seed check of Lab 2: {_P.n} agents, L = {_P.box:g}, R = {_P.radius:g} "
-            f"(self included), step {_P.speed:g}, kicks {0.5 * _P.eta:g}*U[-1,1]; for each seed "
+            f"(self included), step {_P.speed:g}, kicks {_P.kick:g}*U[-1,1]; for each seed "
             f"({', '.join(map(str, vicsek.CHECK_SEEDS))}) a = 0 and a = 1 share start and kicks; "
             f"{vicsek.CHECK_WARMUP} warm-up updates, then the mean shared heading P over the next "
             f"{vicsek.CHECK_MEASURE}."
@@ -46,7 +46,7 @@ def format_table(result: dict) -> str:
     shown = vicsek.check_shown(result)
     lines = [
         f"{_COUNT}-seed check (Vicsek lab): {_P.n} agents, L={_P.box:g}, R={_P.radius:g}, step {_P.speed:g}, "
-        f"kick {0.5 * _P.eta:g}*U[-1,1]",
+        f"kick {_P.kick:g}*U[-1,1]",
         f"P averaged over updates {vicsek.CHECK_WARMUP + 1}-{vicsek.CHECK_WARMUP + vicsek.CHECK_MEASURE}",
         "",
         f"{'seed':>6}  {'P (a=0)':>9}  {'P (a=1)':>9}",

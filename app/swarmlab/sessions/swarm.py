@@ -234,6 +234,11 @@ class SwarmSession(Session):
         out["trial_of_link"] = self._trial_of_link()
         return out
 
+    def _obstacle_words(self) -> str | None:
+        """The obstacle as its control names it ("a narrow passage"), None for none."""
+        value = self.values["obstacle"]
+        return None if value == "none" else swarm.SPEC_BY_NAME["obstacle"].choice_label(value)
+
     def _trial_held_by(self, values: dict) -> str | None:
         """The running trial while ``values`` still include its own settings, else None."""
         if self.trial and swarm.TRIALS_BY_ID[self.trial].holds(values):
@@ -404,7 +409,7 @@ class SwarmSession(Session):
         s = self.state
         return describe.swarm(
             s.n, s.u, self._neighbourhood().personal, self.op_metrics(),
-            threat=swarm.threat_position(s) is not None, obstacle=self.values["obstacle"],
+            threat=swarm.threat_position(s) is not None, obstacle=self._obstacle_words(),
             at_limit=self.at_limit, trial=swarm.trial(self.trial).title if self.trial else None,
             selected=None if self._selected_index() is None else self.selected_id + 1,
             history=self.history, very_close=swarm.VERY_CLOSE,

@@ -270,7 +270,7 @@ class VicsekSession(Session):
             "box": p.box,
             "radius": p.radius,
             "speed": p.speed,
-            "kick": 0.5 * p.eta,
+            "kick": p.kick,
             "seed": LIVE_SEED,
             "params": dict(self.values),
             "P": float(self.ens.order[0]),
@@ -280,7 +280,7 @@ class VicsekSession(Session):
     def constants(self) -> dict:
         p = self.params
         return {"dt": 1, "n": p.n, "box": p.box, "radius": p.radius, "speed": p.speed,
-                "eta": p.eta, "kick": 0.5 * p.eta, "seed": LIVE_SEED, "seeds": list(vicsek.CHECK_SEEDS),
+                "eta": p.eta, "kick": p.kick, "seed": LIVE_SEED, "seeds": list(vicsek.CHECK_SEEDS),
                 "baseline": metrics.random_polarization(p.n),  # P of random headings
                 "warmup": vicsek.CHECK_WARMUP, "measure": vicsek.CHECK_MEASURE}
 
@@ -340,7 +340,7 @@ class VicsekSession(Session):
             "size": int(mine.size) + 1,
             "mean_heading": mean,
             "turn_to": turn_to if own else None,  # heading before the next kick; the wedge is turn_to +- kick
-            "kick": 0.5 * p.eta,
+            "kick": p.kick,
             "radius": p.radius,
         }
 
