@@ -726,8 +726,15 @@ WATCH_OUTPUTS = """(lab) => {
 
 
 def test_one_output_changes_per_change(page, server):
-    """An <output> is a live region: one slider key or a Restart rewrites only what changed."""
+    """A slider says its own value, with the unit in words (aria-valuetext); its <output>, the
+    value in symbols, is hidden from assistive technology, or being a live region it said each
+    change a second time ("10.5 lengths/s²" after "10.5 lengths per second squared"; an outside
+    review).  And one slider key or a Restart rewrites only what changed."""
     open_lab(page, server, "boids")
+    for lab in ("boids", "swarm", "vicsek"):
+        exposed = page.evaluate("""(lab) => [...document.querySelectorAll(`#lab-${lab} output`)]
+            .filter((o) => o.closest('[aria-hidden=true]') === null).map((o) => o.className || o.textContent)""", lab)
+        assert exposed == [], (lab, exposed)
     assert page.evaluate(WATCH_OUTPUTS, "boids") >= 3
     slider = page.locator("#lab-boids .bd-weights input[type=range]").first  # a rule's weight
     slider.focus()

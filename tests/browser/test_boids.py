@@ -796,7 +796,9 @@ def test_measure_every_size_fills_the_chart_and_returns_to_the_flock(page, serve
                            timeout=120_000)
     measured = len(set(sizes) | {before["N"]})  # the way back measures the flock's own size too
     status = panel.locator(".bd-scale-status").inner_text()
-    assert f"Done: {measured} sizes measured, back to {before['N']} boids." in status, status
+    assert before["N"] not in sizes  # the default flock: its size is timed on the way back
+    # the count the start announced ("Measuring 7 sizes"), then the flock's own size
+    assert f"Done: {len(sizes)} sizes measured, then the flock's own {before['N']} boids, where it is now." in status, status
     assert "for everyone checking everyone" in status  # the trend, in words
     assert panel.locator(".bd-scale-table tbody tr").count() == measured
     after = state(page)

@@ -1047,10 +1047,22 @@ def test_a_bad_value_typed_again_is_one_notice(lab):
         page.wait_for_function("(s) => document.querySelector('#notices').innerText.includes(s)", arg=f"got {typed}")
     notices = page.locator("#notices .notice", has_text="sample must be")
     assert notices.count() == 1 and "got -4" in notices.inner_text()
+    # and at the box itself (the notice is far above it): marked invalid, the reason under it
+    note = page.locator("#lab-swarm .ctl[data-param=sample] .ctl-note")
+    assert note.is_visible() and "got -4" in note.inner_text() and box.get_attribute("aria-invalid") == "true"
+    assert note.get_attribute("id") in box.get_attribute("aria-describedby").split()
     box.fill("5")
     box.press("Enter")
     page.wait_for_function("() => document.querySelector('#notices').innerText.includes('Sample 5 will be used')")
     assert page.locator("#notices .notice", has_text="sample").count() == 1  # the warning gave way
+    assert note.inner_text() == "Sample 5 will be used when you press Restart." and box.get_attribute("aria-invalid") is None
+    page.locator("#lab-swarm .swarm-restart").click()
+    settle(page, LAB)
+    assert not note.is_visible() and note.get_attribute("id") not in (box.get_attribute("aria-describedby") or "")
+    box.fill("42")  # back to the default for the next tests
+    box.press("Enter")
+    page.locator("#lab-swarm .swarm-restart").click()
+    settle(page, LAB)
 
 
 def test_on_a_phone_the_rule_switches_are_under_the_stage_with_the_live_charts(browser, server):

@@ -170,7 +170,7 @@ def test_python_values_are_checked_where_they_enter():
     from swarmlab import boids, swarm, vicsek
 
     for bad, words in [(dict(view=math.nan), "view must be a finite number"), (dict(radius=-1), "radius must be ≥ 0 lengths, got -1"),
-                       (dict(population=-5), "population must be ≥ 2, got -5"), (dict(k_sep="x"), "k_sep must be a number"),
+                       (dict(population=-5), "population must be ≥ 2 boids, got -5"), (dict(k_sep="x"), "k_sep must be a number"),
                        (dict(max_force=-1.0), "max_force must be ≥ 0 lengths/s²")]:
         with pytest.raises(ValueError, match=re.escape(words)):
             boids.Params(**bad)

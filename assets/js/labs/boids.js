@@ -157,6 +157,7 @@ export async function mount(section, ctx) {
       afterSettingsChange();
       if (st.notice) ctx.settingNotice(st.notice, name, "info"); // the sample: at the next restart
       if (name === "population") scaling.showSize(st.N); // "Ten or ten thousand" shows the flock's size
+      return { ok: true, note: st.notice }; // (also at the control, until the next restart)
     }
     return res; // an error: buildControls' onError says so
   };
@@ -271,6 +272,7 @@ export async function mount(section, ctx) {
     if (cursor.x >= world.width || cursor.y >= world.height) { cursor.x = world.width / 2; cursor.y = world.height / 2; }
     hist.clear();
     treatUsed = false;
+    for (const ctl of allCtls) ctl.clearNotes(); // "… at the next restart" has happened
     syncControls();
     showWorld();
     stepper.restart();

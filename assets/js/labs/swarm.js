@@ -388,7 +388,7 @@ export async function mount(section, ctx) {
     applyDrawing({ [name]: value });
     if (res.value.notice) ctx.settingNotice(res.value.notice, name, "info"); // e.g. a sample used at the next Restart
     touch();
-    return { ok: true };
+    return { ok: true, note: res.value.notice }; // (also at the control, until the next Restart)
   }
 
   /** The population to `{n}` (the N box) or changed `{by}` that many (Add / Remove: the
@@ -410,6 +410,7 @@ export async function mount(section, ctx) {
   }
 
   async function afterRestart() {
+    for (const set of controlSets) set.clearNotes(); // "… when you press Restart" has happened
     stepper.restart();
     newRun = true;
     atLimit = false;

@@ -302,7 +302,9 @@ export function installAccess({ engine, activeLab, controller }) {
     soundBtn.className = "btn access-sound";
     soundBtn.textContent = "Sound";
     soundBtn.setAttribute("aria-pressed", String(sound.on));
-    soundBtn.title = "A soft tone whose pitch rises with the whole-group agreement, and a click when a threat is sent";
+    // (the click only where the lab has one: cfg.clickOn, Swarm Lab's threat)
+    soundBtn.title = "A soft tone whose pitch rises with the whole-group agreement" +
+      (cfg.clickOn ? ", and a click when a threat is sent" : "");
     soundBtn.addEventListener("click", () => setSound(!sound.on));
     toggles.sound.push(soundBtn);
     const projBtn = document.createElement("button");

@@ -4,7 +4,8 @@
 // unit_one, unit_one_spoken, help, choices, choice_labels, group, advanced} (app/swarmlab/params.py): every word a control shows
 // (label, unit, help, the text of each choice) comes from the engine's spec.
 // Every control gets a visible <label>, an accessible
-// name, and an <output> that shows the value with its unit.  Changes go through
+// name, and an <output> that shows the value with its unit (hidden from assistive technology:
+// the slider says its value itself, in words), and under it the engine's note on the latest value.  Changes go through
 // `apply(name, value)`, which returns (or resolves to) {ok: true} or {ok: false, error};
 // on an error the control snaps back to its last good value and shows the message, so
 // bad input never loses state.  While a slider is dragged, the engine (in its worker)
@@ -90,7 +91,8 @@ export function groupSpecs(specs, groups) {
  * @param {Array} specs             spec rows, in display order
  * @param {object} opts
  *   values: {name: value}          initial values (defaults otherwise)
- *   apply(name, value)             -> {ok, error?}
+ *   apply(name, value)             -> {ok, error?, note?} (or a promise of it): an error or a
+ *                                   note is shown at the control ("… when you press Restart")
  *   only: [names]                  build only these (in this order)
  *   onError(message, name)         optional extra reporting (the lab's ctx.settingNotice)
  */
@@ -127,8 +129,12 @@ export function buildControls(container, specs, opts = {}) {
       label.append(shown, spoken);
     }
     let input;
+    // The value as shown, with its unit in symbols ("10.5 lengths/s²").  Hidden from assistive
+    // technology: the slider itself says its value, with the unit in words (aria-valuetext),
+    // and an <output> is a live region that would say each change a second time.
     const output = document.createElement("output");
     output.htmlFor = id;
+    output.setAttribute("aria-hidden", "true");
 
     if (spec.kind === "bool") {
       input = document.createElement("input");
@@ -173,9 +179,29 @@ export function buildControls(container, specs, opts = {}) {
       help.className = "help";
       help.id = `${id}-help`;
       help.textContent = spec.help;
-      input.setAttribute("aria-describedby", help.id);
       row.append(help);
     }
+    // The engine's word on the latest value, at the control itself: why a value was refused
+    // (the control is marked invalid) or when it takes effect ("… when you press Restart").
+    const note = document.createElement("p");
+    note.className = "ctl-note";
+    note.id = `${id}-note`;
+    note.hidden = true;
+    row.append(note);
+    const describe = () => { // the help, the note while shown, and what a lab added (e.g. why a control is held)
+      const mine = [`${id}-help`, note.id];
+      const others = (input.getAttribute("aria-describedby") || "").split(/\s+/).filter((x) => x && !mine.includes(x));
+      const ids = [spec.help ? mine[0] : "", note.hidden ? "" : note.id, ...others].filter(Boolean).join(" ");
+      if (ids) input.setAttribute("aria-describedby", ids); else input.removeAttribute("aria-describedby");
+    };
+    const showNote = (text, error = false) => {
+      note.textContent = text || "";
+      note.hidden = !text;
+      note.classList.toggle("error", Boolean(text) && error);
+      if (error) input.setAttribute("aria-invalid", "true"); else input.removeAttribute("aria-invalid");
+      describe();
+    };
+    describe();
 
     const read = () => {
       if (spec.kind === "bool") return input.checked;
@@ -191,8 +217,6 @@ export function buildControls(container, specs, opts = {}) {
       }
       return spec.kind === "int" ? parseInt(input.value, 10) : parseFloat(input.value);
     };
-    // An <output> is a live region: write it only when its text changes, so that one change
-    // (a key on a slider, a Restart) is announced once, not once per control.
     const put = (text) => { if (output.textContent !== text) output.textContent = text; };
     const show = (v) => {
       if (spec.kind === "bool") input.checked = Boolean(v);
@@ -210,11 +234,13 @@ export function buildControls(container, specs, opts = {}) {
         row.classList.add("invalid");
         show(values[name]);
         row.title = result.error;
+        showNote(result.error, true);
         if (opts.onError) opts.onError(result.error, name);
         return;
       }
       row.classList.remove("invalid");
       row.title = "";
+      showNote(result && result.note);
       values[name] = v;
       show(v);
     };
@@ -236,7 +262,7 @@ export function buildControls(container, specs, opts = {}) {
     } else {
       input.addEventListener("change", commit);
     }
-    rows.set(name, { row, input, spec, show });
+    rows.set(name, { row, input, spec, show, note: showNote });
     container.append(row);
   }
 
@@ -248,7 +274,10 @@ export function buildControls(container, specs, opts = {}) {
       if (!r) return;
       values[name] = value;
       r.show(value);
+      if (r.row.classList.contains("invalid")) { r.row.classList.remove("invalid"); r.row.title = ""; r.note(""); }
     },
+    /** Take the notes off every control (a restart used what they announced). */
+    clearNotes() { for (const r of rows.values()) if (!r.row.classList.contains("invalid")) r.note(""); },
     get(name) { return values[name]; },
     values() { return { ...values }; },
   };

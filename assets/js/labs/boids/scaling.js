@@ -39,7 +39,8 @@ export class ScalingPanel {
     this.root = el("section", { class: "panel bd-scale", "aria-labelledby": "bd-scale-h" });
     const id = "bd-scale-n";
     this.slider = el("input", { type: "range", id, min: "0", max: String(this.sizes.length - 1), step: "1" });
-    this.out = el("output", { for: id, class: "bd-scale-out" });
+    // (the slider says its value itself: aria-valuetext; the output is for the eye only)
+    this.out = el("output", { for: id, class: "bd-scale-out", "aria-hidden": "true" });
     this.measureBtn = el("button", { type: "button", class: "btn bd-scale-all", text: "Measure every size" });
     // what is timed now, on screen; a live region says only a size's result or a sweep's start
     // and end (a sweep rewrites the progress line 17 times in a few seconds)
@@ -141,7 +142,9 @@ export class ScalingPanel {
     try {
       for (const n of this.sizes) if (!(await this.scaleAndMeasure(n))) return;
       await this.scaleAndMeasure(back);
-      this.status.textContent = `Done: ${this.points.size} sizes measured, back to ${fmtN(back)} boids. ` + this.trend();
+      // (the count the start announced; the way back times the flock's own size too)
+      this.status.textContent = `Done: ${this.sizes.length} sizes measured, ` + (this.sizes.includes(back)
+        ? `back to ${fmtN(back)} boids. ` : `then the flock's own ${fmtN(back)} boids, where it is now. `) + this.trend();
       this.said.textContent = this.status.textContent;
     } finally {
       this.pending = undefined; // a slider move during the sweep: the sweep's end wins
