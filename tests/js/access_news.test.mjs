@@ -37,3 +37,12 @@ test("automatic summaries back off while nobody acts: 10 s, 20, 40, then every 6
   assert.equal(summaryGap(0), SUMMARY_EVERY_MS);
   assert.equal(summaryGap(99), SUMMARY_MAX_GAP_MS);
 });
+
+test("quick repeated actions are answered once: the same words with their count, others in order", async () => {
+  const { mergeWords } = await import("../../assets/js/ui/access.js");
+  assert.equal(mergeWords(["Restarted."]), "Restarted.");
+  assert.equal(mergeWords(["Restarted.", "Restarted.", "Restarted."]), "Restarted 3 times.");
+  assert.equal(mergeWords(["Added 10 animals.", "Added 10 animals.", "Threat sent."]), "Added 10 animals 2 times. Threat sent.");
+  assert.equal(mergeWords(["", "Paused.", ""]), "Paused.");
+  assert.equal(mergeWords([]), "");
+});

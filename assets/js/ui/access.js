@@ -61,6 +61,21 @@ export function liveRegion() {
   return live;
 }
 
+/** How long an action's answer waits for another action, which would answer for both. */
+export const QUIET_MS = 350;
+
+/** The words of actions answered together: a run of the same words once with its count
+ *  ("Restarted 3 times."), different words in order; empty words left out. */
+export function mergeWords(list) {
+  const out = [];
+  for (const w of list) {
+    if (!w) continue;
+    const last = out[out.length - 1];
+    if (last && last.text === w) last.n += 1; else out.push({ text: w, n: 1 });
+  }
+  return out.map(({ text, n }) => (n === 1 ? text : `${text.replace(/[.!]$/, "")} ${n} times.`)).join(" ");
+}
+
 /** Speak `text` politely.  The same text twice in a row is re-spoken (cleared first). */
 export function say(text, kind = "response") {
   const region = liveRegion();
@@ -173,9 +188,9 @@ export function installAccess({ engine, activeLab, controller }) {
     }
   }
 
-  async function describeNow(lab, prefix = "") {
+  async function describeNow(lab, prefix = "", current = () => true) {
     const d = await describe(lab, true);
-    if (!d) return;
+    if (!d || !current()) return;
     const st = stateOf(lab);
     st.lastSeen = d;
     st.spoken = 0; // the student asked: the automatic summaries start again from 10 s
@@ -184,21 +199,32 @@ export function installAccess({ engine, activeLab, controller }) {
     say(prefix ? `${prefix} ${d.text}` : d.text, prefix ? "response" : "describe");
   }
 
-  /** After an action: wait until its effect is on screen, then answer with the new state. */
+  /** After an action: wait until its effect is on screen, then answer with the new state.
+   *  Quick repeated actions (Restart pressed again and again, five presses of "Add 10") get
+   *  one answer, the last one's, which describes where they ended: each action supersedes the
+   *  answer of the one before that has not been spoken yet, and an answer waits QUIET_MS for
+   *  another action first. */
   async function respond(lab, prefix) {
+    // the words of the actions not answered yet, then this one's (words may wait for the
+    // engine's answer: ui/keys.js popWords; a failure is the lab's to report)
+    const before = answering.get(lab);
+    const mine = { words: [...(before ? before.words : []), Promise.resolve(prefix).catch(() => "")] };
+    answering.set(lab, mine);
+    const current = () => answering.get(lab) === mine;
     const c = controller(lab);
     const settle = c && (c.settle || (c.test && c.test.settle));
     try {
       if (settle) await settle.call(c);
     } catch (_) { /* the lab reports its own errors */ }
-    try {
-      prefix = await prefix; // words may wait for the engine's answer (ui/keys.js popWords)
-    } catch (_) {
-      prefix = ""; // the lab reports its own errors
-    }
-    await describeNow(lab, prefix);
+    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    if (!current()) return;
+    const words = mergeWords(await Promise.all(mine.words));
+    await describeNow(lab, words, current);
+    if (!current()) return;
+    answering.delete(lab);
     stateOf(lab).lastSummaryAt = performance.now(); // an answer counts as the latest summary
   }
+  const answering = new Map(); // lab -> {words} of the actions waiting for their answer
 
   // Space plays or pauses from a stage or the page (the global key, or a stage's own): the
   // Play button's new name is not heard there, so say which, as R says "Restarted."
