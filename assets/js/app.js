@@ -125,7 +125,7 @@ async function loadLab(lab) {
   const controller = await promise;
   if (controller) foldLead(section);
   if (controller && rebuilt.delete(lab)) {
-    mine(notify("The engine was restarted to stop a rule that ran too long in another lab, so this lab started again from the beginning.", "info"));
+    mine(notify("The engine was restarted to stop a rule that gave no answer in time in another lab, so this lab started again from the beginning.", "info"));
   }
   if (controller && access) access.decorate(lab);
   if (controller) mounted.set(lab, controller); else mounted.delete(lab); // a failed lab can be retried

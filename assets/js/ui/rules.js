@@ -141,14 +141,16 @@ export async function mountRules(host, opts) {
     clearInterval(snapTimer);
     snapTimer = null;
   }
+  // what the watchdog knows: no answer in time, from a loop that runs too long or from code
+  // that ended Python itself (os._exit: a worker cannot tell the page)
+  const noAnswer = () => `Your rules gave no answer for ${watchMs / 1000} s (a loop that runs too long, or code that ended Python)`;
   function onStop() {
     root.dataset.stopped = String((root.dataset.stopped | 0) + 1);
-    show(`Your rules ran for more than ${watchMs / 1000} s in one go: the engine was stopped. ` +
-      "Starting it again from the last good second…", "error");
+    show(`${noAnswer()}: the engine was stopped. Starting it again from the last good second…`, "error");
   }
   // no replacement worker answered (offline?): the panel stops saying "starting it again"
   function onRestartFailed(msg) {
-    show(`Your rules ran too long and the engine was stopped, but ${msg}.`, "error");
+    show(`Your rules did not answer in time and the engine was stopped, but ${msg}.`, "error");
   }
   engine.restartFailListeners.add(onRestartFailed);
   async function onStall(eng) {
@@ -157,10 +159,10 @@ export async function mountRules(host, opts) {
     const t = snapshot ? (snapshot.t ?? 0) : null;
     if (snapshot) await eng.batch(lab, [["restore", { snapshot }]], { urgent: true });
     showUser(false);
-    show(`Your rules ran for more than ${watchMs / 1000} s in one go, so the engine was stopped and started again. ` +
+    show(`${noAnswer()}, so the engine was stopped and started again. ` +
       (t !== null ? `The run carries on from ${moment(t)} with the original rules; ` : "The original rules run again; ") +
       "your code is still in the editor.", "error");
-    notify("The engine was restarted: a rule took too long.", "warn");
+    notify("The engine was restarted: a rule did not answer in time.", "warn");
     stepper.invalidate();
   }
 
