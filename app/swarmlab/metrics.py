@@ -137,7 +137,7 @@ def nearest_distances(x: np.ndarray, box: Box, pairs: "cells.Pairs | None" = Non
     return r
 
 
-def nearest_spacing(x: np.ndarray, box: Box, close: float = 1.2, nearest: tuple | None = None,
+def nearest_spacing(x: np.ndarray, box: Box, close: float = math.nan, nearest: tuple | None = None,
                     pairs: "cells.Pairs | None" = None) -> tuple[float, float]:
     """(mean nearest spacing, very-close share) for positions x (N, 2).
 
@@ -146,7 +146,8 @@ def nearest_spacing(x: np.ndarray, box: Box, close: float = 1.2, nearest: tuple 
     which gives bit-identical values with far less work.
     Mean over agents that have another agent (NaN if none); share over all agents
     of ``r_nn < close`` (NaN below two agents: a lone agent has no nearest neighbour, so
-    the share is undefined, not 0).
+    the share is undefined, not 0).  ``close`` is the caller's threshold (Lab 1's
+    ``swarm.VERY_CLOSE``); without one the share is NaN.
     """
     n = x.shape[0]
     if n < 2:
@@ -157,7 +158,7 @@ def nearest_spacing(x: np.ndarray, box: Box, close: float = 1.2, nearest: tuple 
         r = nearest_distances(x, box, pairs)
     finite = np.isfinite(r)
     mean = float(r[finite].mean()) if np.any(finite) else math.nan
-    share = float(np.count_nonzero(r < close) / n)
+    share = float(np.count_nonzero(r < close) / n) if close == close else math.nan  # NaN: no threshold
     return mean, share
 
 

@@ -70,6 +70,8 @@ def test_nearest_spacing_brute_force():
     assert math.isnan(one_mean) and math.isnan(one_share)
     two = metrics.nearest_spacing(x[:2], BOX, close=1.2)  # two agents: defined, here both close
     assert two == (pytest.approx(0.5), 1.0)
+    mean, share = metrics.nearest_spacing(x[:2], BOX)  # no threshold given: no share (no default copy of Lab 1's)
+    assert mean == pytest.approx(0.5) and math.isnan(share)
 
 
 def _bits(a):
