@@ -15,14 +15,12 @@ import { clip, notify, notifyMany } from "./ui/notices.js";
 import { ensureStylesheet, tabListMove } from "./ui/dom.js";
 import { installAccess } from "./ui/access.js";
 import { PAGE_VALUES, SHELL_KEYS, givenTwice, pageParams } from "./ui/share.js";
-import "./embed.js";
+import { EMBED } from "./embed.js";
 
 const LABS = [...document.querySelectorAll(".lab-tabs [role=tab][data-lab]")].map((t) => t.dataset.lab);
 const params = new URLSearchParams(location.search);
-const embed = params.get("embed") === "1";
+const embed = EMBED; // (embed.js reads embed=1 and marks the page)
 const reducedMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-
-if (embed) document.documentElement.classList.add("embed");
 
 // The page's own keys take one documented value each; anything else is said, not silently dropped.
 for (const [key, allowed] of Object.entries(PAGE_VALUES)) {
