@@ -142,8 +142,7 @@ def test_page_builds_from_specs_with_defaults_and_text(lab):
         row = page.locator(f"#lab-boids .bd-advanced .ctl[data-param={name}]")
         assert row.count() == 1, name
         assert float(row.locator("input").input_value()) == specs[name]["default"] == st["params"][name]
-        shown = page.eval_on_selector_all(f"#lab-boids .bd-param[data-param={name}]", "els => els.map(e => e.textContent)")
-        assert shown and all(float(v) == st["params"][name] for v in shown), (name, shown)
+        _assert_quoted(page, name, st["params"][name])
     blind = page.eval_on_selector_all("#lab-boids .bd-param[data-param=blind]", "els => els.map(e => e.textContent)")
     assert blind and all(float(v) == 360 - st["params"]["view"] for v in blind)
     assert f"{st['params']['view']:g}° field of view" in page.inner_text("#lab-boids .bd-world")
@@ -151,6 +150,20 @@ def test_page_builds_from_specs_with_defaults_and_text(lab):
     assert page.locator("#lab-boids a[href='https://doi.org/10.1145/37401.37406']").count() == 1
     assert page.rec.page_errors == [] and page.rec.console_errors == []
     assert page.rec.outside_requests() == []
+
+
+def _assert_quoted(page, name, value):
+    """The explanation quotes setting ``name`` at ``value``: a bare number, or where it names the
+    unit, exactly as the setting's control writes it (the spec's decimals and unit)."""
+    shown = page.eval_on_selector_all(f"#lab-boids .bd-param[data-param={name}]",
+                                      "els => els.map(e => [e.textContent, 'unit' in e.dataset])")
+    assert shown, name
+    for text, with_unit in shown:
+        if with_unit:
+            output = page.locator(f"#lab-boids .ctl[data-param={name}] output").text_content()
+            assert text == output and float(text.split()[0]) == value and len(text.split()) == 2, (name, text, output)
+        else:
+            assert float(text) == value, (name, text)
 
 
 def test_weight_slider_changes_the_engine_live(lab):
@@ -264,8 +277,7 @@ def test_reynolds_settings_are_live_and_the_text_follows(lab):
         settle(page, LAB)
         st = state(page)
         assert st["params"][name] == value and st["steps"] >= before["steps"], name
-        shown = page.eval_on_selector_all(f"#lab-boids .bd-param[data-param={name}]", "els => els.map(e => e.textContent)")
-        assert shown and all(float(v) == value for v in shown), (name, shown)
+        _assert_quoted(page, name, value)
     assert page.text_content("#lab-boids .bd-param[data-param=blind]") == "0"
     assert "360° field of view" in page.inner_text("#lab-boids .bd-world")
     # a speed range that is not a range is refused with a message, and nothing changes

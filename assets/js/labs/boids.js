@@ -21,7 +21,7 @@
 // Frame layout: published by the session (op_layout), read through ui/frame.js.
 // The controller returned by mount() also offers play/pause/restart/world, used by the tests.
 
-import { buildControls } from "../ui/controls.js";
+import { buildControls, formatValue } from "../ui/controls.js";
 import { createLoop } from "../ui/loop.js";
 import { Stepper } from "../ui/stepper.js";
 import { openLab, PlayButton, Readouts, frameOps, eachResult } from "../ui/run.js";
@@ -420,7 +420,9 @@ export async function mount(section, ctx) {
     const derived = { blind: Math.max(0, 360 - p.view) };
     for (const el of section.querySelectorAll(".bd-param")) {
       const name = el.dataset.param;
-      el.textContent = String(name in derived ? derived[name] : p[name]);
+      const v = name in derived ? derived[name] : p[name];
+      const spec = "unit" in el.dataset && specs.find((s) => s.name === name);
+      el.textContent = spec ? formatValue(spec, v) : String(v);
     }
     // drawn stretched when the sky could not take the stage's shape (a refused resize)
     const stretched = cssH > 0 && Math.abs((world.width / world.height) / (cssW / cssH) - 1) > 0.02;

@@ -100,7 +100,9 @@ export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
   const sum = (set) => `<munder><mo largeop="true" class="bd-sum">∑</mo><mrow><mi>j</mi><mo>∈</mo><msub><mi>${set}</mi><mi>i</mi></msub></mrow></munder>`;
   const mean = (set) => `<mfrac><mn>1</mn><mrow><mo>|</mo><msub><mi>${set}</mi><mi>i</mi></msub><mo>|</mo></mrow></mfrac>`;
   const pi = sub(b("p"), "i"), pj = sub(b("p"), "j"), vi = sub(b("v"), "i"), vj = sub(b("v"), "j");
-  const P = (name) => `<span class="bd-param" data-param="${name}"></span>`;
+  // a setting's value, kept up to date by the lab (boids.js showWorld); with `unit`, written as
+  // its control writes it, with the spec's unit ("5.0 lengths/s")
+  const P = (name, unit = false) => `<span class="bd-param" data-param="${name}"${unit ? " data-unit" : ""}></span>`;
   const steerOf = (rule) => `<msub>${b("s")}<mtext>${rule}</mtext></msub>`;
   return `
   <div class="bd-col">
@@ -140,8 +142,8 @@ export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
   <p>The neighbours' average velocity, and the arrow from you to their middle. A rule with nobody in its reach
   asks for nothing.</p>
   <p>Then each rule <em>steers</em>, as Reynolds' boids do: the boid would like to fly at full speed
-  (<var>v</var><sub>max</sub> = ${P("v_max")} lengths/s) the way the rule points, and the steering is that wish minus
-  its present velocity, never more than the maximum force <var>F</var> = ${P("max_force")} lengths/s²:</p>
+  (<var>v</var><sub>max</sub> = ${P("v_max", true)}) the way the rule points, and the steering is that wish minus
+  its present velocity, never more than the maximum force <var>F</var> = ${P("max_force", true)}:</p>
   <div class="formula"><math display="block" data-formula="steering">
     ${steerOf("rule")}<mo>=</mo>${ksub("rule")}<mspace width="0.2em"/><mtext>cap</mtext><mrow><mo>(</mo><msub><mi>v</mi><mtext>max</mtext></msub>
     <mfrac><msub>${b("r")}<mtext>rule</mtext></msub><mrow><mo>|</mo><msub>${b("r")}<mtext>rule</mtext></msub><mo>|</mo></mrow></mfrac><mo>−</mo>${vi}<mo>,</mo><mi>F</mi><mo>)</mo></mrow>
