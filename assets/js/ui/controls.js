@@ -195,7 +195,9 @@ export function buildControls(container, specs, opts = {}) {
       if (ids) input.setAttribute("aria-describedby", ids); else input.removeAttribute("aria-describedby");
     };
     const showNote = (text, error = false) => {
-      note.textContent = text || "";
+      text = text || "";
+      if (text === note.textContent && error === note.classList.contains("error")) return; // (a drag: every value)
+      note.textContent = text;
       note.hidden = !text;
       note.classList.toggle("error", Boolean(text) && error);
       if (error) input.setAttribute("aria-invalid", "true"); else input.removeAttribute("aria-invalid");
