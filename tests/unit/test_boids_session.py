@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from swarmlab import boids as B
-from swarmlab import cells, cli, metrics, sessions
+from swarmlab import cells, cli, metrics, scaling, sessions
 from swarmlab.commands import boids as boids_cmd
 from swarmlab.sessions.boids import FRAME_HEADER, SAMPLE_INTERVAL_STEPS, BoidsSession, new_history
 from swarmlab.space import distance
@@ -425,3 +425,36 @@ def test_a_sampled_state_is_searched_once_for_its_measures_and_its_next_step(mon
     ref = B.run(st0, p, steps)
     assert np.array_equal(s.state.x, ref.x) and np.array_equal(s.state.v, ref.v)
     assert s._measure() == B.measure(s.state, p)
+
+
+def test_the_scaling_cost_times_every_steps_own_search(monkeypatch):
+    """op_cost's rounds time each step's whole work: its search too, also where the history's
+    measurement of a sampled state made that search already (the cost read 5-10 % low at some
+    sizes when such a step reused it untimed)."""
+    s = BoidsSession()
+    real, calls, inside = cells.neighbour_pairs, [], [None]
+    run = s._run
+
+    def counted_run(k, *args):  # one record per call: [steps, searches made inside]
+        inside[0] = [k, 0]
+        try:
+            run(k, *args)
+        finally:
+            calls.append(inside[0])
+            inside[0] = None
+
+    def counted_search(*a, **kw):
+        if inside[0] is not None:
+            inside[0][1] += 1
+        return real(*a, **kw)
+
+    monkeypatch.setattr(s, "_run", counted_run)
+    monkeypatch.setattr(cells, "neighbour_pairs", counted_search)
+    s.op_step(SAMPLE_INTERVAL_STEPS - scaling.WARM_UP_STEPS % SAMPLE_INTERVAL_STEPS)  # the warm-up ends on a sample
+    calls.clear()
+    s.op_cost(steps=40)
+    warm = 0  # the warm-up's calls come first; the timed rounds' after them
+    while warm < scaling.WARM_UP_STEPS:
+        warm += calls.pop(0)[0]
+    assert warm == scaling.WARM_UP_STEPS and sum(k for k, _ in calls) == 40
+    assert all(searches == k for k, searches in calls), calls  # every timed step searched itself

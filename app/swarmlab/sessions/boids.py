@@ -240,7 +240,7 @@ class BoidsSession(Session):
         n = self.state.n
         steps = scaling.timed_steps(n) if steps is None else validate(scaling.COST_SPECS, "steps", steps)
         self._advance(scaling.WARM_UP_STEPS)
-        step = min(self._advance(k) / k for k in scaling.rounds(steps))
+        step = min(self._advance(k, reuse=False) / k for k in scaling.rounds(steps))
         box, reach, rows = self.params.box, self.params.reach, scaling.naive_rows(n)
         naive = min(_seconds_per_run(lambda: scaling.everyone_checks_everyone(self.state.x, box, reach, rows),
                                      scaling.MIN_TIMED_SECONDS / scaling.TIMED_ROUNDS,
@@ -289,24 +289,31 @@ class BoidsSession(Session):
         return {"t": self.state.t, "steps": self.state.steps, "N": self.state.n,
                 "ms_per_step": round(spent * 1000.0 / max(n, 1), 3), "rules": self.rules_status()}
 
-    def _advance(self, n: int) -> float:
+    def _advance(self, n: int, reuse: bool = True) -> float:
         """``n`` steps with the rule in use, recording the history at its sample times; returns
-        the seconds spent in the model's steps alone (not in the history's measurements)."""
+        the seconds spent in the model's steps alone, each step's one search included (not the
+        history's measurements).  A sampled state's search is made with the steps (timed) and
+        read by its measurement and by its next step.  ``reuse=False``: every step makes its
+        own search (``op_cost``: each timed round does all its steps' work, whatever came
+        before it)."""
         spent = 0.0
         left = n
         while left > 0:  # stop at every sample time of the history
             k = min(left, SAMPLE_INTERVAL_STEPS - self.state.steps % SAMPLE_INTERVAL_STEPS)
             t0 = time.perf_counter()
-            self._run(k)
+            self._run(k, reuse)
+            if reuse and self.history.due(self.state.steps):
+                self._search()  # the next step's search, made now: the measurement reads it too
             spent += time.perf_counter() - t0
             self._record()
             left -= k
         return spent
 
-    def _run(self, k: int) -> None:
+    def _run(self, k: int, reuse: bool = True) -> None:
         """k steps with the rule in use; a student's rule that fails gives way to the
-        built-in one from the failing step on (that step is taken with the built-in rule)."""
-        pairs = self._searched_pairs()  # a sampled state's search, made by its measurement
+        built-in one from the failing step on (that step is taken with the built-in rule).
+        ``reuse``: the first step takes its state's search if it was made already."""
+        pairs = self._searched_pairs() if reuse else None
         if self.rule is None:
             self.state = boids.run(self.state, self.params, k, self.treat, pairs=pairs)
             return
