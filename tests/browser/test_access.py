@@ -326,16 +326,16 @@ def test_quick_repeated_actions_get_one_answer_that_says_how_many(page, server):
     page.evaluate("() => { window.__accessLog = []; }")
     for _ in range(5):
         restart.click()
-    said = wait_said(page, "Restarted 5 times.")
+    said = wait_said(page, "5 times: Restarted.")
     settle(page, "swarm")
     time.sleep(1.0)
     responses = log(page, "response")
-    assert len(responses) == 1 and responses[0]["text"].startswith("Restarted 5 times. 150 animals"), responses
+    assert len(responses) == 1 and responses[0]["text"].startswith("5 times: Restarted. 150 animals"), responses
     page.evaluate("() => { window.__accessLog = []; }")
     plus = page.locator("#lab-swarm .swarm-pop-plus")
     for _ in range(3):
         plus.click()
-    said = wait_said(page, "Added 10 animals 3 times.")
+    said = wait_said(page, "3 times: Added 10 animals.")
     assert " 180 animals" in said["text"], said  # the summary of where the presses ended
     time.sleep(1.0)
     assert len(log(page, "response")) == 1, log(page)

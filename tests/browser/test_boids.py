@@ -255,6 +255,18 @@ def test_the_sample_number_is_a_box_to_type_in(lab):
         # the message names what was typed (an empty box and 1e309 once read "got None")
         assert said in page.inner_text("#notices") and "None" not in page.inner_text("#notices"), bad
         assert page.locator("#notices .notice", has_text="sample").count() == 1, bad  # one, replaced
+    # the reason stands at the box too, and stays while other settings change (the lab writes
+    # every control again after each change)
+    note = page.locator("#lab-boids .ctl[data-param=sample] .ctl-note")
+    assert "got 'not a number'" in note.inner_text() and box.get_attribute("aria-invalid") == "true"
+    weight = page.locator("#lab-boids .bd-weights input[type=range]").first
+    weight.focus()
+    page.keyboard.press("ArrowRight")
+    settle(page, LAB)
+    assert note.is_visible() and box.get_attribute("aria-invalid") == "true"
+    assert note.get_attribute("id") in box.get_attribute("aria-describedby").split()
+    page.keyboard.press("ArrowLeft")
+    settle(page, LAB)
     box.fill("42")
     box.press("Enter")
     settle(page, LAB)

@@ -41,8 +41,11 @@ test("automatic summaries back off while nobody acts: 10 s, 20, 40, then every 6
 test("quick repeated actions are answered once: the same words with their count, others in order", async () => {
   const { mergeWords } = await import("../../assets/js/ui/access.js");
   assert.equal(mergeWords(["Restarted."]), "Restarted.");
-  assert.equal(mergeWords(["Restarted.", "Restarted.", "Restarted."]), "Restarted 3 times.");
-  assert.equal(mergeWords(["Added 10 animals.", "Added 10 animals.", "Threat sent."]), "Added 10 animals 2 times. Threat sent.");
+  assert.equal(mergeWords(["Restarted.", "Restarted.", "Restarted."]), "3 times: Restarted.");
+  assert.equal(mergeWords(["Added 10 animals.", "Added 10 animals.", "Threat sent."]), "2 times: Added 10 animals. Threat sent.");
+  // the count comes first: words may end with a number ("… 2000 3 times" read as one number)
+  assert.equal(mergeWords(["Already at the most animals, 2000.", "Already at the most animals, 2000."]),
+    "2 times: Already at the most animals, 2000.");
   assert.equal(mergeWords(["", "Paused.", ""]), "Paused.");
   assert.equal(mergeWords([]), "");
 });

@@ -298,8 +298,18 @@ def test_an_update_takes_the_pairs_the_page_read_of_its_state(monkeypatch):
     alone.op_step(30)
     assert np.array_equal(read.ens.state.x, alone.ens.state.x)
     assert np.array_equal(read.ens.state.theta, alone.ens.state.theta)
-    read.op_set("a", 0.5)  # new parameters: the pairs read before are not taken
+    # a (the knob) is not part of the search: pairs read before a change of a are taken after it
+    read.op_neighbours(7)
+    read.op_set("a", 0.5)
+    before = len(calls)
     read.op_step(1)
+    assert len(calls) == before
     alone.op_set("a", 0.5)
     alone.op_step(1)
     assert np.array_equal(read.ens.state.theta, alone.ens.state.theta)
+    # a new state (a restart) is searched afresh, whatever was read before it
+    read.op_neighbours(7)
+    read.op_reset()
+    before = len(calls)
+    read.op_step(1)
+    assert len(calls) == before + 1

@@ -64,8 +64,9 @@ export function liveRegion() {
 /** How long an action's answer waits for another action, which would answer for both. */
 export const QUIET_MS = 350;
 
-/** The words of actions answered together: a run of the same words once with its count
- *  ("Restarted 3 times."), different words in order; empty words left out. */
+/** The words of actions answered together: a run of the same words once, after its count
+ *  ("3 times: Restarted."; the count first, as words may end with a number: "Already at the
+ *  most animals, 2000."), different words in order; empty words left out. */
 export function mergeWords(list) {
   const out = [];
   for (const w of list) {
@@ -73,7 +74,7 @@ export function mergeWords(list) {
     const last = out[out.length - 1];
     if (last && last.text === w) last.n += 1; else out.push({ text: w, n: 1 });
   }
-  return out.map(({ text, n }) => (n === 1 ? text : `${text.replace(/[.!]$/, "")} ${n} times.`)).join(" ");
+  return out.map(({ text, n }) => (n === 1 ? text : `${n} times: ${text}`)).join(" ");
 }
 
 /** Speak `text` politely.  The same text twice in a row is re-spoken (cleared first). */

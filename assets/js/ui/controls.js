@@ -275,11 +275,17 @@ export function buildControls(container, specs, opts = {}) {
       const r = rows.get(name);
       if (!r) return;
       values[name] = value;
-      r.show(value);
-      if (r.row.classList.contains("invalid")) { r.row.classList.remove("invalid"); r.row.title = ""; r.note(""); }
+      r.show(value);  // (its note stays: a refused value's reason, or a value waiting for Restart)
     },
-    /** Take the notes off every control (a restart used what they announced). */
-    clearNotes() { for (const r of rows.values()) if (!r.row.classList.contains("invalid")) r.note(""); },
+    /** Take the notes off every control, refusals too: a restart used what they announced
+     *  and begins again with the values shown. */
+    clearNotes() {
+      for (const r of rows.values()) {
+        r.row.classList.remove("invalid");
+        r.row.title = "";
+        r.note("");
+      }
+    },
     get(name) { return values[name]; },
     values() { return { ...values }; },
   };

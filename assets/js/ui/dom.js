@@ -61,7 +61,6 @@ export function setText(node, text) {
 /** "1 boid", "3 boids": a count with the word in the right number. */
 export const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
-/** The text with its first letter in capitals ("shared heading P" -> "Shared heading P"). */
 /** 2 -> "2nd", 3 -> "3rd", 4 -> "4th", 11 -> "11th", 21 -> "21st". */
 export function ordinal(n) {
   const teen = n % 100 >= 11 && n % 100 <= 13;
@@ -69,6 +68,7 @@ export function ordinal(n) {
   return `${n}${end}`;
 }
 
+/** The text with its first letter in capitals ("shared heading P" -> "Shared heading P"). */
 export const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 
 // Numbers as prose writes them, whatever the reader's locale: thousands separated (2,400),
