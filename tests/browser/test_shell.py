@@ -540,6 +540,7 @@ def test_copy_link_without_clipboard_or_prompt_shows_the_link(page, server):
     page.goto(f"{server}/?lab=swarm&sample=7")
     wait_ready(page)
     page.evaluate("""() => { navigator.clipboard.writeText = () => Promise.reject(new Error('denied'));
+                             navigator.clipboard.write = () => Promise.reject(new Error('denied'));
                              window.prompt = () => null; }""")
     page.get_by_role("button", name="Copy link").click()
     page.wait_for_function("() => document.querySelector('#notices').innerText.includes('could not copy the link')")

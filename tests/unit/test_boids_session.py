@@ -458,3 +458,16 @@ def test_the_scaling_cost_times_every_steps_own_search(monkeypatch):
         warm += calls.pop(0)[0]
     assert warm == scaling.WARM_UP_STEPS and sum(k for k, _ in calls) == 40
     assert all(searches == k for k, searches in calls), calls  # every timed step searched itself
+
+
+def test_a_link_carries_the_settings_the_runs_sample_and_the_world():
+    s = BoidsSession()
+    s.op_set(name="k_ali", value=0.5)
+    s.op_set(name="sample", value=9)  # for the next restart
+    link = s.op_link()
+    assert link["values"]["k_ali"] == 0.5 and link["values"]["sample"] == s.run_sample != 9
+    assert set(link["values"]) == {spec.name for spec in B.SPECS}
+    w, h = s.params.width, s.params.height
+    assert link["extra"] == {"world": f"{round(w, 3):g}x{round(h, 3):g}"}
+    s.op_resize(width=200.125, height=100)
+    assert s.op_link()["extra"]["world"] == "200.125x100"

@@ -24,13 +24,13 @@ SMALL_N = st.integers(min_value=0, max_value=6)
 OPS = {
     "swarm": {"set": ("name", "value"), "population": ("n", "by"), "select": ("x", "y", "index"),
               "turn_one": (), "threat": (), "restart_trial": ("trial",), "start_trial": ("trial", "sigma", "obstacle"),
-              "continue": (),
+              "continue": (), "link": (),
               "history": ("since", "version"), "selected": (), "metrics": (), "parse_query": ("query",)},
-    "vicsek": {"set": ("name", "value"), "select": ("x", "y", "index"), "neighbours": ("i",),
+    "vicsek": {"set": ("name", "value"), "select": ("x", "y", "index"), "neighbours": ("i",), "link": (),
                "check_advance": ("updates",), "metrics": (), "parse_query": ("query",)},
     "boids": {"set": ("name", "value"), "preset": ("name",), "population": ("n",), "treat": ("x", "y", "on"),
               "resize": ("width", "height"), "parse_world": ("width", "height"), "history": ("since", "version"),
-              "scale": ("n",), "cost": ("steps",),
+              "scale": ("n",), "cost": ("steps",), "link": (),
               "metrics": (), "parse_query": ("query",)},
 }
 NAMES = {"swarm": ["N", "R", "k", "mode", "sample", "sigma", "obstacle", "alignment", "w_s"],

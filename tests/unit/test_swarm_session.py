@@ -403,6 +403,21 @@ def test_start_trial_takes_a_links_settings_and_leaves_out_what_contradicts_the_
     assert "trial" in json.loads(s.call("reset", json.dumps({"trial": "passage"})))["error"]  # reset starts no trial
 
 
+def test_a_link_carries_the_run_and_names_a_trial_only_while_it_holds():
+    """op_link: the live settings with the run's own sample and start (a sample typed for the
+    next restart is not this run's), and the trial while those values still include its own."""
+    s = SwarmSession()
+    s.op_start_trial("passage", sigma=20)
+    link = s.op_link()
+    assert link["values"] == {**s.values, **s.run_values} and link["extra"] == {"trial": "passage"}
+    s.op_set("sample", 9)  # for the next restart: the link still replays this run
+    assert s.op_link()["values"]["sample"] == s.run_values["sample"] != 9
+    s.op_set("obstacle", "none")  # the run on screen stays the trial's, but a link would contradict it
+    link = s.op_link()
+    assert link["extra"] == {} and link["values"]["obstacle"] == "none"
+    assert json.loads(s.call("link"))["values"]["sigma"] == 20
+
+
 def test_one_rule_starts_a_trial_for_the_page_and_the_command_line():
     """swarm.Trial.start_values is the one rule; its words are the chart markers' (ParamSpec.marker)."""
     tr = swarm.trial("rules-matter")

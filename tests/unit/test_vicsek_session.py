@@ -313,3 +313,10 @@ def test_an_update_takes_the_pairs_the_page_read_of_its_state(monkeypatch):
     before = len(calls)
     read.op_step(1)
     assert len(calls) == before + 1
+
+
+def test_a_link_carries_the_knob():
+    from swarmlab.sessions.vicsek import VicsekSession
+    s = VicsekSession()
+    s.op_set("a", 0.25)
+    assert s.op_link() == {"values": {"a": 0.25}, "extra": {}}

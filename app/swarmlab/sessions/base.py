@@ -119,6 +119,21 @@ class Session:
         """Model constants the page needs for drawing and text (dt, radii, ...)."""
         return {}
 
+    # --- what a share link carries, for every lab ----------------------------------------
+    def op_link(self) -> dict:
+        """What "Copy link" puts in the link, so that it replays this run: ``values``, the
+        settings by name (the page writes those that differ from their defaults), and
+        ``extra``, the lab's other link keys (a trial, the world's size)."""
+        return {"values": self.link_values(), "extra": self.link_extra()}
+
+    def link_values(self) -> dict:
+        """The settings a link carries: the live ones (each lab's session says more)."""
+        return dict(self.values)
+
+    def link_extra(self) -> dict:
+        """A link's keys besides the settings, {key: text} (none by default)."""
+        return {}
+
     def display(self) -> dict:
         """Words the page shows beside the specs: control groups, readouts, chart series."""
         return {}

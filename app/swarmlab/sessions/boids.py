@@ -395,6 +395,21 @@ class BoidsSession(Session):
         """Validate a world size from a share link without applying it."""
         return validate_many(boids.WORLD_SPECS, {"width": width, "height": height})
 
+    def link_values(self) -> dict:
+        """The live settings, with this run's own sample (``run_values``): a link replays this
+        run from its start."""
+        values = {s.name: getattr(self.params, s.name) for s in self.SPECS}
+        values["sample"] = self.run_sample
+        return values
+
+    def link_extra(self) -> dict:
+        """The world's size, ``world=WxH`` in lengths (to 1/1000), so that the run replays the
+        same on a screen of another shape."""
+        def text(v: float) -> str:
+            v = round(float(v), 3)
+            return str(int(v)) if v == int(v) else repr(v)
+        return {"world": f"{text(self.params.width)}x{text(self.params.height)}"}
+
     def op_state(self) -> dict:
         p = asdict(self.params)
         world = {"width": p.pop("width"), "height": p.pop("height")}

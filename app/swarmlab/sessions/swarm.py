@@ -250,9 +250,20 @@ class SwarmSession(Session):
         return self._trial_held_by(self.values)
 
     def _trial_of_link(self) -> str | None:
-        """The trial a share link names: what the link carries (the live settings, with this
-        run's own sample and start) still holds it."""
-        return self._trial_held_by({**self.values, **self.run_values})
+        """The trial a share link names: what the link carries (:meth:`link_values`) still
+        holds it."""
+        return self._trial_held_by(self.link_values())
+
+    def link_values(self) -> dict:
+        """The live settings, with this run's own sample and start (``run_values``): a link
+        replays this run from its start, whatever the controls say for the next restart."""
+        return {**self.values, **self.run_values}
+
+    def link_extra(self) -> dict:
+        """The trial the link names, only while its values still hold it (so a link never
+        carries settings that contradict its trial)."""
+        trial = self._trial_of_link()
+        return {"trial": trial} if trial else {}
 
     def _set(self, name: str, value: Any) -> dict:
         v = validate(self.SPECS, name, value)

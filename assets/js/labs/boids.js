@@ -27,7 +27,7 @@ import { Stepper } from "../ui/stepper.js";
 import { openLab, PlayButton, Readouts, frameOps, eachResult } from "../ui/run.js";
 import { frameCount } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
-import { readQuery, shareUrl, copyLink, copiedWords } from "../ui/share.js";
+import { readQuery, linkOf, copyLink, copiedWords } from "../ui/share.js";
 import { LineChart, SERIES_STYLE } from "../ui/chart.js";
 import { pixelRatio, el, num } from "../ui/dom.js";
 import { wrap } from "../ui/periodic.js";
@@ -250,13 +250,9 @@ export async function mount(section, ctx) {
   function setPlaying(on) { playing = on; stepper.setPlaying(on); playBtn.show(playing); }
   // (pace is only accumulated while playing, so a pause does not read as slow motion)
   $(".bd-restart").addEventListener("click", () => stepper.track(restart()));
-  /** A link to this run: the settings and the world's size (so the run replays on any screen). */
-  function linkUrl() {
-    const values = {};
-    for (const s of specs) values[s.name] = st.params[s.name];
-    Object.assign(values, st.run_values); // the run's own sample, not one typed for the next restart
-    return shareUrl(LAB, values, specs, { world: `${round3(world.width)}x${round3(world.height)}` });
-  }
+  /** A link to this run: what the session says a link carries (its op_link: the settings
+   *  with the run's own sample, and the world's size, so the run replays on any screen). */
+  const linkUrl = () => linkOf(engine, LAB, specs);
   $(".bd-copy").addEventListener("click", () =>
     copyLink(stepper.whenSettled(linkUrl), ctx.notify, () => copiedWords(hist.changedDuringRun || treatUsed)));
 

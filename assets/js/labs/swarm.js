@@ -22,7 +22,7 @@ import { HistoryMirror } from "../ui/history.js";
 import { el, capital, ordinal, say, setText } from "../ui/dom.js";
 import { NARROW } from "../ui/reflow.js";
 import { MinimalControls } from "../ui/minimal.js";
-import { readQuery, shareUrl, copyLink, copiedWords, linkCode } from "../ui/share.js";
+import { readQuery, linkOf, copyLink, copiedWords, linkCode } from "../ui/share.js";
 import { LineChart, SERIES_STYLE, formatClock } from "../ui/chart.js";
 import { StageRenderer, GLYPH_LENGTH } from "./swarm/renderer.js";
 import { TRAILS } from "./swarm/trails.js";
@@ -337,7 +337,6 @@ export async function mount(section, ctx) {
   // sample, start): the clock's sample and what a link that replays this run carries
   let runValues = state.run_values;
   let currentTrial = null;
-  let trialOfLink = null; // the trial a share link names: the session's word (trial_of_link)
   let atLimit = false;
   let lastClockText = "";
   const hist = new HistoryMirror();
@@ -384,7 +383,6 @@ export async function mount(section, ctx) {
     if (!res.ok) return res; // buildControls' onError says so, once
     value = res.value.value; // the engine's reading (a typed "1e3" is the sample 1000)
     currentValues[name] = value;
-    if ("trial_of_link" in res.value) trialOfLink = res.value.trial_of_link;
     applyDrawing({ [name]: value });
     if (res.value.notice) ctx.settingNotice(res.value.notice, name, "info"); // e.g. a sample used at the next Restart
     touch();
@@ -420,7 +418,6 @@ export async function mount(section, ctx) {
     if (state.selected_index === null && state.N > 0) await engine.tryCall(LAB, "select", { index: 0 });
     syncControls(state.params);
     markTrial(state.trial); // the banner shows the session's trial, never the page's guess
-    trialOfLink = state.trial_of_link || null;
     touch();
   }
 
@@ -762,15 +759,9 @@ export async function mount(section, ctx) {
     new ResizeObserver(() => { renderer.resize(); redraw(); }).observe(stage);
   }
 
-  /** The share link: the live settings with the run's own sample and start (run_values), so
-   *  it replays this run from its start.  It names a trial only while what it carries still
-   *  includes the trial's own settings (the session's trial_of_link), so it never carries
-   *  settings that contradict its trial. */
-  function linkUrl() {
-    const values = allValues();
-    Object.assign(values, runValues);
-    return shareUrl(LAB, values, specs, { trial: trialOfLink });
-  }
+  /** The share link: what the session says a link carries (its op_link: the live settings
+   *  with the run's own sample and start, and the trial only while those hold it). */
+  const linkUrl = () => linkOf(engine, LAB, specs);
 
   function fileStem() {
     const t = Math.floor(frame.t);

@@ -21,7 +21,7 @@ import { frameStep } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
 import { LineChart, SERIES_STYLE, levelOf } from "../ui/chart.js";
 import { buildControls } from "../ui/controls.js";
-import { readQuery, shareUrl, copyLink, copiedWords } from "../ui/share.js";
+import { readQuery, linkOf, copyLink, copiedWords } from "../ui/share.js";
 import { Stage } from "./vicsek/stage.js";
 import { headingWheel } from "../ui/heading.js";
 import { CheckRunner, renderTable, renderDotPlot } from "./vicsek/check.js";
@@ -268,7 +268,7 @@ export async function mount(section, ctx) {
   $(".vk-step").addEventListener("click", () => stepper.track(stepButton()));
   $(".vk-restart").addEventListener("click", () => stepper.track(restart()));
   /** A link to this run: its knob's value (the rate is a viewing speed, not the run's). */
-  const linkUrl = () => shareUrl(LAB, { a: knob.get("a") }, specs);
+  const linkUrl = () => linkOf(engine, LAB, specs); // what the session says a link carries (op_link)
   $(".vk-copy").addEventListener("click", () => {
     copyLink(stepper.whenSettled(linkUrl), ctx.notify, () => copiedWords(hist.changedDuringRun));
   });

@@ -90,6 +90,12 @@ export function shareUrl(lab, values, specs, extra = {}) {
   return `${location.href.split(/[?#]/)[0]}?${q.toString()}`;
 }
 
+/** The link to a lab's run as its session says (op_link: {values, extra}): a promise of the URL. */
+export async function linkOf(engine, lab, specs) {
+  const link = await engine.call(lab, "link");
+  return shareUrl(lab, link.values, specs, link.extra);
+}
+
 /** What a copied link opens.  A run with nothing changed during it (no marker on its chart,
  *  no treat) replays exactly; after a change, the link starts from the beginning with what is
  *  on screen now, which is another run, and says so. */
