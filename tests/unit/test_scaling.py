@@ -157,7 +157,7 @@ def test_a_cost_is_the_fastest_of_its_rounds(monkeypatch):
     # the untimed warm-up (slowest of all: a new flock's first step), then per round: a busy
     # first round, then a quiet one
     seconds = iter([5.0, 0.9, 0.1, 0.5])
-    monkeypatch.setattr(type(s), "_advance", lambda self, k: (self._run(k), next(seconds) * k)[1])
+    monkeypatch.setattr(type(s), "_advance", lambda self, k, reuse=True: (self._run(k, reuse), next(seconds) * k)[1])
     out = s.op_cost(3)
     assert out["step_us"] == pytest.approx(0.1 / 100 * 1e6)
     assert s.state.steps == scaling.WARM_UP_STEPS + 3
