@@ -56,6 +56,12 @@ def parse_settings(items: list[str]) -> dict:
     return validate_many(swarm.SPECS, parse_sets(items))
 
 
+def _as_set(name: str, value) -> str:
+    """A setting as ``--set`` writes it: a choice's value, on/off, or the number."""
+    spec = swarm.SPEC_BY_NAME[name]
+    return value if spec.kind == "choice" else spec.shown(value).split(" ")[0]
+
+
 def run(args: argparse.Namespace) -> int:
     target = run_steps(args.seconds, swarm.DT)
     settings = parse_settings(args.settings)
@@ -66,8 +72,7 @@ def run(args: argparse.Namespace) -> int:
         tr = swarm.trial(args.trial)
         values, left_out = tr.start_values(settings)
         if left_out:
-            clash = ", ".join(f"{k}={({True: 'on', False: 'off'}.get(v, v) if isinstance(v, bool) else v)}"
-                              for k, v in left_out.items())
+            clash = ", ".join(f"{k}={_as_set(k, v)}" for k, v in left_out.items())
             raise ValueError(f"the trial {tr.id!r} begins with {tr.settings_text}; --set {clash} contradicts it "
                              "(leave out --trial to run these settings)")
     sample = one_sample(None if args.sample is None else validate(swarm.SPECS, "sample", args.sample),
@@ -99,11 +104,8 @@ def run(args: argparse.Namespace) -> int:
 
     # the run's settings, as --set writes them (those that differ from the defaults), so a CSV's
     # summary line says what made it
-    def as_set(s):
-        v = values[s.name]
-        return v if s.kind == "choice" else s.shown(v).split(" ")[0]  # (on/off, or the number)
-
-    changed = [f"{s.name}={as_set(s)}" for s in swarm.SPECS if s.name not in ("sample", "N") and values[s.name] != s.default]
+    changed = [f"{s.name}={_as_set(s.name, values[s.name])}" for s in swarm.SPECS
+               if s.name not in ("sample", "N") and values[s.name] != s.default]
     default_n = swarm.SPEC_BY_NAME["N"].default
     said = f" with {', '.join(changed)}" if changed else (" with the defaults" if values["N"] == default_n else "")
     if args.trial:
