@@ -135,10 +135,11 @@ class BoidsSession(Session):
     def _search(self) -> cells.Pairs:
         """``boids.search`` of the current state and settings, made once: the measurement of a
         sampled state reads it, and the next step of that state takes it (``_run``)."""
-        cache = self._searched
-        if cache is None or cache[0] is not self.state or cache[1] is not self.params:
-            cache = self._searched = (self.state, self.params, boids.search(self.state, self.params))
-        return cache[2]
+        pairs = self._searched_pairs()
+        if pairs is None:
+            pairs = boids.search(self.state, self.params)
+            self._searched = (self.state, self.params, pairs)
+        return pairs
 
     def _searched_pairs(self) -> cells.Pairs | None:
         """The search of the current state if it was made already (else the step makes it)."""

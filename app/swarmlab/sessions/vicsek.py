@@ -227,12 +227,12 @@ class VicsekSession(Session):
         parameters (the page reads the followed arrow's neighbourhood every frame, paused or
         not, and Describe reads the groups), then reduced as each reader needs; the next
         update takes them too (:meth:`op_step`)."""
-        key = (self.ens.state, self.params)
-        if self._pairs_key is None or any(a is not b for a, b in zip(self._pairs_key, key)):
-            x = self.ens.state.x[0]
-            self._pairs = cells.neighbour_pairs(x, self.params.space, self.params.radius)
-            self._pairs_key = key  # (holds the state: its id cannot be reused meanwhile)
-        return self._pairs
+        pairs = self._searched_pairs()
+        if pairs is None:
+            pairs = cells.neighbour_pairs(self.ens.state.x[0], self.params.space, self.params.radius)
+            self._pairs = pairs
+            self._pairs_key = (self.ens.state, self.params)  # (holds the state: its id cannot be reused meanwhile)
+        return pairs
 
     def _searched_pairs(self) -> cells.Pairs | None:
         """:meth:`_live_pairs` if a reader already searched the current state, else None (the
