@@ -154,13 +154,13 @@ def test_a_link_names_the_trial_its_own_settings_hold_for():
     not drop the trial from it, though a restart would leave the trial."""
     s = SwarmSession()
     s.op_start_trial("no-shared-direction")
-    out = s.op_set("start", "cluster")
-    assert out["trial_on_restart"] is None and out["trial_of_link"] == "no-shared-direction"
-    assert s.op_state()["trial_of_link"] == "no-shared-direction"
-    out = s.op_set("sigma", 40)  # a live change the trial allows
-    assert out["trial_of_link"] == "no-shared-direction"
+    s.op_set("start", "cluster")
+    assert s.op_link()["extra"] == {"trial": "no-shared-direction"}
+    assert s.op_link()["values"]["start"] != "cluster"  # the run's own start
+    s.op_set("sigma", 40)  # a live change the trial allows
+    assert s.op_link()["extra"] == {"trial": "no-shared-direction"}
     s.op_reset()  # the restart takes the cluster start: no longer that trial
-    assert s.op_state()["trial"] is None and s.op_state()["trial_of_link"] is None
+    assert s.op_state()["trial"] is None and s.op_link()["extra"] == {}
 
 
 def test_select_by_point():
@@ -362,13 +362,11 @@ def test_plain_restart_keeps_a_trial_only_while_its_settings_hold():
     s = small()
     s.op_restart_trial("passage")
     s.op_set("sigma", 40)
-    assert s.op_state()["trial_on_restart"] == "passage"
     assert s.op_reset()["trial"] == "passage"  # a raised uncertainty is still the passage trial
-    assert s.op_set("obstacle", "none")["trial_on_restart"] is None  # the reply says so at once
-    st = s.op_state()
-    assert st["trial"] == "passage" and st["trial_on_restart"] is None  # the run on screen is still the trial's
+    s.op_set("obstacle", "none")
+    assert s.op_state()["trial"] == "passage"  # the run on screen is still the trial's
     st = s.op_reset()
-    assert st["trial"] is None and st["trial_on_restart"] is None and st["params"]["obstacle"] == "none"
+    assert st["trial"] is None and st["params"]["obstacle"] == "none"
     s.op_set("obstacle", "passage")
     assert s.op_reset()["trial"] is None  # leaving a trial is final: its card starts it again
     # a trial with no settings of its own is kept by any restart
@@ -393,7 +391,7 @@ def test_start_trial_takes_a_links_settings_and_leaves_out_what_contradicts_the_
     assert st["trial"] == "passage" and st["params"]["obstacle"] == "passage" and st["params"]["sigma"] == 20
     assert st["left_out"] == ("The trial “Narrow passage” begins with obstacle: a narrow passage, "
                               "so “obstacle: a circle” was left out.")
-    assert s.op_state()["trial_of_link"] == "passage"
+    assert s.op_link()["extra"] == {"trial": "passage"}
     s.op_step(10)
     before = s.op_state()
     for bad in ({"trial": "passage", "sigma": -5}, {"trial": "nope"}, {"trial": 3}, {"trial": "passage", "colour": 1}):

@@ -175,10 +175,9 @@ class SwarmSession(Session):
         """
         new = dict(self.values)
         new.update(validate_many(self.SPECS, params))
-        keep = swarm.TRIALS_BY_ID.get(self.trial) if self.trial else None
+        keep = self._trial_held_by(new)
         self._restart(new)
-        if keep is not None and keep.holds(new):
-            self.trial = keep.id
+        self.trial = keep
         return self.op_state()
 
     def _restart(self, values: dict) -> None:
@@ -227,12 +226,10 @@ class SwarmSession(Session):
     def op_set(self, name: str, value: Any) -> dict:
         """One live change.  Never moves an agent, except that a new obstacle displaces
         agents inside it and population changes add or remove agents.  Adds a chart marker.
-        The reply says which trial a restart (or a share link) would now keep.
+        (Which trial a restart keeps, or a link names, follows from the values: op_reset,
+        op_link.)
         """
-        out = self._set(name, value)
-        out["trial_on_restart"] = self._trial_on_restart()
-        out["trial_of_link"] = self._trial_of_link()
-        return out
+        return self._set(name, value)
 
     def _obstacle_words(self) -> str | None:
         """The obstacle as its control names it ("a narrow passage"), None for none."""
@@ -245,15 +242,6 @@ class SwarmSession(Session):
             return self.trial
         return None
 
-    def _trial_on_restart(self) -> str | None:
-        """The trial a plain restart would keep (the values it would restart with)."""
-        return self._trial_held_by(self.values)
-
-    def _trial_of_link(self) -> str | None:
-        """The trial a share link names: what the link carries (:meth:`link_values`) still
-        holds it."""
-        return self._trial_held_by(self.link_values())
-
     def link_values(self) -> dict:
         """The live settings, with this run's own sample and start (``run_values``): a link
         replays this run from its start, whatever the controls say for the next restart."""
@@ -262,7 +250,7 @@ class SwarmSession(Session):
     def link_extra(self) -> dict:
         """The trial the link names, only while its values still hold it (so a link never
         carries settings that contradict its trial)."""
-        trial = self._trial_of_link()
+        trial = self._trial_held_by(self.link_values())
         return {"trial": trial} if trial else {}
 
     def _set(self, name: str, value: Any) -> dict:
@@ -444,10 +432,6 @@ class SwarmSession(Session):
             "paused_at_limit": self.at_limit,
             "continued": self.continued,
             "trial": self.trial,
-            # the trial a plain restart (and a share link) would keep: the running trial
-            # while the current settings still include its own
-            "trial_on_restart": self._trial_on_restart(),
-            "trial_of_link": self._trial_of_link(),  # the trial a share link names (run_values with the live settings)
             "fallbacks": s.fallbacks,
         }
 
