@@ -983,6 +983,48 @@ def test_projector_colours_by_control_and_url(browser, server, size, name):
         context.close()
 
 
+INK = """(sel) => {  // bright pixels of a lab's stage: its animals (not the sky, the grid or faint trails)
+    const c = document.querySelector(sel), d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let ink = 0;
+    for (let i = 0; i < d.length; i += 4) if (Math.max(d[i], d[i + 1], d[i + 2]) > 150) ink++;
+    return ink;
+}"""
+NEXT_FRAMES = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
+def test_larger_shapes_by_control_and_url(page, server):
+    """"Larger shapes" draws every lab's animals bigger, also while paused, and only the drawing:
+    the link keeps it (shapes=large) as it keeps the projector colours, the button says its state
+    in every lab, and turned off the picture is the one it was."""
+    open_lab(page, server, "boids", "shapes=large")
+    assert page.evaluate("() => document.documentElement.dataset.shapes") == "large"
+    assert "shapes" not in page.locator("#notices").inner_text()  # a value the page knows
+    for k, lab in enumerate(("boids", "vicsek", "swarm")):
+        if k:
+            show_lab(page, lab)
+        pause(page, lab)
+        btn = page.locator(f"#lab-{lab} .access-shapes")
+        assert btn.get_attribute("aria-pressed") == "true"
+        t = page.locator(f"#lab-{lab}").evaluate("(s) => s.dataset.t || ''")
+        page.evaluate(NEXT_FRAMES)
+        large = page.evaluate(INK, STAGE[lab])
+        btn.click()
+        page.evaluate(NEXT_FRAMES)
+        assert btn.get_attribute("aria-pressed") == "false" and "shapes=" not in page.url
+        usual = page.evaluate(INK, STAGE[lab])
+        # the glyphs' area grows by 1.8^2 = 3.2 (less where they overlap, and the trails stay)
+        assert large > 1.5 * usual > 0, (lab, large, usual)
+        btn.click()
+        page.evaluate(NEXT_FRAMES)
+        assert "shapes=large" in page.url and page.evaluate(INK, STAGE[lab]) == large, lab
+        assert page.locator(f"#lab-{lab}").evaluate("(s) => s.dataset.t || ''") == t  # nothing moved
+    btn.click()  # off from the Swarm Lab: every lab's button follows
+    assert [page.locator(f"#lab-{lab} .access-shapes").get_attribute("aria-pressed") for lab in LABS] == ["false"] * 3
+    page.reload()
+    wait_ready(page)
+    assert page.evaluate("() => document.documentElement.dataset.shapes") is None
+
+
 def test_more_contrast_turns_projector_colours_on_and_a_choice_against_it_is_kept(browser, server):
     """prefers-contrast: more and no theme in the link: projector colours.  Turned off, the
     address says theme=standard, so a reload keeps the student's choice."""

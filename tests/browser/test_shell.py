@@ -154,10 +154,10 @@ def test_dismissing_a_notice_keeps_the_keyboard_near(page, server):
 
 def test_another_labs_keys_are_said_and_copy_link_keeps_the_pages_look(page, server):
     """trial= (the Swarm Lab's) and world= (Three rules') on another lab were dropped without a
-    word; "Copy link" dropped controls=minimal and theme=projector (it still leaves out embed=1:
+    word; "Copy link" dropped controls=minimal and theme=projector (and keeps shapes=large; it still leaves out embed=1:
     a copied link opens the whole page)."""
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
-    page.goto(f"{server}/?lab=vicsek&trial=passage&world=20x10&theme=projector&controls=minimal&embed=1&a=0.5")
+    page.goto(f"{server}/?lab=vicsek&trial=passage&world=20x10&theme=projector&shapes=large&controls=minimal&embed=1&a=0.5")
     wait_ready(page)
     notices = page.locator("#notices").text_content()  # (two notes: folded into one "details")
     assert "trial=passage was ignored: only lab=swarm reads it" in notices
@@ -165,7 +165,7 @@ def test_another_labs_keys_are_said_and_copy_link_keeps_the_pages_look(page, ser
     page.locator("#lab-vicsek .vk-copy").click()
     page.wait_for_function("() => document.querySelector('#notices').innerText.includes('Link copied')")
     url = page.evaluate("() => navigator.clipboard.readText()")
-    assert url == f"{server}/?lab=vicsek&controls=minimal&theme=projector&a=0.5", url
+    assert url == f"{server}/?lab=vicsek&controls=minimal&theme=projector&shapes=large&a=0.5", url
 
 
 COPY_AS_IT_CHANGES = """([lab, selector]) => {

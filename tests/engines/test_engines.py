@@ -63,8 +63,14 @@ def text(eng, selector: str) -> str:
 
 
 def canvas_signature(eng, lab: str):
-    """A hash of the lab's largest canvas (the stage), drawn down to 160x100 pixels."""
-    return eng.js(f"""(() => {{
+    """A hash of the lab's largest canvas (the stage), drawn down to 160x100 pixels, and how
+    many of those pixels differ from the first (the ink)."""
+    return eng.js(canvas_signature_js(lab))
+
+
+def canvas_signature_js(lab: str) -> str:
+    """The expression :func:`canvas_signature` evaluates."""
+    return (f"""(() => {{
         const cs = [...document.querySelectorAll('#lab-{lab} canvas')].filter(c => c.width * c.height > 0);
         if (!cs.length) return null;
         const c = cs.sort((a, b) => b.width * b.height - a.width * a.height)[0];
@@ -128,6 +134,29 @@ def check_pause_and_play(eng, lab: str) -> None:
     eng.click(f"#lab-{lab} {PLAY[lab]}")  # and Play resumes
     wait_for(eng, f"document.querySelector('#lab-{lab} {CLOCK[lab]}').textContent !== {json.dumps(clock)}", 30,
              f"the {lab} clock to run again after Play")
+
+
+def check_larger_shapes(eng, lab: str) -> None:
+    """Paused, "Larger shapes" draws the animals bigger (more ink on the stage), and turned off
+    again the picture is the one it was."""
+    eng.click(f"#lab-{lab} {PLAY[lab]}")
+    wait_for(eng, f"document.querySelector('#lab-{lab} {PLAY[lab]}').textContent.trim() === 'Play'", 10,
+             "the button to read Play after Pause")
+    seen, deadline = None, time.monotonic() + 10
+    while True:  # (a reply under way may still land: wait for two looks that agree)
+        look = canvas_signature(eng, lab)
+        if look == seen or time.monotonic() > deadline:
+            break
+        seen = look
+        time.sleep(0.5)
+    eng.click(f"#lab-{lab} .access-shapes")
+    larger = wait_for(eng, f"""(() => {{ const s = {json.dumps(look)};
+        const now = ({canvas_signature_js(lab)});
+        return now[1] > 1.3 * s[1] ? now : null; }})()""", 10, f"the {lab} stage to draw larger shapes (had {look})")
+    assert eng.js(f"document.querySelector('#lab-{lab} .access-shapes').getAttribute('aria-pressed')") == "true", larger
+    eng.click(f"#lab-{lab} .access-shapes")
+    wait_for(eng, f"JSON.stringify({canvas_signature_js(lab)}) === {json.dumps(json.dumps(look, separators=(',', ':')))}",
+             10, f"the {lab} stage to look as before with the usual shapes")
 
 
 def check_population_slider(eng, lab: str, value: int) -> None:
@@ -219,6 +248,7 @@ def test_boids_lab_served(eng, app_url):
     check_canvas_moves(eng, "boids")
     check_population_slider(eng, "boids", 40)
     check_pause_and_play(eng, "boids")
+    check_larger_shapes(eng, "boids")
     # "Copy link with my rules" after an edit: WebKit refused the copy, asked for only once the
     # code was packed (after an await), and opened a prompt every time.  (The edit goes through
     # the editor's own controller: typing into CodeMirror differs between the drivers.)

@@ -19,6 +19,7 @@ import { createLoop } from "../ui/loop.js";
 import { Stepper } from "../ui/stepper.js";
 import { openLab, PlayButton, Readouts, readoutRowHtml, frameOps, eachResult } from "../ui/run.js";
 import { HistoryMirror } from "../ui/history.js";
+import { onShapesChange } from "../ui/shapes.js";
 import { el, capital, ordinal, say, setText } from "../ui/dom.js";
 import { NARROW } from "../ui/reflow.js";
 import { MinimalControls } from "../ui/minimal.js";
@@ -98,7 +99,8 @@ export async function mount(section, ctx) {
   stage.style.aspectRatio = `${consts.world[0]} / ${consts.world[1]}`;  // the world's own shape
   const caption = el("p", {
     class: "stage-caption",
-    text: `In the model each animal is a point; it is drawn at least ${GLYPH_LENGTH} lengths long, enlarged so that you can see it. ` +
+    text: `In the model each animal is a point; it is drawn at least ${GLYPH_LENGTH} lengths long, enlarged so that you can see it ` +
+      "(“Larger shapes” draws it bigger still). " +
       "They have no hard collisions: with strong cohesion and weak separation they can overlap. " +
       `Faint lines are the last ${TRAILS.seconds} s of ${EVERY[TRAILS.every] || `every ${ordinal(TRAILS.every)}`} animal's path; ` +
       "the one drawn larger and circled is selected. The world wraps around at every edge.",
@@ -758,6 +760,7 @@ export async function mount(section, ctx) {
   if (typeof ResizeObserver !== "undefined") {
     new ResizeObserver(() => { renderer.resize(); redraw(); }).observe(stage);
   }
+  onShapesChange(redraw);
 
   /** The share link: what the session says a link carries (its op_link: the live settings
    *  with the run's own sample and start, and the trial only while those hold it). */

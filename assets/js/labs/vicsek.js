@@ -19,6 +19,7 @@ import { Stepper } from "../ui/stepper.js";
 import { openLab, PlayButton, Readouts, readoutRowHtml, frameOps, eachResult } from "../ui/run.js";
 import { frameStep } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
+import { onShapesChange } from "../ui/shapes.js";
 import { LineChart, SERIES_STYLE, levelOf } from "../ui/chart.js";
 import { buildControls } from "../ui/controls.js";
 import { readQuery, linkOf, copyLink, copiedWords } from "../ui/share.js";
@@ -465,6 +466,7 @@ export async function mount(section, ctx) {
     dirty = true;
   }) : null;  // (the plot, a LineChart, follows its own canvas's size)
   if (ro) ro.observe(canvas);
+  onShapesChange(() => { dirty = true; });
   // the dot plot is drawn at 1:1 scale for its width (legible text on a phone): redraw on resize
   const roDots = typeof ResizeObserver !== "undefined" ? new ResizeObserver(drawDots) : null;
   if (roDots) roDots.observe($(".vk-dots"));

@@ -13,9 +13,10 @@
 //     five-minute pause), and while a lab plays, a fresh summary when something meaningful
 //     changed, at most once every SUMMARY_EVERY_MS.
 //
-// Two display choices sit in the same bar: "Sound" (ui/sound.js, off by default: agreement
-// as pitch, a click when a threat is sent) and "Projector colours" (a light, high-contrast
-// stage for a projected classroom screen; also ?theme=projector in the address).
+// Three display choices sit in the same bar: "Sound" (ui/sound.js, off by default: agreement
+// as pitch, a click when a threat is sent), "Projector colours" (a light, high-contrast
+// stage for a projected classroom screen; also ?theme=projector in the address) and "Larger
+// shapes" (ui/shapes.js: the animals drawn bigger; also ?shapes=large).
 //
 // The words are the engine's (op_describe, app/swarmlab/describe.py), computed from the
 // same numbers as the readouts; this module only decides when to ask and where to put them.
@@ -26,6 +27,7 @@ import { LAB_ACCESS, installKeys, keyHints, rememberedSwitch, showLetterKeys, ty
 import { Sonifier } from "./sound.js";
 import { reflow } from "./reflow.js";
 import { ChartTable } from "./charttable.js";
+import { largeShapes, setLargeShapes } from "./shapes.js";
 
 export const SUMMARY_EVERY_MS = 10000; // at most one automatic summary per 10 s
 export const SUMMARY_MAX_GAP_MS = 60000; // summaries with no action between them back off to this
@@ -114,23 +116,35 @@ export function installAccess({ engine, activeLab, controller }) {
   const perLab = new Map();
   liveRegion();
   const sound = new Sonifier();
-  const toggles = { sound: [], projector: [] }; // every lab's toggle buttons, kept in step
+  const toggles = { sound: [], projector: [], shapes: [] }; // every lab's toggle buttons, kept in step
   // projector colours from the link (theme=projector, or theme=standard for the usual ones), else
   // from the system's "more contrast" setting; the button switches them either way, and a
   // choice against that setting is kept in the address as theme=standard
   const theme = new URLSearchParams(location.search).get("theme");
   const moreContrast = typeof matchMedia === "function" && matchMedia("(prefers-contrast: more)").matches;
   setProjector(theme === "projector" || (theme !== "standard" && moreContrast), false);
+  setShapes(new URLSearchParams(location.search).get("shapes") === "large", false);
 
-  function setProjector(on, remember = true) {
+  /** The address keeps a display choice (a reload and a copied link keep it): `key` set to
+   *  `value`, or removed for null. */
+  function remember(key, value) {
+    const q = new URLSearchParams(location.search);
+    if (value === null) q.delete(key); else q.set(key, value);
+    history.replaceState(history.state, "", `${location.pathname}?${q.toString()}${location.hash}`);
+  }
+
+  function setProjector(on, keep = true) {
     if (on) document.documentElement.dataset.theme = "projector";
     else delete document.documentElement.dataset.theme;
     for (const b of toggles.projector) b.setAttribute("aria-pressed", String(on));
-    if (remember) {
-      const q = new URLSearchParams(location.search);
-      if (on) q.set("theme", "projector"); else if (moreContrast) q.set("theme", "standard"); else q.delete("theme");
-      history.replaceState(history.state, "", `${location.pathname}?${q.toString()}${location.hash}`);
-    }
+    if (keep) remember("theme", on ? "projector" : moreContrast ? "standard" : null);
+    window.dispatchEvent(new Event("resize")); // labs redraw their canvases
+  }
+
+  function setShapes(on, keep = true) {
+    setLargeShapes(on);
+    for (const b of toggles.shapes) b.setAttribute("aria-pressed", String(on));
+    if (keep) remember("shapes", on ? "large" : null);
     window.dispatchEvent(new Event("resize")); // labs redraw their canvases
   }
 
@@ -342,7 +356,16 @@ export function installAccess({ engine, activeLab, controller }) {
     projBtn.title = "A light, high-contrast stage for a projector";
     projBtn.addEventListener("click", () => setProjector(document.documentElement.dataset.theme !== "projector"));
     toggles.projector.push(projBtn);
-    bar.append(describeBtn, helpBtn, soundBtn, projBtn);
+    const shapesBtn = document.createElement("button");
+    shapesBtn.type = "button";
+    shapesBtn.className = "btn access-shapes";
+    shapesBtn.textContent = "Larger shapes";
+    shapesBtn.setAttribute("aria-pressed", String(largeShapes()));
+    shapesBtn.title = "Draw the animals bigger, for a projector or for easier seeing (the drawing only: " +
+      "the model and its measurements do not change)";
+    shapesBtn.addEventListener("click", () => setShapes(!largeShapes()));
+    toggles.shapes.push(shapesBtn);
+    bar.append(describeBtn, helpBtn, soundBtn, projBtn, shapesBtn);
     for (const extra of cfg.extraButtons || []) {
       const b = document.createElement("button");
       b.type = "button";
@@ -463,5 +486,5 @@ export function installAccess({ engine, activeLab, controller }) {
     summaries, // (its switch in the key list)
   });
 
-  return { decorate, describeNow, say, sound, setSound, setProjector };
+  return { decorate, describeNow, say, sound, setSound, setProjector, setShapes };
 }

@@ -10,10 +10,12 @@
 import { clip } from "./notices.js";
 
 /** The whole page's own query keys and the values each takes (every lab keeps them). */
-export const PAGE_VALUES = { embed: ["1"], controls: ["minimal"], theme: ["projector", "standard"], engine: ["main", "worker"] };
+export const PAGE_VALUES = {
+  embed: ["1"], controls: ["minimal"], theme: ["projector", "standard"], shapes: ["large"], engine: ["main", "worker"],
+};
 export const PAGE_KEYS = new Set(["lab", ...Object.keys(PAGE_VALUES)]);
 /** The page keys a "Copy link" keeps (see shareUrl). */
-export const LINK_PAGE_KEYS = ["controls", "theme"];
+export const LINK_PAGE_KEYS = ["controls", "theme", "shapes"];
 /** Keys that one lab's page reads itself (a Swarm Lab trial, the Three rules world size). */
 export const LAB_PAGE_KEYS = { trial: "swarm", world: "boids" };
 /** Query keys that belong to the shell (or a lab's page, like the boids world size), not to a lab's parameters. */
@@ -67,7 +69,7 @@ function encode(spec, value) {
  * A full URL for the current page that opens `lab` with `values`.
  * Only settings that differ from their spec default are written.
  * `extra` adds shell keys (e.g. {trial: "passage"}).
- * The link keeps the page's look (`controls=minimal`, `theme=projector`) and opens as a page of
+ * The link keeps the page's look (`controls=minimal`, `theme=projector`, `shapes=large`) and opens as a page of
  * its own, also when copied from an embedded lab (`embed=1` is not carried over: a classmate
  * gets the full page, where code in a link can be run; a teacher who embeds it adds `embed=1`,
  * as the README says).

@@ -15,6 +15,7 @@
 
 import { frameCount } from "../../ui/frame.js";
 import { headingBin, headingStyles } from "../../ui/heading.js";
+import { shapeScale } from "../../ui/shapes.js";
 
 const GLYPH_LENGTH = 1.6;   // lengths: glyphs are drawn a little larger than a body
 const GLYPH_MIN_PX = 7;     // CSS px, so glyphs stay visible on small screens...
@@ -81,7 +82,8 @@ export class BoidsStage {
     const n = frameCount(fx, frame, length);
     const base = fx.offset, stride = fx.stride, X = fx.f.x, Y = fx.f.y, VX = fx.f.vx, VY = fx.f.vy;
     const zoom = Math.min(1, sx / (4 * dpr));           // 1 at the default sky, smaller zoomed out
-    const L = Math.max(GLYPH_LENGTH * sx, (GLYPH_MIN_FAR + (GLYPH_MIN_PX - GLYPH_MIN_FAR) * zoom) * dpr);
+    const L = Math.max(GLYPH_LENGTH * sx, (GLYPH_MIN_FAR + (GLYPH_MIN_PX - GLYPH_MIN_FAR) * zoom) * dpr) *
+      shapeScale(); // ("Larger shapes": ui/shapes.js)
     if (this.hueOf.length < n) {
       this.hueOf = new Uint8Array(n);
       this.byHue = new Int32Array(n);

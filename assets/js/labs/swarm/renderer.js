@@ -16,6 +16,7 @@ import { TrailBuffer } from "./trails.js";
 import { fitCanvas } from "../../ui/dom.js";
 import { periodicCopies, wrap } from "../../ui/periodic.js";
 import { SELECTED, SHADES, drawThreat } from "./palette.js";
+import { shapeScale } from "../../ui/shapes.js";
 
 /** Glyph length in model lengths (enlarged for visibility; the caption says so). */
 export const GLYPH_LENGTH = 2.0;
@@ -192,7 +193,7 @@ export class StageRenderer {
   _agents(data, f) {
     const g = this.g;
     const shape = this.appearance === "fish" ? FISH : BIRD;
-    const len = Math.max(MIN_GLYPH_PX, GLYPH_LENGTH * this.scale);
+    const len = this._glyphLength();
     const margin = (0.6 * len) / this.scale; // model lengths near an edge that need a copy
     const sh = this.shifts;
     g.beginPath();
@@ -209,6 +210,12 @@ export class StageRenderer {
     }
     g.fillStyle = COLORS.agent;
     g.fill();
+  }
+
+  /** An animal's drawn length in CSS px: GLYPH_LENGTH lengths, at least MIN_GLYPH_PX, times
+   *  the page's shape size (ui/shapes.js, "Larger shapes"). */
+  _glyphLength() {
+    return Math.max(MIN_GLYPH_PX, GLYPH_LENGTH * this.scale) * shapeScale();
   }
 
   _glyph(shape, x, y, c, s, len) {
@@ -228,7 +235,7 @@ export class StageRenderer {
 
   _selected(x, y, th) {
     const g = this.g;
-    const len = Math.max(MIN_GLYPH_PX, GLYPH_LENGTH * this.scale);
+    const len = this._glyphLength();
     const shape = this.appearance === "fish" ? FISH : BIRD;
     g.beginPath();
     this._glyph(shape, x, y, Math.cos(th), Math.sin(th), len * 1.15);

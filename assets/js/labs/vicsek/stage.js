@@ -26,6 +26,7 @@
 import { pixelRatio } from "../../ui/dom.js";
 import { minImage, periodicCopies, wrap } from "../../ui/periodic.js";
 import { headingBin, headingStyles } from "../../ui/heading.js";
+import { shapeScale } from "../../ui/shapes.js";
 
 export const TRAIL = 8;            // updates of trail
 const RING = TRAIL + 1;            // positions kept: now and 8 before
@@ -260,7 +261,7 @@ export class Stage {
     }
 
     // arrows
-    const len = Math.max(9, Math.min(16, 0.024 * S));
+    const len = Math.max(9, Math.min(16, 0.024 * S)) * shapeScale(); // ("Larger shapes": ui/shapes.js)
     for (let i = 0; i < n; i++) {
       if (i === sel) continue;
       const th = A[3 * i + 2];
