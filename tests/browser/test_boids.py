@@ -74,13 +74,18 @@ def hold_and_measure(page, x, y):
 
 
 def treat_pixel(page):
-    """RGBA of the stage canvas where the treat is drawn (after the next frame)."""
+    """RGBA of the stage canvas where the treat is drawn (after the next frame): the most
+    yellow pixel within 3 px of its centre (the boids are drawn over the treat, and one may
+    cross its centre)."""
     page.wait_for_timeout(120)
     return page.evaluate("""async () => {
       const st = await window.swarmlab.engine.call("boids", "state", {});
       const c = document.querySelector("#lab-boids canvas.bd-canvas");
       const x = Math.round(st.treat.x / st.world.width * c.width), y = Math.round(st.treat.y / st.world.height * c.height);
-      return Array.from(c.getContext("2d").getImageData(x, y, 1, 1).data);
+      const d = c.getContext("2d").getImageData(x - 3, y - 3, 7, 7).data;
+      let best = 0;
+      for (let k = 4; k < d.length; k += 4) if (d[k] + d[k + 1] - d[k + 2] > d[best] + d[best + 1] - d[best + 2]) best = k;
+      return Array.from(d.slice(best, best + 4));
     }""")
 
 
@@ -465,6 +470,12 @@ def test_mouse_treat_gathers_then_disperses(lab):
     settle(page, LAB)
     assert state(page)["treat"]["on"] is False
     assert page.get_attribute("#lab-boids", "data-treat") == "off"
+    # the press focused the stage, but no keyboard ring (nor cursor) stays after a mouse's treat,
+    # until a key is pressed there
+    canvas = page.locator("#lab-boids canvas.bd-canvas")
+    assert canvas.evaluate("(c) => document.activeElement === c && getComputedStyle(c).outlineStyle") == "none"
+    page.keyboard.press("ArrowLeft")
+    assert canvas.evaluate("(c) => getComputedStyle(c).outlineStyle") == "solid"
     engine_call(page, LAB, "step", {"n": 160})
     later = distances(page, st["treat"]["x"], st["treat"]["y"])
     assert later["median"] > 1.5 * held["median"]

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 
 import { BoidsStage } from "../../assets/js/labs/boids/stage.js";
 import { frameIndex } from "../../assets/js/ui/frame.js";
+import { LARGE_SHAPES, setLargeShapes } from "../../assets/js/ui/shapes.js";
 
 /** A 2-D context that records each path's glyph tips (moveTo) and each fill's colour. */
 function recorder() {
@@ -23,7 +24,7 @@ function recorder() {
   return { g, log };
 }
 
-function drawn(fields, boids) {
+function drawn(fields, boids, treat = { on: false }) {
   const { g, log } = recorder();
   const canvas = { width: 400, height: 250, style: {}, getContext: () => g };
   const layout = { header: ["n", "t", "treat_on", "treat_x", "treat_y"], fields, blocks: 1 };
@@ -33,7 +34,7 @@ function drawn(fields, boids) {
   const frame = new Float32Array(fx.offset + fx.stride * boids.length);
   frame[fx.h.n] = boids.length;
   boids.forEach((b, k) => { for (const name of fields) frame[fx.offset + fx.stride * k + fx.f[name]] = b[name]; });
-  stage.draw(frame, frame.length, { on: false }, { visible: false });
+  stage.draw(frame, frame.length, treat, { visible: false });
   return log;
 }
 
@@ -80,4 +81,32 @@ test("Lab 3's stage draws every boid once, read through the layout, whatever the
   log.tips.length = 0;
   stage.draw(small, small.length, { on: false }, { visible: false });
   assert.equal(log.tips.length, 3);
+});
+
+test("Lab 3's treat is drawn under the boids, so a flock round it stays in sight", () => {
+  const boids = [{ x: 80, y: 50, vx: 1, vy: 0 }, { x: 20, y: 30, vx: 0, vy: 1 }];
+  const log = drawn(["x", "y", "vx", "vy"], boids, { on: true, x: 80, y: 50 });
+  const treat = log.fills.indexOf("#ffd666");
+  assert.ok(treat >= 0, log.fills.join(" "));
+  assert.ok(log.fills.slice(treat + 1).filter((f) => /hsl/.test(f)).length >= 2, log.fills.join(" "));
+  assert.ok(log.fills.slice(0, treat).every((f) => !/hsl/.test(f)), log.fills.join(" "));
+});
+
+test("Larger shapes draws Lab 3's boids LARGE_SHAPES times as long, in the same places", () => {
+  const boids = [{ x: 80, y: 50, vx: 1, vy: 0 }, { x: 20, y: 30, vx: 0, vy: -1 }];
+  const usual = drawn(["x", "y", "vx", "vy"], boids);
+  setLargeShapes(true);
+  let large;
+  try { large = drawn(["x", "y", "vx", "vy"], boids); } finally { setLargeShapes(false); }
+  const sx = 400 / 160, sy = 250 / 100;
+  boids.forEach((b, k) => {  // its tip lies 0.6 glyph lengths ahead of the boid, on its heading
+    const reach = (tips) => {
+      const [x, y] = tips.find(([tx, ty]) => Math.abs((tx - b.x * sx) * b.vy - (ty - b.y * sy) * b.vx) < 1e-6
+        && (tx - b.x * sx) * b.vx + (ty - b.y * sy) * b.vy > 0);
+      return Math.hypot(x - b.x * sx, y - b.y * sy);
+    };
+    const ratio = reach(large.tips) / reach(usual.tips);
+    assert.ok(Math.abs(ratio - LARGE_SHAPES) < 1e-9, `boid ${k}: ${ratio}`);
+  });
+  assert.deepEqual(drawn(["x", "y", "vx", "vy"], boids).tips, usual.tips);  // and back
 });

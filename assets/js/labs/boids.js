@@ -324,6 +324,9 @@ export async function mount(section, ctx) {
     pointerId = ev.pointerId;
     try { canvas.setPointerCapture(ev.pointerId); } catch (_) { /* synthetic pointer */ }
     cursor.visible = false;                          // the keyboard cursor is for the keyboard
+    // (focus moved by a press: no keyboard cursor nor focus ring until a key is pressed there;
+    // browsers may match :focus-visible on a focus() called from script)
+    canvas.classList.add("pointer-focus");
     if (ev.pointerType !== "touch") canvas.focus({ preventScroll: true });
     const w = stage.toModel(ev.clientX, ev.clientY);
     cursor.x = w.x; cursor.y = w.y;
@@ -346,15 +349,24 @@ export async function mount(section, ctx) {
   canvas.addEventListener("contextmenu", (ev) => ev.preventDefault());
 
   // ---- the treat: keyboard ----
-  canvas.addEventListener("focus", () => { cursor.visible = canvas.matches(":focus-visible"); dirty = true; });
+  canvas.addEventListener("focus", () => {
+    cursor.visible = canvas.matches(":focus-visible") && !canvas.classList.contains("pointer-focus");
+    dirty = true;
+  });
   // leaving the stage lets go of a held key's treat (its keyup would go elsewhere), not of a
   // tapped one: that stays while the student tries Describe or a slider, until a tap or Esc
   canvas.addEventListener("blur", () => {
     cursor.visible = false;
+    canvas.classList.remove("pointer-focus");
     if (treat.source === "keyboard" && !treatKept) releaseTreat();
     dirty = true;
   });
   canvas.addEventListener("keydown", (ev) => {
+    if (canvas.classList.contains("pointer-focus")) {  // the keyboard is in use here: its ring and cursor show again
+      canvas.classList.remove("pointer-focus");
+      cursor.visible = true;
+      dirty = true;
+    }
     const step = CURSOR_STEP * (ev.shiftKey ? 4 : 1);
     const moves = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] };
     if (moves[ev.key]) {

@@ -18,8 +18,10 @@ export function shapeScale() {
 export function setLargeShapes(on) {
   const was = factor;
   factor = on ? LARGE_SHAPES : 1;
-  if (on) document.documentElement.dataset.shapes = "large";
-  else delete document.documentElement.dataset.shapes;
+  if (typeof document !== "undefined") {  // (Node's tests draw without a page)
+    if (on) document.documentElement.dataset.shapes = "large";
+    else delete document.documentElement.dataset.shapes;
+  }
   if (factor !== was) for (const fn of listeners) fn();
 }
 

@@ -79,6 +79,8 @@ export class BoidsStage {
     const W = this.canvas.width, H = this.canvas.height;
     g.fillStyle = SKY;
     g.fillRect(0, 0, W, H);
+    // the treat under the boids: a flock that swarms round it stays in sight on top of it
+    if (treat.on) this._treat(treat.x * sx, treat.y * sy);
     const n = frameCount(fx, frame, length);
     const base = fx.offset, stride = fx.stride, X = fx.f.x, Y = fx.f.y, VX = fx.f.vx, VY = fx.f.vy;
     const zoom = Math.min(1, sx / (4 * dpr));           // 1 at the default sky, smaller zoomed out
@@ -120,7 +122,6 @@ export class BoidsStage {
       g.fillStyle = this.hueStyles[h];
       g.fill();
     }
-    if (treat.on) this._treat(treat.x * sx, treat.y * sy);
     if (cursor.visible) this._cursor(cursor.x * sx, cursor.y * sy);
   }
 
