@@ -724,7 +724,7 @@ def test_copied_link_replays_the_same_run_on_another_screen_shape(page, phone_pa
     page.wait_for_function("() => document.querySelector('#notices').innerText.includes('will be used when you press Restart')")
     page.locator("#lab-boids .bd-copy").click()
     settle(page, LAB)
-    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('Link copied')")
+    page.wait_for_function("() => [...document.querySelectorAll('.copy-note')].some((e) => e.innerText.includes('Link copied'))")
     url = page.evaluate("() => navigator.clipboard.readText()")
     assert "world=" in url and "sample=5" in url and "k_coh=0.8" in url
     box.fill("5")  # (the replay below restarts this page too)

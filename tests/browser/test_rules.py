@@ -379,7 +379,7 @@ def test_copy_link_with_my_rules_asks_for_the_clipboard_within_the_click(lab, pa
     link = page.evaluate("window.__copied")
     packed = link.split("#code=")[1]
     assert page.evaluate("async (p) => (await import('./assets/js/ui/rules.js')).unpackCode(p)", packed) == code
-    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('Whoever opens it sees your code')")
+    page.wait_for_function("() => [...document.querySelectorAll('.copy-note')].some((e) => e.innerText.includes('Whoever opens it sees your code'))")
 
 
 def test_a_code_link_pasted_into_the_same_address_is_offered(lab, page):
@@ -530,12 +530,12 @@ def test_a_runaway_rule_during_the_eight_seed_check_starts_the_check_again(page,
 
 def copy_settings_only(page) -> str:
     """Press "Copy link with my rules", check that the link copied carries no code, and return
-    the notices' text once the copy's own notice is there."""
+    what the page said of it, beside the button, once it is there."""
     panel(page).locator(".rules-link").click()
     page.wait_for_function("() => window.__copied")
     assert "#code=" not in page.evaluate("window.__copied")
-    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('Link copied')")
-    return page.inner_text("#notices")
+    page.wait_for_function("() => [...document.querySelectorAll('.copy-note')].some((e) => e.innerText.includes('Link copied'))")
+    return panel(page).locator(".copy-note").inner_text()
 
 
 def test_copy_link_with_code_too_long_says_one_thing(lab, page):

@@ -144,8 +144,11 @@ def test_dismissing_a_notice_keeps_the_keyboard_near(page, server):
     assert page.locator("#notices .notice").count() == 1
     page.click("#tab-boids")
     page.wait_for_selector("#lab-boids[data-access='1']")
-    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
-    page.locator("#lab-boids .bd-copy").click()
+    # a notice of this lab's (a sample for the next restart)
+    page.evaluate("() => { for (const d of document.querySelectorAll('#lab-boids details')) d.open = true; }")
+    box = page.locator("#lab-boids .ctl[data-param=sample] input")
+    box.fill("9")
+    box.press("Enter")
     page.wait_for_selector("#notices .notice:not([hidden]) .notice-close")
     page.locator("#notices .notice:not([hidden]) .notice-close").focus()
     page.keyboard.press("Enter")
@@ -163,9 +166,41 @@ def test_another_labs_keys_are_said_and_copy_link_keeps_the_pages_look(page, ser
     assert "trial=passage was ignored: only lab=swarm reads it" in notices
     assert "world=20x10 was ignored: only lab=boids reads it" in notices
     page.locator("#lab-vicsek .vk-copy").click()
-    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('Link copied')")
+    page.wait_for_function("() => [...document.querySelectorAll('.copy-note')].some((e) => e.innerText.includes('Link copied'))")
     url = page.evaluate("() => navigator.clipboard.readText()")
     assert url == f"{server}/?lab=vicsek&controls=minimal&theme=projector&shapes=large&a=0.5", url
+
+
+def test_copy_link_answers_beside_the_button(phone_page, server):
+    """"Link copied" was written at the top of the page, a screen or more above the button on
+    a phone (3,157 px in the Swarm Lab), and stayed there: now the answer stands beside the
+    button, is spoken once, and goes after a while."""
+    page = phone_page
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
+    page.goto(f"{server}/?lab=swarm")
+    wait_ready(page)
+    button = page.locator("#lab-swarm .swarm-copy")
+    group = page.locator("#lab-swarm details", has=page.locator(".swarm-copy"))  # (folded at first on a phone)
+    if group.count() and not group.first.evaluate("(d) => d.open"):
+        group.first.locator("summary").first.click()
+    button.scroll_into_view_if_needed()
+    button.click()
+    note = page.locator("#lab-swarm .copy-note")
+    note.wait_for()
+    assert note.inner_text().startswith("Link copied. Opening it replays this run")
+    box, view = note.bounding_box(), page.viewport_size
+    assert 0 <= box["y"] and box["y"] + box["height"] <= view["height"], box  # where the student looks
+    assert 0 < box["y"] - button.bounding_box()["y"] < 150
+    assert "Link copied" not in page.locator("#notices").inner_text()
+    page.wait_for_function("() => (window.__accessLog || []).some((e) => e.text.startsWith('Link copied'))")
+    # the next answer takes its place, and it goes by itself (after 20 s; 0.3 s here)
+    page.evaluate("""async () => {
+        const share = await import('./assets/js/ui/share.js');
+        share.answerBeside(document.querySelector('#lab-swarm .swarm-copy'), 'x', 'info', 300);
+    }""")
+    assert note.inner_text() == "x" and page.locator("#lab-swarm .copy-note").count() == 1
+    page.wait_for_function("() => document.querySelector('#lab-swarm .copy-note').textContent === ''")
+    assert not note.is_visible()
 
 
 COPY_AS_IT_CHANGES = """([lab, selector]) => {
@@ -211,9 +246,9 @@ def test_a_link_copied_as_a_setting_changes_is_the_link_once_the_engine_answered
     page.evaluate("() => navigator.clipboard.writeText('(nothing copied yet)')")
     name, value = page.evaluate(COPY_AS_IT_CHANGES, [lab, selector])
     first = _copied(page, lab)
-    notices = page.locator("#notices")
-    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('Link copied')")
-    assert "not this run exactly" in notices.inner_text()  # the change is part of this run
+    page.wait_for_function("() => [...document.querySelectorAll('.copy-note')].some((e) => e.innerText.includes('Link copied'))")
+    note = page.locator(f"#lab-{lab} .copy-note")
+    assert "not this run exactly" in note.inner_text()  # the change is part of this run
     query = dict(kv.split("=", 1) for kv in first.split("?", 1)[1].split("&"))
     default = {s["name"]: s["default"] for s in engine_call(page, lab, "spec")}[name]
     assert float(query.get(name, default)) == value, (first, name, value)  # (a default is left out)
@@ -543,9 +578,10 @@ def test_copy_link_without_clipboard_or_prompt_shows_the_link(page, server):
                              navigator.clipboard.write = () => Promise.reject(new Error('denied'));
                              window.prompt = () => null; }""")
     page.get_by_role("button", name="Copy link").click()
-    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('could not copy the link')")
-    text = page.inner_text("#notices")
-    assert "sample=7" in text and "?lab=swarm" in text
+    note = page.locator("#lab-swarm .copy-note")  # beside the button, in the warning's colour
+    page.wait_for_function("() => document.querySelector('#lab-swarm .copy-note').innerText.includes('could not copy the link')")
+    text = note.inner_text()
+    assert "sample=7" in text and "?lab=swarm" in text and note.get_attribute("data-kind") == "warn"
 
 
 def test_a_page_key_with_a_value_it_does_not_take_is_said(page, server):

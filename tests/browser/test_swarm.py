@@ -859,7 +859,7 @@ def test_url_settings_and_copy_link(page, server):
     assert "nope" in page.locator("#notices").inner_text()  # an unknown trial is reported, the rest applies
     page.get_by_role("button", name="Copy link").click()
     settle(page, LAB)
-    page.wait_for_function("document.querySelector('#notices').innerText.includes('Link copied')")
+    page.wait_for_function("[...document.querySelectorAll('.copy-note')].some((e) => e.innerText.includes('Link copied'))")
     url = page.evaluate("navigator.clipboard.readText()")
     assert "lab=swarm" in url and "sample=7" in url and "mode=nearest" in url and "alignment=0" in url
     assert "k=" not in url  # 7 is the default
@@ -883,13 +883,13 @@ def test_url_settings_and_copy_link(page, server):
     page.get_by_role("button", name="Copy link").click()
     page.wait_for_function("navigator.clipboard.readText().then((t) => t.includes('lab=swarm'))")
     assert "start=" not in page.evaluate("navigator.clipboard.readText()")  # the run started as a loose patch
-    assert "replays this run from its start" in page.locator("#notices").inner_text()
+    page.wait_for_function("document.querySelector('#lab-swarm .copy-note').innerText.includes('replays this run from its start')")
     # a setting changed during the run (a marker on its chart): the link no longer replays it, and says so
     control(page, "cohesion").locator("input").click()
     page.wait_for_function("window.swarmlab.engine.call('swarm', 'history', {}).then((h) => h.markers.length > 0)")
     settle(page, LAB)
     page.get_by_role("button", name="Copy link").click()
-    page.wait_for_function("document.querySelector('#notices').innerText.includes('not this run exactly')")
+    page.wait_for_function("document.querySelector('#lab-swarm .copy-note').innerText.includes('not this run exactly')")
 
 
 def test_trial_link_with_bad_values_minimal_controls(page, server):

@@ -254,9 +254,10 @@ def test_boids_lab_served(eng, app_url):
     # the editor's own controller: typing into CodeMirror differs between the drivers.)
     eng.js("(() => { const e = window.swarmlab.labs.get('boids').rules.editor; e.setCode(e.getCode() + '# edited\\n'); return true; })()")
     eng.click("#lab-boids .rules-link")
-    wait_for(eng, "document.getElementById('notices').innerText.includes('Whoever opens it sees your code')", 20,
-             "the notice that the link with the code was copied")
-    assert "could not copy" not in text(eng, "#notices")
+    notes = "[...document.querySelectorAll('#lab-boids .copy-note')].map((e) => e.textContent).join(' ')"
+    wait_for(eng, f"{notes}.includes('Whoever opens it sees your code')",
+             20, "the note beside the button that the link with the code was copied")
+    assert "could not copy" not in text(eng, "#notices") + eng.js(notes)
     # #code= links in this engine: one the page wrote reads back; a fragment longer than the page
     # ever writes is refused before inflating, and a short one that inflates past 100 kB is
     # refused part-way (its stream is cancelled, which each engine does its own way)

@@ -271,7 +271,7 @@ export async function mount(section, ctx) {
   /** A link to this run: its knob's value (the rate is a viewing speed, not the run's). */
   const linkUrl = () => linkOf(engine, LAB, specs); // what the session says a link carries (op_link)
   $(".vk-copy").addEventListener("click", () => {
-    copyLink(stepper.whenSettled(linkUrl), ctx.notify, () => copiedWords(hist.changedDuringRun));
+    copyLink(stepper.whenSettled(linkUrl), ctx.notify, () => copiedWords(hist.changedDuringRun), $(".vk-copy"));
   });
 
   // ---- selection: tap / click / keyboard ----

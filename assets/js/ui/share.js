@@ -8,6 +8,7 @@
 // each case produces a notice the page shows.  Nothing ever blanks the page.
 
 import { clip } from "./notices.js";
+import { say } from "./access.js";
 
 /** The whole page's own query keys and the values each takes (every lab keeps them). */
 export const PAGE_VALUES = {
@@ -107,12 +108,36 @@ export function copiedWords(changedDuringRun = false) {
     : "Link copied. Opening it replays this run from its start with the same settings.";
 }
 
-/** Copy `url` (a string, or a promise of one) to the clipboard and say `done` through `notify`.  Where the page may not write
+/** How long a copy's answer stays beside its button (it is spoken once as well). */
+export const COPY_NOTE_MS = 20000;
+
+/** Write a copy's answer beside the button that asked for it, where the student is looking
+ *  (the page's notices sit at its top, a screen or more away), and speak it in the page's one
+ *  live region.  One note per button row, replaced by the next answer; it goes after `ms`. */
+export function answerBeside(button, words, kind = "info", ms = COPY_NOTE_MS) {
+  const row = button.parentElement;
+  let note = row.nextElementSibling;
+  if (!note || !note.classList.contains("copy-note")) {
+    note = document.createElement("p");
+    note.className = "copy-note";
+    row.after(note);
+  }
+  note.dataset.kind = kind;
+  note.textContent = words;
+  note.scrollIntoView({ block: "nearest" }); // (a button at the window's bottom edge: its answer just below)
+  clearTimeout(note.__timer);
+  note.__timer = setTimeout(() => { note.textContent = ""; }, ms);
+  say(words);
+}
+
+/** Copy `url` (a string, or a promise of one) to the clipboard and say `done`: beside
+ *  `button` when one is given (:func:`answerBeside`), else through `notify`.  Where the page may not write
  *  the clipboard (a frame without clipboard-write, an old browser) it offers the link in a
  *  prompt; where prompts are blocked too (a sandboxed frame), or the prompt is dismissed, a
- *  notice shows the link to copy by hand, so the click is never silent. */
-export async function copyLink(url, notify, done = copiedWords()) {
+ *  note shows the link to copy by hand, so the click is never silent. */
+export async function copyLink(url, notify, done = copiedWords(), button = null) {
   const said = () => (typeof done === "function" ? done() : done); // (a function: words that wait for the link)
+  if (button) notify = (words, kind) => answerBeside(button, words, kind);
   if (typeof url !== "string") {
     // A link still being made (a promise): the clipboard is asked now, inside the click, with
     // the text to follow; WebKit refuses a copy asked for after an await.
