@@ -442,6 +442,36 @@ def test_an_engine_failure_while_trying_a_rule_is_said_in_the_panel(lab, page):
     assert page.rec.page_errors == []
 
 
+def test_a_broken_rule_says_what_runs_and_the_original_code_comes_back(lab, page):
+    """After a rule that fails, the broken code stayed in the editor with no way back but a
+    reload ("Back to the original" switches the rules, not the code, and was unavailable), and the
+    message did not say what runs meanwhile.  "Show the original code" puts the original function in the
+    editor and "Back to my code" the student's again; neither changes which rules run."""
+    p = panel(page)
+    code_btn = p.locator(".rules-code")
+    assert code_btn.get_attribute("aria-disabled") == "true"  # the original code is in the editor
+    broken = "def steering(i, j, d, r, v, p):\n    return v / 0.0\n"
+    set_code(page, broken)
+    assert code_btn.get_attribute("aria-disabled") == "false" and code_btn.inner_text() == "Show the original code"
+    p.locator(".rules-run").click()
+    status(page).locator("text=The original rules keep running.").wait_for(timeout=10_000)
+    text = status(page).inner_text()
+    assert "infinite" in text and "usual cause. The original rules keep running." in text, text
+    code_btn.click()
+    assert get_code(page) == original(page)
+    assert code_btn.inner_text() == "Back to my code" and "Back to my code" in status(page).inner_text()
+    assert p.get_attribute("data-user") == "0"  # no rule was changed
+    code_btn.click()
+    assert get_code(page) == broken and code_btn.inner_text() == "Show the original code"
+    # an edit of the original after it came back is the student's own code now
+    code_btn.click()
+    set_code(page, original(page) + "# mine\n")
+    assert code_btn.inner_text() == "Show the original code" and code_btn.get_attribute("aria-disabled") == "false"
+    set_code(page, original(page))
+    assert code_btn.get_attribute("aria-disabled") == "true"  # the stash went with the edit
+    assert page.rec.page_errors == []
+
+
 def test_lab2_shows_its_turn_and_runs_an_edit(page, server):
     page.goto(f"{server}/?lab=vicsek")
     wait_ready(page)

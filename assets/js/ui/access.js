@@ -28,6 +28,7 @@ import { Sonifier } from "./sound.js";
 import { reflow } from "./reflow.js";
 import { ChartTable } from "./charttable.js";
 import { largeShapes, setLargeShapes } from "./shapes.js";
+import { sentence } from "./dom.js";
 
 export const SUMMARY_EVERY_MS = 10000; // at most one automatic summary per 10 s
 export const SUMMARY_MAX_GAP_MS = 60000; // summaries with no action between them back off to this
@@ -185,7 +186,7 @@ export function installAccess({ engine, activeLab, controller }) {
     if (stage) {
       if (st.baseLabel === null) {
         const base = (stage.dataset.accessLabel || stage.getAttribute("aria-label") || "").trim();
-        st.baseLabel = !base || /[.!?]$/.test(base) ? base : `${base}.`;
+        st.baseLabel = base && sentence(base);
       }
       const label = `${st.baseLabel} Now: ${d.text}`;
       const now = performance.now();

@@ -70,6 +70,8 @@ export function ordinal(n) {
 
 /** The text with its first letter in capitals ("shared heading P" -> "Shared heading P"). */
 export const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+/** `s` as a sentence: with its final full stop (none added after . ! or ?). */
+export const sentence = (s) => (/[.!?]$/.test(s) ? s : `${s}.`);
 
 // Numbers as prose writes them, whatever the reader's locale: thousands separated (2,400),
 // and small whole numbers in words ("five model minutes", "eight seeds").

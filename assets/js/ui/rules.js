@@ -30,7 +30,7 @@ const WATCH_MARGIN_S = 1;    // the watchdog stops the worker this long after Py
 const SNAPSHOT_MS = 1000;    // while a student's rule runs, the run is saved this often
 const MAX_LINK_CODE = 6000;  // characters of fragment: longer code is not put in links
 
-import { ensureStylesheet } from "./dom.js";
+import { ensureStylesheet, sentence } from "./dom.js";
 import { copyLink, linkCode } from "./share.js";
 import { formatReadout } from "./controls.js";
 import { crashReason } from "./stepper.js";
@@ -68,6 +68,7 @@ export async function mountRules(host, opts) {
         <div class="btn-row">
           <button type="button" class="btn primary rules-run">Run my rules</button>
           <button type="button" class="btn rules-orig">Back to the original</button>
+          <button type="button" class="btn rules-code">Show the original code</button>
         </div>
         <p class="rules-status" role="status" aria-live="polite"></p>
         <p class="rules-speed"><span class="k">engine time per step</span> <span class="v rules-ms">–</span></p>
@@ -93,7 +94,7 @@ export async function mountRules(host, opts) {
     "next control, so the keyboard never gets stuck in the code. The arrays it gets are read-only (make a copy to " +
     "change one), and print() writes to the browser's console (its developer tools), not to this page.");
 
-  const editor = await createEditor($(".rules-editor"), src.code, $(".rules-note"));
+  const editor = await createEditor($(".rules-editor"), src.code, $(".rules-note"), () => showCodeButton());
   root.dataset.editor = editor.kind;
   let user = src.user;           // the session runs the student's rule
   let snapshot = null;           // the last good state, while a student's rule runs (worker only)
@@ -188,7 +189,9 @@ export async function mountRules(host, opts) {
       if (!r.ok) {
         if (!user) stopGuard();
         const e = r.error;
-        show(e.message, "error", e.line); // the message names the line itself
+        // (the message names the line itself; what runs meanwhile is said after it)
+        show(`${sentence(e.message)} ${user ? "Your rules from before keep running." : "The original rules keep running."}`,
+          "error", e.line);
         return;
       }
       showUser(true);
@@ -207,6 +210,32 @@ export async function mountRules(host, opts) {
     show("The original rules run again (your code stays in the editor).", "info");
     stepper.invalidate();
   }
+  // The editor's code, apart from which rules run: "Show the original code" puts the original function
+  // in the editor (keeping the student's, which "Back to my code" puts back), for a student
+  // whose edits went wrong.  It changes no rule: "Run my rules" runs what the editor shows.
+  let mine = null;
+  function showCodeButton() {
+    const b = $(".rules-code");
+    const differs = editor.getCode() !== src.original;
+    if (differs && mine !== null && editor.getCode() !== mine) mine = null;  // (edited since: theirs now)
+    b.textContent = !differs && mine !== null ? "Back to my code" : "Show the original code";
+    unavailable(".rules-code", !differs && mine === null);
+  }
+  $(".rules-code").addEventListener("click", () => {
+    if (!available(".rules-code")) return; // the original code is in the editor already
+    if (editor.getCode() !== src.original) {
+      mine = editor.getCode();
+      editor.setCode(src.original);
+      show("The original code is in the editor; “Back to my code” puts yours back. " +
+        (user ? "Your rules still run until you press “Run my rules” or “Back to the original”." : ""), "info");
+    } else {
+      editor.setCode(mine);
+      mine = null;
+      show("Your code is back in the editor.", "info");
+    }
+    showCodeButton();
+  });
+  showCodeButton();
   $(".rules-run").addEventListener("click", () => run(editor.getCode()));
   $(".rules-orig").addEventListener("click", () => {
     if (!available(".rules-orig")) return; // the original rules run already
@@ -351,7 +380,7 @@ export function preloadEditor() {
  * CodeMirror 6 from PyScript's own bundle (python highlighting, line numbers, undo), or a
  * textarea when it cannot load or cannot be styled.  {kind, getCode(), setCode(text), showLine(n)}
  */
-async function createEditor(host, code, note) {
+async function createEditor(host, code, note, onChange = () => {}) {
   let why = "the code editor with colours could not be loaded (if the connection dropped, reload once you are online)";
   try {
     const [core, lang, state] = await preloadEditor();
@@ -361,7 +390,8 @@ async function createEditor(host, code, note) {
         doc: code,
         // long lines wrap (a phone shows the whole line, the page never scrolls sideways)
         extensions: [core.basicSetup, lang.python(), core.EditorView.lineWrapping,
-          core.EditorView.contentAttributes.of({ "aria-label": "Rule function, Python", spellcheck: "false" })],
+          core.EditorView.contentAttributes.of({ "aria-label": "Rule function, Python", spellcheck: "false" }),
+          core.EditorView.updateListener.of((u) => { if (u.docChanged) onChange(); })],
       }),
     });
     // CodeMirror adds its own styles in a <style> element, which a Content-Security-Policy
@@ -392,13 +422,14 @@ async function createEditor(host, code, note) {
     ta.value = code;
     ta.rows = Math.min(32, code.split("\n").length + 1);
     ta.setAttribute("aria-label", "Rule function, Python");
+    ta.addEventListener("input", onChange);
     host.append(ta);
     note.hidden = false;
     note.textContent = `A plain text box: ${why}. Indent with spaces.`;
     return {
       kind: "textarea",
       getCode: () => ta.value,
-      setCode: (text) => { ta.value = text; },
+      setCode: (text) => { ta.value = text; onChange(); },
       showLine(n) {
         const lines = ta.value.split("\n");
         if (n < 1 || n > lines.length) return;
