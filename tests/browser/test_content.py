@@ -586,6 +586,36 @@ def test_lab2_stage_and_legend_are_in_view_together(browser, server, size):
     context.close()
 
 
+STAGE = {"swarm": ".swarm-stage", "vicsek": ".vk-stage", "boids": ".bd-stage"}
+
+
+@pytest.mark.parametrize("kw", [dict(viewport={"width": 844, "height": 390}, has_touch=True, is_mobile=True),
+                                dict(viewport={"width": 640, "height": 400}, device_scale_factor=2)],
+                         ids=["phone-sideways", "zoom-200"])
+def test_every_stage_fits_a_short_window(browser, server, kw):
+    """A phone turned sideways (844x390) or a page zoomed to 200 % (640x400): Labs 1 and 2 drew
+    their stages 508-640 px tall, so the whole world, or the followed arrow's circle, was never in
+    view.  Each stage now fits the window with room for a row under it, and the lead is folded."""
+    context = browser.new_context(**kw)
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/?lab=swarm")
+        wait_ready(page)
+        h = kw["viewport"]["height"]
+        for lab in LABS:
+            if lab != "swarm":
+                page.click(f"#tab-{lab}")
+                page.wait_for_selector(f"#lab-{lab}[data-access='1']")
+            box = page.locator(f"#lab-{lab} {STAGE[lab]}").bounding_box()
+            assert 200 <= box["height"] <= h - 60, (lab, box, h)
+            assert box["width"] >= 200, (lab, box)
+            lead = page.locator(f"#lab-{lab} .lab-lead")
+            assert lead.evaluate("(e) => e.scrollHeight > e.clientHeight + 4"), lab  # folded behind "Read more"
+            assert page.locator(f"#lab-{lab} .lab-lead-more").is_visible(), lab
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("lab", ["swarm", "vicsek", "boids"])
 def test_every_source_a_lab_cites_has_a_link(page, server, lab):
     """A teacher follows the citations: each item under a lab's "Sources" heading links to the
