@@ -12,6 +12,7 @@ import { tabListMove } from "../../assets/js/ui/dom.js";
 import { CheckRunner } from "../../assets/js/labs/vicsek/check.js";
 import { choiceLabel, groupSpecs, formatReadout, formatValue, labelParts, spokenValue } from "../../assets/js/ui/controls.js";
 import { pitchFor } from "../../assets/js/ui/sound.js";
+import { ANIMAL_PX, arrowUnit } from "../../assets/js/labs/swarm/panel.js";
 
 test("StepClock gives whole steps and carries the rest, whatever the frame rate", () => {
   const dt = 1 / 60;
@@ -409,4 +410,14 @@ test("periodicCopies: a shape is drawn again across each edge it crosses, and on
       assert.equal(key(shifts(x, y, 3)), key(want), `${x}, ${y}`);
     }
   }
+});
+
+test("Lab 1's sensing panel draws its urges long enough to see beside the animal, and inside the panel", () => {
+  const limit = 0.92 * 240 / 2;  // the panel at its smallest (240 CSS px square)
+  // the urges a default run shows (space 0.97, alignment 0.19, cohesion 0.28): each longer than the animal
+  const unit = arrowUnit(0.97, limit);
+  for (const m of [0.97, 0.19, 0.28]) assert.ok(m * unit > 1.5 * ANIMAL_PX, `${m}: ${m * unit} px`);
+  // a long urge (a threat's push of 4 units) reaches the panel's edge and no further; the unit stays fixed below 1
+  assert.equal(4 * arrowUnit(4, limit), limit);
+  assert.equal(arrowUnit(0.3, limit), arrowUnit(0.9, limit));
 });

@@ -37,6 +37,16 @@ function sameList(a, b) {
   return true;
 }
 
+/** The selected animal's length on the panel, CSS px (its nose is this far ahead of its centre). */
+export const ANIMAL_PX = 12;
+
+/** CSS px for one unit of steering: the panel's radius `limit`, or less when an urge is longer
+ *  than one unit, so every arrow fits.  (One unit was 0.45 of the radius: an alignment urge of
+ *  0.19 was 9 px long, hidden under the 12 px animal it starts from.) */
+export function arrowUnit(maxMag, limit) {
+  return limit / Math.max(maxMag, 1);
+}
+
 export class SensePanel {
   /**
    * @param {HTMLElement} root  the panel element (its content is built here)
@@ -251,7 +261,7 @@ export class SensePanel {
 
     // the selected animal
     g.beginPath();
-    const L = 12;
+    const L = ANIMAL_PX;
     const c = Math.cos(th0);
     const sn = Math.sin(th0);
     g.moveTo(cx + L * c, cy - L * sn);
@@ -269,9 +279,7 @@ export class SensePanel {
       const v = vectors[r.key];
       if (v) maxMag = Math.max(maxMag, Math.hypot(v[0], v[1]));
     }
-    const limit = 0.92 * Math.min(w, h) / 2;
-    let unit = 0.45 * limit; // px for one unit of steering
-    if (maxMag * unit > limit) unit = limit / maxMag;
+    const unit = arrowUnit(maxMag, 0.92 * Math.min(w, h) / 2); // px for one unit of steering
     for (const r of this.urges) {
       const v = vectors[r.key];
       if (!v) continue;
