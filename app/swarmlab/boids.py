@@ -159,7 +159,8 @@ PRESET_WORDS: dict[str, dict[str, str]] = {
         "title": "Separation only",
         "look": "Every boid only steers away from anyone too close in front or beside it, so the boids fan "
                 "out over the whole sky and each guards its own space, but nobody flies with anybody (the "
-                "flocks readout still finds two or three small flocks by chance, as at the start).",
+                "flocks readout still finds a few small flocks by chance, two or three on average, as at "
+                "the start).",
     },
     "cohesion": {
         "title": "Cohesion only",

@@ -421,3 +421,14 @@ test("Lab 1's sensing panel draws its urges long enough to see beside the animal
   assert.equal(4 * arrowUnit(4, limit), limit);
   assert.equal(arrowUnit(0.3, limit), arrowUnit(0.9, limit));
 });
+
+test("a chart's clock axis ticks whole minutes (1:00, 2:00), not 0:50, 1:40, 2:30", async () => {
+  const { clockStep, formatClock } = await import("../../assets/js/ui/chart.js");
+  for (const span of [121, 250, 300, 599, 900, 4000]) {
+    const step = clockStep(span, 5);
+    const ticks = Array.from({ length: Math.floor(span / step) }, (_, k) => formatClock((k + 1) * step));
+    assert.ok(ticks.length >= 2 && ticks.length <= 10, `${span}: ${ticks}`);
+    assert.ok(ticks.every((t) => /:(00|15|30|45)$/.test(t)), `${span}: ${ticks}`);
+  }
+  assert.equal(clockStep(250, 5), 60);
+});

@@ -382,7 +382,8 @@ export async function mount(section, ctx) {
         `With <var>a</var> = 0 the ${say(consts.seeds.length)} seeds average P = ${m.a0}, close to the ${consts.baseline.toFixed(2)} of random headings. ` +
         `With <var>a</var> = 1 they average P = ${m.a1}: the same start and the same nudges, ` +
         `and only the alignment turned on. ` +
-        `<span class="vk-muted">(Done in ${(info.elapsedMs / 1000).toFixed(1)} s, in ${info.calls} pieces between frames.)</span>`;
+        `<span class="vk-muted">(Done in ${(info.elapsedMs / 1000).toFixed(1)} s, in ${info.calls} short turns between ` +
+        "the stage's pictures, so the stage kept moving.)</span>";
       setText(announce, `The ${checkName(consts)} is done: mean P ${m.a0} with a = 0 and ${m.a1} with a = 1. The table follows.`);
       section.dataset.check = "done";
       section.dataset.checkMaxMs = info.maxCallMs.toFixed(1);

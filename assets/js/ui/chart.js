@@ -65,6 +65,16 @@ export function niceStep(span, count = 5) {
   return nice * mag;
 }
 
+/** Tick steps of a clock axis (m:ss), seconds: whole minutes and their usual fractions. */
+const CLOCK_STEPS = [15, 30, 60, 120, 300, 600, 900, 1800, 3600];
+
+/** A tick step for a span of seconds shown as m:ss (defaultXFormat above 120 s): 1:00, 2:00 …
+ *  where niceStep's tens would read 0:50, 1:40, 2:30. */
+export function clockStep(span, count = 5) {
+  const raw = span / count;
+  return CLOCK_STEPS.find((c) => c >= raw) || Math.ceil(raw / 3600) * 3600;
+}
+
 /** The next "nice" step above `step` (1, 2, 5, 10 times a power of ten). */
 function nextNiceStep(step) {
   const mag = Math.pow(10, Math.floor(Math.log10(step) + 1e-9));
@@ -313,7 +323,8 @@ export class LineChart {
       this.xMax = this.xMin + o.window - 1;
     } else {
       const minSpan = o.minSpan || 10;
-      xStep = niceStep(Math.max(minSpan, tLast), 5);
+      const span = Math.max(minSpan, tLast);
+      xStep = !o.xFormat && span > 120 ? clockStep(span, 5) : niceStep(span, 5);  // (m:ss ticks above 120 s)
       this.xMax = Math.max(minSpan, Math.ceil(Math.max(tLast, 1e-9) / xStep) * xStep);
     }
     const xMin = this.xMin;
