@@ -258,7 +258,9 @@ class Params:
         for spec in _PYTHON_SPECS:
             object.__setattr__(self, spec.name, validate((spec,), spec.name, getattr(self, spec.name)))
         if self.v_min > self.v_max:
-            raise ValueError(f"v_min ({self.v_min:g}) must not exceed v_max ({self.v_max:g}) lengths/s")
+            lo, hi = (next(s for s in SPECS if s.name == k) for k in ("v_min", "v_max"))
+            raise ValueError(f"{lo.label} v_min ({self.v_min:g} {lo.unit}) must not exceed "
+                             f"{hi.label.lower()} v_max ({self.v_max:g} {hi.unit})")
 
     @cached_property  # (computed once per Params: a step asks every time)
     def box(self) -> Box:

@@ -702,7 +702,7 @@ def test_a_link_whose_speeds_do_not_fit_together_keeps_its_other_settings(page, 
     page.goto(f"{server}/?lab={LAB}&v_min=10&v_max=5&k_sep=2&population=120")
     wait_ready(page)
     page.wait_for_function("() => document.querySelector('#notices').innerText.includes('ignored v_min=10 and v_max=5')")
-    assert "v_min (10) must not exceed v_max (5)" in page.inner_text("#notices")
+    assert "Minimum speed v_min (10 lengths/s) must not exceed maximum speed v_max (5 lengths/s)" in page.inner_text("#notices")
     assert "do not fit together" not in page.inner_text("#notices")
     assert page.locator("#lab-boids .lab-error").count() == 0
     st = state(page)

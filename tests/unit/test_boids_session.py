@@ -351,7 +351,8 @@ def test_a_link_whose_speeds_clash_loses_its_speeds_only():
     s = sessions.create("boids")
     got = s.op_parse_query({"population": "500", "k_sep": "2", "v_min": "10", "v_max": "5", "sample": "1.5"})
     assert got["values"] == {"population": 500, "k_sep": 2.0, "sample": 2}
-    assert got["notices"][-1] == "ignored v_min=10 and v_max=5: v_min (10) must not exceed v_max (5) lengths/s"
+    assert got["notices"][-1] == ("ignored v_min=10 and v_max=5: Minimum speed v_min (10 lengths/s) must not exceed "
+                                  "maximum speed v_max (5 lengths/s)")
     # one speed against the session's other one
     got = s.op_parse_query({"v_min": "10", "k_ali": "0.5"})
     assert got["values"] == {"k_ali": 0.5} and got["notices"][0].startswith("ignored v_min=10: ")
