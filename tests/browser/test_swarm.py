@@ -446,6 +446,31 @@ def _brute_neighbours(f, j, R=10.0, personal=3.2):
     return social, close
 
 
+def test_the_selected_animal_is_ringed_wide_of_the_flock(lab):
+    """Inside a dense flock the selected animal's ring (1.1 glyph lengths, 2 px) touched its
+    neighbours' glyphs and was hard to find, on a projector most of all: the ring now sits 1.5
+    glyph lengths out, in the selection's colour on a band of the sky's."""
+    page = lab
+    paused_restart(page)
+    f = frame(page)
+    i = f["sel"]
+    assert i >= 0
+    centre = ctl(page, "t.transform(arg[0], arg[1])", [f["x"][i], f["y"][i]])
+    samples = page.evaluate("""([cx, cy]) => {
+        const c = document.querySelector('#lab-swarm .swarm-canvas'), r = c.getBoundingClientRect();
+        const k = c.width / r.width, g = c.getContext('2d');
+        const len = Math.max(7, 2 * r.width / 160);  // the glyph length (renderer: GLYPH_LENGTH, MIN_GLYPH_PX)
+        const at = (rad, a) => Array.from(g.getImageData(Math.round((cx - r.left + rad * Math.cos(a)) * k),
+                                                         Math.round((cy - r.top + rad * Math.sin(a)) * k), 1, 1).data);
+        const angles = Array.from({ length: 24 }, (_, j) => (2 * Math.PI * j) / 24);
+        return { ring: angles.map((a) => at(1.5 * len, a)), band: angles.map((a) => at(1.5 * len + 2.6, a)) };
+    }""", [centre["x"], centre["y"]])
+    yellow = lambda p: p[0] > 200 and p[1] > 150 and p[2] < 120  # palette.js SELECTED
+    sky = lambda p: abs(p[0] - 0x0B) < 12 and abs(p[1] - 0x1D) < 12 and abs(p[2] - 0x2A) < 12
+    assert sum(map(yellow, samples["ring"])) >= 20, samples["ring"]
+    assert sum(map(sky, samples["band"])) >= 18, samples["band"]
+
+
 def test_click_selects_an_agent_and_panel_matches_neighbour_query(lab):
     page = lab
     paused_restart(page)

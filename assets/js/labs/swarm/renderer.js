@@ -241,10 +241,15 @@ export class StageRenderer {
     this._glyph(shape, x, y, Math.cos(th), Math.sin(th), len * 1.15);
     g.fillStyle = COLORS.selected;
     g.fill();
+    // its ring, wide of the flock's glyphs and on a band of the sky's colour, so it stands out
+    // inside a dense flock (also through the projector colours' filter, where the band turns white)
     g.beginPath();
-    g.arc(this.viewX(x), this.viewY(y), len * 1.1, 0, Math.PI * 2);
+    g.arc(this.viewX(x), this.viewY(y), len * 1.5, 0, Math.PI * 2);
+    g.strokeStyle = COLORS.background;
+    g.lineWidth = 6;
+    g.stroke();
     g.strokeStyle = COLORS.selected;
-    g.lineWidth = 2;
+    g.lineWidth = 2.5;
     g.stroke();
   }
 
