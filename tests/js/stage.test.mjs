@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 
 import { BoidsStage } from "../../assets/js/labs/boids/stage.js";
 import { frameIndex } from "../../assets/js/ui/frame.js";
-import { LARGE_SHAPES, setLargeShapes } from "../../assets/js/ui/shapes.js";
+import { LARGE_SHAPES, setLargeShapes } from "../../assets/js/ui/look.js";
 
 /** A 2-D context that records each path's glyph tips (moveTo) and each fill's colour. */
 function recorder() {

@@ -27,7 +27,7 @@ import { Stepper } from "../ui/stepper.js";
 import { openLab, PlayButton, Readouts, frameOps, eachResult } from "../ui/run.js";
 import { frameCount } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
-import { onShapesChange } from "../ui/shapes.js";
+import { onLookChange } from "../ui/look.js";
 import { readQuery, linkOf, copyLink, copiedWords } from "../ui/share.js";
 import { LineChart, SERIES_STYLE } from "../ui/chart.js";
 import { pixelRatio, el, num } from "../ui/dom.js";
@@ -498,7 +498,7 @@ export async function mount(section, ctx) {
   const ro = typeof ResizeObserver !== "undefined" ? new ResizeObserver(onResize) : null;
   if (ro) ro.observe(stageEl);
   window.addEventListener("resize", onResize); // the window's height too (a frame that grows)
-  onShapesChange(() => { dirty = true; });
+  onLookChange(() => { dirty = true; });
 
   // ---- the rules in Python (ui/rules.js): the steering function the model runs, editable ----
   const rulesPanel = await mountRules($(".bd-below"), {

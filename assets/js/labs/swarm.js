@@ -19,7 +19,7 @@ import { createLoop } from "../ui/loop.js";
 import { Stepper } from "../ui/stepper.js";
 import { openLab, PlayButton, Readouts, readoutRowHtml, frameOps, eachResult } from "../ui/run.js";
 import { HistoryMirror } from "../ui/history.js";
-import { onShapesChange } from "../ui/shapes.js";
+import { onLookChange } from "../ui/look.js";
 import { el, capital, ordinal, say, setText } from "../ui/dom.js";
 import { NARROW } from "../ui/reflow.js";
 import { MinimalControls } from "../ui/minimal.js";
@@ -760,7 +760,7 @@ export async function mount(section, ctx) {
   if (typeof ResizeObserver !== "undefined") {
     new ResizeObserver(() => { renderer.resize(); redraw(); }).observe(stage);
   }
-  onShapesChange(redraw);
+  onLookChange(redraw);
 
   /** The share link: what the session says a link carries (its op_link: the live settings
    *  with the run's own sample and start, and the trial only while those hold it). */

@@ -19,7 +19,7 @@ import { Stepper } from "../ui/stepper.js";
 import { openLab, PlayButton, Readouts, readoutRowHtml, frameOps, eachResult } from "../ui/run.js";
 import { frameStep } from "../ui/frame.js";
 import { HistoryMirror } from "../ui/history.js";
-import { onShapesChange } from "../ui/shapes.js";
+import { onLookChange, projectorColours } from "../ui/look.js";
 import { LineChart, SERIES_STYLE, levelOf } from "../ui/chart.js";
 import { buildControls } from "../ui/controls.js";
 import { readQuery, linkOf, copyLink, copiedWords } from "../ui/share.js";
@@ -120,7 +120,9 @@ export async function mount(section, ctx) {
   section.innerHTML = layoutHtml(consts, display, ctx.name);
   section.classList.add("vk");
   const $ = (sel) => section.querySelector(sel);
-  $(".vk-sw-wheel").style.background = headingWheel(); // the stage's colours, direction by direction
+  const showWheel = () => { $(".vk-sw-wheel").style.background = headingWheel(projectorColours()); };
+  showWheel(); // the stage's colours, direction by direction (in the palette the stage draws with)
+  onLookChange(showWheel);
   $(".vk-check-intro").innerHTML = checkIntroHtml(consts);
   $(".vk-rule").innerHTML = ruleHtml(consts);
   $(".vk-notes").innerHTML = NOTES_HTML;
@@ -467,7 +469,7 @@ export async function mount(section, ctx) {
     dirty = true;
   }) : null;  // (the plot, a LineChart, follows its own canvas's size)
   if (ro) ro.observe(canvas);
-  onShapesChange(() => { dirty = true; });
+  onLookChange(() => { dirty = true; });
   // the dot plot is drawn at 1:1 scale for its width (legible text on a phone): redraw on resize
   const roDots = typeof ResizeObserver !== "undefined" ? new ResizeObserver(drawDots) : null;
   if (roDots) roDots.observe($(".vk-dots"));

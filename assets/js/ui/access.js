@@ -16,7 +16,7 @@
 // Three display choices sit in the same bar: "Sound" (ui/sound.js, off by default: agreement
 // as pitch, a click when a threat is sent), "Projector colours" (a light, high-contrast
 // stage for a projected classroom screen; also ?theme=projector in the address) and "Larger
-// shapes" (ui/shapes.js: the animals drawn bigger; also ?shapes=large).
+// shapes" (ui/look.js: the animals drawn bigger; also ?shapes=large).
 //
 // The words are the engine's (op_describe, app/swarmlab/describe.py), computed from the
 // same numbers as the readouts; this module only decides when to ask and where to put them.
@@ -27,7 +27,7 @@ import { LAB_ACCESS, installKeys, keyHints, rememberedSwitch, showLetterKeys, ty
 import { Sonifier } from "./sound.js";
 import { reflow } from "./reflow.js";
 import { ChartTable } from "./charttable.js";
-import { largeShapes, setLargeShapes } from "./shapes.js";
+import { largeShapes, projectorColours, setLargeShapes, setProjectorColours } from "./look.js";
 import { sentence } from "./dom.js";
 
 export const SUMMARY_EVERY_MS = 10000; // at most one automatic summary per 10 s
@@ -135,8 +135,7 @@ export function installAccess({ engine, activeLab, controller }) {
   }
 
   function setProjector(on, keep = true) {
-    if (on) document.documentElement.dataset.theme = "projector";
-    else delete document.documentElement.dataset.theme;
+    setProjectorColours(on);
     for (const b of toggles.projector) b.setAttribute("aria-pressed", String(on));
     if (keep) remember("theme", on ? "projector" : moreContrast ? "standard" : null);
     window.dispatchEvent(new Event("resize")); // labs redraw their canvases
@@ -353,9 +352,9 @@ export function installAccess({ engine, activeLab, controller }) {
     projBtn.type = "button";
     projBtn.className = "btn access-projector";
     projBtn.textContent = "Projector colours";
-    projBtn.setAttribute("aria-pressed", String(document.documentElement.dataset.theme === "projector"));
+    projBtn.setAttribute("aria-pressed", String(projectorColours()));
     projBtn.title = "A light, high-contrast stage for a projector";
-    projBtn.addEventListener("click", () => setProjector(document.documentElement.dataset.theme !== "projector"));
+    projBtn.addEventListener("click", () => setProjector(!projectorColours()));
     toggles.projector.push(projBtn);
     const shapesBtn = document.createElement("button");
     shapesBtn.type = "button";

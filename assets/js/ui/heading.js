@@ -3,6 +3,8 @@
 // gets the hue θ + 180°: west red, south yellow-green, east cyan, north violet.  Stages draw
 // in `bins` steps (one fill style per bin, made once: nothing per frame).
 
+import { PROJECTOR_FILTER } from "./look.js";
+
 const TAU = 2 * Math.PI;
 
 /** The wheel's lightness (HSL %), the same on both stages and their legend.  Measured on the
@@ -23,19 +25,69 @@ export function headingHue(theta) {
   return ((theta * 180) / Math.PI + 540) % 360;
 }
 
-/** One fill style per bin, at the middle of its hues. */
-export function headingStyles(bins) {
-  return Array.from({ length: bins }, (_, k) => `hsl(${((k + 0.5) * 360) / bins} 85% ${HEADING_LIGHTNESS}%)`);
+/** The projector palette's contrast against the white it is shown on (WCAG: 4.5:1 for text,
+ *  3:1 for marks; tests/browser/test_access.py reads it from the painted pixels). */
+export const PROJECTOR_CONTRAST = 4.5;
+
+/** sRGB (0-1) of hsl(h, s, l) (h degrees, s and l 0-1). */
+function hslRgb(h, s, l) {
+  const a = s * Math.min(l, 1 - l);
+  const f = (n) => { const k = (n + h / 30) % 12; return l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1)); };
+  return [f(0), f(8), f(4)];
+}
+
+/** A colour through the projector theme's filter (look.js PROJECTOR_FILTER: invert, hue-rotate
+ *  by 180°, contrast, brightness; each a matrix of the Filter Effects spec on sRGB values, as
+ *  browsers apply them). */
+export function projected([r, g, b]) {
+  const clamp = (v) => Math.min(1, Math.max(0, v));
+  const [ir, ig, ib] = [1 - r, 1 - g, 1 - b];
+  const rot = [  // hue-rotate(180deg): cos = -1, sin = 0
+    clamp(-0.574 * ir + 1.430 * ig + 0.144 * ib),
+    clamp(0.426 * ir + 0.430 * ig + 0.144 * ib),
+    clamp(0.426 * ir + 1.430 * ig - 0.856 * ib),
+  ];
+  const { contrast, brightness } = PROJECTOR_FILTER;
+  return rot.map((v) => clamp(clamp((v - 0.5) * contrast + 0.5) * brightness));
+}
+
+/** WCAG contrast of an sRGB colour (0-1) against white. */
+export function contrastOnWhite(rgb) {
+  const lin = (v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+  const y = 0.2126 * lin(rgb[0]) + 0.7152 * lin(rgb[1]) + 0.0722 * lin(rgb[2]);
+  return 1.05 / (y + 0.05);
+}
+
+/** The lightness (%) of hue `h` in the projector palette: the least that, through the filter,
+ *  stands PROJECTOR_CONTRAST from white.  The dark palette's one lightness turned yellows and
+ *  greens near black there (13-21:1); this keeps every hue a colour. */
+export function projectorLightness(h) {
+  let lo = 0, hi = 100;  // through the filter, contrast grows with the lightness drawn
+  for (let k = 0; k < 24; k++) {
+    const mid = (lo + hi) / 2;
+    if (contrastOnWhite(projected(hslRgb(h, 0.85, mid / 100))) >= PROJECTOR_CONTRAST) hi = mid; else lo = mid;
+  }
+  return Math.ceil(hi * 10) / 10;
+}
+
+/** The fill style of hue `h` (degrees): the dark stage's, or the projector palette's. */
+function headingStyle(h, projector) {
+  return `hsl(${h} 85% ${projector ? projectorLightness(h) : HEADING_LIGHTNESS}%)`;
+}
+
+/** One fill style per bin, at the middle of its hues; `projector`: the projector palette. */
+export function headingStyles(bins, projector = false) {
+  return Array.from({ length: bins }, (_, k) => headingStyle(((k + 0.5) * 360) / bins, projector));
 }
 
 /** A CSS conic-gradient for the legend's swatch: each direction of the disc has the colour of
  *  an arrow pointing that way on the stage (screen y points down, so counter-clockwise on the
  *  screen is counter-clockwise in the model). */
-export function headingWheel() {
+export function headingWheel(projector = false) {
   const stops = [];
   for (let a = 0; a <= 360; a += 30) {       // CSS: a degrees clockwise from the top
     const theta = ((90 - a) * Math.PI) / 180; // the same direction as a model heading
-    stops.push(`hsl(${headingHue(theta)} 85% ${HEADING_LIGHTNESS}%) ${a}deg`);
+    stops.push(`${headingStyle(headingHue(theta), projector)} ${a}deg`);
   }
   return `conic-gradient(${stops.join(", ")})`;
 }

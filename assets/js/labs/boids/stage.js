@@ -15,7 +15,7 @@
 
 import { frameCount } from "../../ui/frame.js";
 import { headingBin, headingStyles } from "../../ui/heading.js";
-import { shapeScale } from "../../ui/shapes.js";
+import { projectorColours, shapeScale } from "../../ui/look.js";
 
 const GLYPH_LENGTH = 1.6;   // lengths: glyphs are drawn a little larger than a body
 const GLYPH_MIN_PX = 7;     // CSS px, so glyphs stay visible on small screens...
@@ -34,7 +34,7 @@ export class BoidsStage {
     this.dpr = 1;
     this.world = { width: 1, height: 1 };
     this.sx = 1; this.sy = 1;
-    this.hueStyles = headingStyles(HUES);
+    this.hueStyleSets = [headingStyles(HUES), headingStyles(HUES, true)]; // the dark sky's, the projector's
     this.hueOf = new Uint8Array(0);        // per boid: its colour bucket
     this.byHue = new Int32Array(0);        // boid indices, grouped by bucket
     this.hueStart = new Int32Array(HUES + 1); // bucket h holds byHue[hueStart[h] .. hueStart[h + 1])
@@ -85,13 +85,14 @@ export class BoidsStage {
     const base = fx.offset, stride = fx.stride, X = fx.f.x, Y = fx.f.y, VX = fx.f.vx, VY = fx.f.vy;
     const zoom = Math.min(1, sx / (4 * dpr));           // 1 at the default sky, smaller zoomed out
     const L = Math.max(GLYPH_LENGTH * sx, (GLYPH_MIN_FAR + (GLYPH_MIN_PX - GLYPH_MIN_FAR) * zoom) * dpr) *
-      shapeScale(); // ("Larger shapes": ui/shapes.js)
+      shapeScale(); // ("Larger shapes": ui/look.js)
     if (this.hueOf.length < n) {
       this.hueOf = new Uint8Array(n);
       this.byHue = new Int32Array(n);
     }
     // Group the boids by colour (a counting sort into kept arrays): one path per colour.
     const { hueOf, byHue, hueStart, hueNext } = this;
+    const hueStyles = this.hueStyleSets[projectorColours() ? 1 : 0];
     hueStart.fill(0);
     for (let k = 0; k < n; k++) {   // colour of each boid's heading; count per colour
       const o = base + stride * k;
@@ -119,7 +120,7 @@ export class BoidsStage {
         g.lineTo(px - ux * 0.4 * L + uy * 0.3 * L, py - uy * 0.4 * L - ux * 0.3 * L);
         g.closePath();
       }
-      g.fillStyle = this.hueStyles[h];
+      g.fillStyle = hueStyles[h];
       g.fill();
     }
     if (cursor.visible) this._cursor(cursor.x * sx, cursor.y * sy);

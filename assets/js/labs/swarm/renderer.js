@@ -16,7 +16,7 @@ import { TrailBuffer } from "./trails.js";
 import { fitCanvas } from "../../ui/dom.js";
 import { periodicCopies, wrap } from "../../ui/periodic.js";
 import { SELECTED, SHADES, drawThreat } from "./palette.js";
-import { shapeScale } from "../../ui/shapes.js";
+import { shapeScale } from "../../ui/look.js";
 
 /** Glyph length in model lengths (enlarged for visibility; the caption says so). */
 export const GLYPH_LENGTH = 2.0;
@@ -213,7 +213,7 @@ export class StageRenderer {
   }
 
   /** An animal's drawn length in CSS px: GLYPH_LENGTH lengths, at least MIN_GLYPH_PX, times
-   *  the page's shape size (ui/shapes.js, "Larger shapes"). */
+   *  the page's shape size (ui/look.js, "Larger shapes"). */
   _glyphLength() {
     return Math.max(MIN_GLYPH_PX, GLYPH_LENGTH * this.scale) * shapeScale();
   }

@@ -26,12 +26,12 @@
 import { pixelRatio } from "../../ui/dom.js";
 import { minImage, periodicCopies, wrap } from "../../ui/periodic.js";
 import { headingBin, headingStyles } from "../../ui/heading.js";
-import { shapeScale } from "../../ui/shapes.js";
+import { projectorColours, shapeScale } from "../../ui/look.js";
 
 export const TRAIL = 8;            // updates of trail
 const RING = TRAIL + 1;            // positions kept: now and 8 before
 const HUES = 36;                   // heading colour wheel (ui/heading.js) in 10-degree bins
-const HUE_FILL = headingStyles(HUES);
+const HUE_FILLS = [headingStyles(HUES), headingStyles(HUES, true)]; // the dark sky's, the projector's
 const TRAIL_STYLE = Array.from({ length: TRAIL }, (_, k) => `rgba(190, 215, 235, ${(0.55 * (1 - k / TRAIL)).toFixed(3)})`);
 const BG = "#0b1d2a";
 const GRID = "rgba(255, 255, 255, 0.06)";
@@ -261,11 +261,12 @@ export class Stage {
     }
 
     // arrows
-    const len = Math.max(9, Math.min(16, 0.024 * S)) * shapeScale(); // ("Larger shapes": ui/shapes.js)
+    const fills = HUE_FILLS[projectorColours() ? 1 : 0];
+    const len = Math.max(9, Math.min(16, 0.024 * S)) * shapeScale(); // ("Larger shapes": ui/look.js)
     for (let i = 0; i < n; i++) {
       if (i === sel) continue;
       const th = A[3 * i + 2];
-      this._arrowCopies(this.hx[i], this.hy[i], th, len, HUE_FILL[headingBin(th, HUES)], this.neigh[i] ? NEIGH_STROKE : null);
+      this._arrowCopies(this.hx[i], this.hy[i], th, len, fills[headingBin(th, HUES)], this.neigh[i] ? NEIGH_STROKE : null);
     }
     if (sel >= 0) this._arrowCopies(this.hx[sel], this.hy[sel], A[3 * sel + 2], len * 1.35, SEL_FILL, SEL_STROKE);
     g.restore();
