@@ -1030,6 +1030,32 @@ def test_larger_shapes_by_control_and_url(page, server):
     assert page.evaluate("() => document.documentElement.dataset.shapes") is None
 
 
+TRAIL_INK = """() => {  // Lab 1's trail pixels as drawn (before the theme's CSS filter): cyan, and not faint
+    const c = document.querySelector('.swarm-canvas'), d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i + 2] > 110 && d[i + 2] - d[i] > 60 && d[i + 1] - d[i] > 40) n++;
+    return n;
+}"""
+
+
+def test_projector_colours_draw_lab1s_trails_darker(page, server):
+    """Through the projector filter the dark sky's faint trails became a pale tint on white,
+    almost invisible: the projector colours draw them twice as opaque."""
+    open_lab(page, server, "swarm")
+    page.evaluate("() => window.swarmlab.labs.get('swarm').test.setPlaying(true)")
+    page.wait_for_timeout(2500)  # trails to draw
+    pause(page, "swarm")
+    page.evaluate(NEXT_FRAMES)
+    usual = page.evaluate(TRAIL_INK)
+    page.locator("#lab-swarm .access-projector").click()
+    page.evaluate(NEXT_FRAMES)
+    projected = page.evaluate(TRAIL_INK)
+    assert projected > 1.5 * usual > 0, (projected, usual)
+    page.locator("#lab-swarm .access-projector").click()
+    page.evaluate(NEXT_FRAMES)
+    assert page.evaluate(TRAIL_INK) == usual
+
+
 def test_more_contrast_turns_projector_colours_on_and_a_choice_against_it_is_kept(browser, server):
     """prefers-contrast: more and no theme in the link: projector colours.  Turned off, the
     address says theme=standard, so a reload keeps the student's choice."""

@@ -16,7 +16,7 @@ import { TrailBuffer } from "./trails.js";
 import { fitCanvas } from "../../ui/dom.js";
 import { periodicCopies, wrap } from "../../ui/periodic.js";
 import { SELECTED, SHADES, drawThreat } from "./palette.js";
-import { shapeScale } from "../../ui/look.js";
+import { projectorColours, shapeScale } from "../../ui/look.js";
 
 /** Glyph length in model lengths (enlarged for visibility; the caption says so). */
 export const GLYPH_LENGTH = 2.0;
@@ -41,7 +41,10 @@ const COLORS = {
   obstacleEdge: "#6f8aa1",
 };
 const TRAIL_BANDS = 4;
-const TRAIL_ALPHAS = ["0.10", "0.20", "0.32", "0.45"].map((a) => COLORS.trail.replace("ALPHA", a));
+// the trails' bands, oldest first: on the dark sky, and (twice as opaque) for the projector
+// colours, where the filter leaves the dark sky's faint trails a pale tint of white
+const TRAIL_ALPHA_SETS = [["0.10", "0.20", "0.32", "0.45"], ["0.25", "0.45", "0.65", "0.85"]]
+  .map((set) => set.map((a) => COLORS.trail.replace("ALPHA", a)));
 
 export class StageRenderer {
   /**
@@ -165,10 +168,11 @@ export class StageRenderer {
     g.lineWidth = 1.2;
     g.lineCap = "round";
     // Age bands: one path per band (oldest faint, newest bright).
+    const trailStyles = TRAIL_ALPHA_SETS[projectorColours() ? 1 : 0];
     for (let b = 0; b < TRAIL_BANDS; b++) {
       g.beginPath();
       tr.pathBand(g, this, b, TRAIL_BANDS);
-      g.strokeStyle = TRAIL_ALPHAS[b];
+      g.strokeStyle = trailStyles[b];
       g.stroke();
     }
     if (selected >= 0) {
