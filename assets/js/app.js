@@ -130,9 +130,10 @@ async function loadLab(lab) {
   return controller;
 }
 
-/** On a phone and when embedded (`embed=1`) the lab's lead shows its first lines, with "Read
- *  more", so that the stage and Play are on the first screen (app.css); the whole text is
- *  always in the page for readers. */
+/** On a phone, in a window 500 px tall or less (a phone turned sideways, a page zoomed in) and
+ *  when embedded (`embed=1`) the lab's lead shows its first lines, with "Read more", so that the
+ *  stage and Play are on the first screen (app.css); the whole text is always in the page for
+ *  readers. */
 function foldLead(section) {
   const lead = section.querySelector(".lab-lead");
   if (!lead || lead.nextElementSibling?.classList.contains("lab-lead-more")) return;
@@ -303,6 +304,7 @@ starting.then(async (started) => {
       if (c.deactivate) c.deactivate();
       if (c.stepper) c.stepper.dispose(); // (their engine listeners: the new build adds its own)
       if (c.rules && c.rules.dispose) c.rules.dispose();
+      if (c.dispose) c.dispose(); // (the page's listeners: look changes, the window's size)
       mounted.delete(lab);
       const section = document.getElementById(`lab-${lab}`);
       section.replaceChildren();

@@ -565,7 +565,10 @@ def copy_settings_only(page) -> str:
     page.wait_for_function("() => window.__copied")
     assert "#code=" not in page.evaluate("window.__copied")
     page.wait_for_function("() => [...document.querySelectorAll('.copy-note')].some((e) => e.innerText.includes('Link copied'))")
-    return panel(page).locator(".copy-note").inner_text()
+    note, button = panel(page).locator(".copy-note"), panel(page).locator(".rules-link")
+    gap = note.bounding_box()["y"] - button.bounding_box()["y"]
+    assert 0 < gap < 100, gap  # right under its button (not under the editor, a screen away)
+    return note.inner_text()
 
 
 def test_copy_link_with_code_too_long_says_one_thing(lab, page):

@@ -582,6 +582,10 @@ def test_copy_link_without_clipboard_or_prompt_shows_the_link(page, server):
     page.wait_for_function("() => document.querySelector('#lab-swarm .copy-note').innerText.includes('could not copy the link')")
     text = note.inner_text()
     assert "sample=7" in text and "?lab=swarm" in text and note.get_attribute("data-kind") == "warn"
+    # spoken without the link, and it stays there to be copied (no time limit)
+    page.wait_for_function("() => (window.__accessLog || []).some((e) => e.text.includes('shown under the button'))")
+    assert not any("sample=7" in e["text"] for e in page.evaluate("() => window.__accessLog || []"))
+    assert page.evaluate("() => document.querySelector('#lab-swarm .copy-note').__timer") is None
 
 
 def test_a_page_key_with_a_value_it_does_not_take_is_said(page, server):

@@ -432,3 +432,15 @@ test("a chart's clock axis ticks whole minutes (1:00, 2:00), not 0:50, 1:40, 2:3
   }
   assert.equal(clockStep(250, 5), 60);
 });
+
+test("the projector palette: through the filter the sky is white and every hue a colour about 4.5:1 from it", async () => {
+  const { projected, projectorLightness, contrastOnWhite, headingStyles, hslRgb } = await import("../../assets/js/ui/heading.js");
+  assert.deepEqual(projected([0x0b / 255, 0x1d / 255, 0x2a / 255]), [1, 1, 1]);  // the dark sky turns white
+  assert.deepEqual(hslRgb(120, 1, 0.5), [0, 1, 0]);
+  for (let k = 0; k < 24; k++) {
+    const h = (k + 0.5) * 15, c = contrastOnWhite(projected(hslRgb(h, 0.85, projectorLightness(h) / 100)));
+    assert.ok(c >= 4.5 && c < 5.5, `hue ${h}: ${c.toFixed(2)}:1`);
+  }
+  assert.equal(headingStyles(24, true).length, 24);
+  assert.notDeepEqual(headingStyles(24, true), headingStyles(24));
+});

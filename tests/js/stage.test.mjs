@@ -110,3 +110,13 @@ test("Larger shapes draws Lab 3's boids LARGE_SHAPES times as long, in the same 
   });
   assert.deepEqual(drawn(["x", "y", "vx", "vy"], boids).tips, usual.tips);  // and back
 });
+
+test("a look listener stops when asked (a lab built afresh lets go of its old drawing)", async () => {
+  const { onLookChange } = await import("../../assets/js/ui/look.js");
+  let calls = 0;
+  const off = onLookChange(() => { calls++; });
+  setLargeShapes(true);
+  off();
+  setLargeShapes(false);
+  assert.equal(calls, 1);
+});

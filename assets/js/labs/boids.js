@@ -325,9 +325,11 @@ export async function mount(section, ctx) {
     try { canvas.setPointerCapture(ev.pointerId); } catch (_) { /* synthetic pointer */ }
     cursor.visible = false;                          // the keyboard cursor is for the keyboard
     // (focus moved by a press: no keyboard cursor nor focus ring until a key is pressed there;
-    // browsers may match :focus-visible on a focus() called from script)
-    canvas.classList.add("pointer-focus");
-    if (ev.pointerType !== "touch") canvas.focus({ preventScroll: true });
+    // browsers may match :focus-visible on a focus() called from script.  A touch moves no focus.)
+    if (ev.pointerType !== "touch") {
+      canvas.classList.add("pointer-focus");
+      canvas.focus({ preventScroll: true });
+    }
     const w = stage.toModel(ev.clientX, ev.clientY);
     cursor.x = w.x; cursor.y = w.y;
     setTreat(w.x, w.y, ev.pointerType || "mouse");
@@ -498,7 +500,7 @@ export async function mount(section, ctx) {
   const ro = typeof ResizeObserver !== "undefined" ? new ResizeObserver(onResize) : null;
   if (ro) ro.observe(stageEl);
   window.addEventListener("resize", onResize); // the window's height too (a frame that grows)
-  onLookChange(() => { dirty = true; });
+  const offLook = onLookChange(() => { dirty = true; });
 
   // ---- the rules in Python (ui/rules.js): the steering function the model runs, editable ----
   const rulesPanel = await mountRules($(".bd-below"), {
@@ -513,6 +515,12 @@ export async function mount(section, ctx) {
   await stepper.send(0); // the first frame and readouts before the lab is shown as ready
 
   return {
+    /** Let go of the page's listeners (app.js, when this lab is built afresh). */
+    dispose() {
+      offLook();
+      window.removeEventListener("resize", onResize);
+      if (ro) ro.disconnect();
+    },
     activate() { loop.start(); },
     deactivate() { releaseTreat(); loop.stop(); },
     play() { setPlaying(true); },

@@ -97,6 +97,7 @@ export async function mount(section, ctx) {
   limitBox.append(limitText, continueBtn);
   const stage = el("div", { class: "stage swarm-stage" }, stageCanvas, clockEl, limitBox);
   stage.style.aspectRatio = `${consts.world[0]} / ${consts.world[1]}`;  // the world's own shape
+  section.style.setProperty("--world-aspect", String(consts.world[0] / consts.world[1]));  // (swarm.css sizes by it)
   const caption = el("p", {
     class: "stage-caption",
     text: `In the model each animal is a point; it is drawn at least ${GLYPH_LENGTH} lengths long, enlarged so that you can see it ` +
@@ -760,7 +761,7 @@ export async function mount(section, ctx) {
   if (typeof ResizeObserver !== "undefined") {
     new ResizeObserver(() => { renderer.resize(); redraw(); }).observe(stage);
   }
-  onLookChange(redraw);
+  const offLook = onLookChange(redraw);
 
   /** The share link: what the session says a link carries (its op_link: the live settings
    *  with the run's own sample and start, and the trial only while those hold it). */
@@ -854,6 +855,8 @@ export async function mount(section, ctx) {
   await stepper.idle(); // ... which is on screen before the lab is shown as ready
 
   return {
+    /** Let go of the page's listeners (app.js, when this lab is built afresh). */
+    dispose() { offLook(); },
     activate() {
       renderer.resize();
       chartAgree.resize();

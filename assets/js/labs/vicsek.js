@@ -122,7 +122,7 @@ export async function mount(section, ctx) {
   const $ = (sel) => section.querySelector(sel);
   const showWheel = () => { $(".vk-sw-wheel").style.background = headingWheel(projectorColours()); };
   showWheel(); // the stage's colours, direction by direction (in the palette the stage draws with)
-  onLookChange(showWheel);
+  const offLook = [onLookChange(showWheel)];
   $(".vk-check-intro").innerHTML = checkIntroHtml(consts);
   $(".vk-rule").innerHTML = ruleHtml(consts);
   $(".vk-notes").innerHTML = NOTES_HTML;
@@ -469,7 +469,7 @@ export async function mount(section, ctx) {
     dirty = true;
   }) : null;  // (the plot, a LineChart, follows its own canvas's size)
   if (ro) ro.observe(canvas);
-  onLookChange(() => { dirty = true; });
+  offLook.push(onLookChange(() => { dirty = true; }));
   // the dot plot is drawn at 1:1 scale for its width (legible text on a phone): redraw on resize
   const roDots = typeof ResizeObserver !== "undefined" ? new ResizeObserver(drawDots) : null;
   if (roDots) roDots.observe($(".vk-dots"));
@@ -492,6 +492,8 @@ export async function mount(section, ctx) {
     : about;
 
   return {
+    /** Let go of the page's listeners (app.js, when this lab is built afresh). */
+    dispose() { for (const off of offLook) off(); },
     activate() {
       stage.resize();
       plot.resize();

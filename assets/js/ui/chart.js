@@ -65,10 +65,14 @@ export function niceStep(span, count = 5) {
   return nice * mag;
 }
 
+/** A time axis longer than this (seconds) ticks as a clock, m:ss (defaultXFormat), with
+ *  clockStep's steps, and says "(min:s)" (defaultXTitle). */
+export const CLOCK_ABOVE_S = 120;
+
 /** Tick steps of a clock axis (m:ss), seconds: whole minutes and their usual fractions. */
 const CLOCK_STEPS = [15, 30, 60, 120, 300, 600, 900, 1800, 3600];
 
-/** A tick step for a span of seconds shown as m:ss (defaultXFormat above 120 s): 1:00, 2:00 …
+/** A tick step for a span of seconds shown as m:ss (above CLOCK_ABOVE_S): 1:00, 2:00 …
  *  where niceStep's tens would read 0:50, 1:40, 2:30. */
 export function clockStep(span, count = 5) {
   const raw = span / count;
@@ -103,14 +107,14 @@ export function formatClock(t) {
 }
 
 function defaultXFormat(t, span) {
-  if (span > 120) return formatClock(t);
+  if (span > CLOCK_ABOVE_S) return formatClock(t);
   return Number.isInteger(t) ? String(t) : t.toFixed(1);
 }
 
 /** The unit of defaultXFormat's ticks, named after the axis label: "model time (s)", then
  *  "model time (min:s)" once the ticks turn into a clock. */
 export function defaultXTitle(label, span) {
-  return `${label} (${span > 120 ? "min:s" : "s"})`;
+  return `${label} (${span > CLOCK_ABOVE_S ? "min:s" : "s"})`;
 }
 
 function formatTick(v, step) {
@@ -324,7 +328,7 @@ export class LineChart {
     } else {
       const minSpan = o.minSpan || 10;
       const span = Math.max(minSpan, tLast);
-      xStep = !o.xFormat && span > 120 ? clockStep(span, 5) : niceStep(span, 5);  // (m:ss ticks above 120 s)
+      xStep = !o.xFormat && span > CLOCK_ABOVE_S ? clockStep(span, 5) : niceStep(span, 5);  // (m:ss ticks)
       this.xMax = Math.max(minSpan, Math.ceil(Math.max(tLast, 1e-9) / xStep) * xStep);
     }
     const xMin = this.xMin;

@@ -7,10 +7,10 @@ import { PROJECTOR_FILTER } from "./look.js";
 
 const TAU = 2 * Math.PI;
 
-/** The wheel's lightness (HSL %), the same on both stages and their legend.  Measured on the
- *  stages' dark sky (#0b1d2a) and, through the projector theme's inverting filter, on white:
- *  the 24 bins' weakest contrast is 5.6:1 and 4.3:1 at 74 %; at 64-66 % it was 3.4-3.8:1 and
- *  2.4-2.7:1 (violet to pink under 3:1 on a projector: tests/browser/test_access.py). */
+/** The wheel's lightness (HSL %) on the dark sky (#0b1d2a), the same on both stages and their
+ *  legend: the 24 bins' weakest contrast there is 5.6:1 at 74 % (3.4-3.8:1 at 64-66 %).  The
+ *  projector colours take projectorLightness instead (tests/browser/test_access.py reads both
+ *  from the painted pixels). */
 export const HEADING_LIGHTNESS = 74;
 
 /** The bin (0 … bins − 1) of heading `theta`: hue bins of 360/bins degrees, west first. */
@@ -30,25 +30,27 @@ export function headingHue(theta) {
 export const PROJECTOR_CONTRAST = 4.5;
 
 /** sRGB (0-1) of hsl(h, s, l) (h degrees, s and l 0-1). */
-function hslRgb(h, s, l) {
+export function hslRgb(h, s, l) {
   const a = s * Math.min(l, 1 - l);
   const f = (n) => { const k = (n + h / 30) % 12; return l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1)); };
   return [f(0), f(8), f(4)];
 }
 
-/** A colour through the projector theme's filter (look.js PROJECTOR_FILTER: invert, hue-rotate
- *  by 180°, contrast, brightness; each a matrix of the Filter Effects spec on sRGB values, as
- *  browsers apply them). */
+/** A colour through the projector theme's filter (look.js PROJECTOR_FILTER: invert, hue-rotate,
+ *  contrast, brightness; each as the Filter Effects spec defines it on sRGB values, as browsers
+ *  apply them; checked against painted pixels in tests/browser/test_access.py). */
 export function projected([r, g, b]) {
   const clamp = (v) => Math.min(1, Math.max(0, v));
-  const [ir, ig, ib] = [1 - r, 1 - g, 1 - b];
-  const rot = [  // hue-rotate(180deg): cos = -1, sin = 0
-    clamp(-0.574 * ir + 1.430 * ig + 0.144 * ib),
-    clamp(0.426 * ir + 0.430 * ig + 0.144 * ib),
-    clamp(0.426 * ir + 1.430 * ig - 0.856 * ib),
+  const { invert, hueRotate, contrast, brightness } = PROJECTOR_FILTER;
+  const [ir, ig, ib] = [r, g, b].map((v) => v + invert * (1 - 2 * v));
+  const a = (hueRotate * Math.PI) / 180, c = Math.cos(a), s = Math.sin(a);
+  const m = [  // the spec's hue-rotate matrix
+    [0.213 + c * 0.787 - s * 0.213, 0.715 - c * 0.715 - s * 0.715, 0.072 - c * 0.072 + s * 0.928],
+    [0.213 - c * 0.213 + s * 0.143, 0.715 + c * 0.285 + s * 0.140, 0.072 - c * 0.072 - s * 0.283],
+    [0.213 - c * 0.213 - s * 0.787, 0.715 - c * 0.715 + s * 0.715, 0.072 + c * 0.928 + s * 0.072],
   ];
-  const { contrast, brightness } = PROJECTOR_FILTER;
-  return rot.map((v) => clamp(clamp((v - 0.5) * contrast + 0.5) * brightness));
+  return m.map(([x, y, z]) => clamp(x * ir + y * ig + z * ib))
+    .map((v) => clamp(clamp((v - 0.5) * contrast + 0.5) * brightness));
 }
 
 /** WCAG contrast of an sRGB colour (0-1) against white. */

@@ -14,9 +14,9 @@ export const LARGE_SHAPES = 1.8;
 
 /** The projector theme's CSS filter: the dark stage inverted, its hues turned back, with a
  *  little more contrast and light for a washed-out screen (heading.js computes through it). */
-export const PROJECTOR_FILTER = { contrast: 1.4, brightness: 1.06 };
-export const PROJECTOR_FILTER_CSS =
-  `invert(1) hue-rotate(180deg) contrast(${PROJECTOR_FILTER.contrast}) brightness(${PROJECTOR_FILTER.brightness})`;
+export const PROJECTOR_FILTER = { invert: 1, hueRotate: 180, contrast: 1.4, brightness: 1.06 };
+export const PROJECTOR_FILTER_CSS = `invert(${PROJECTOR_FILTER.invert}) hue-rotate(${PROJECTOR_FILTER.hueRotate}deg) ` +
+  `contrast(${PROJECTOR_FILTER.contrast}) brightness(${PROJECTOR_FILTER.brightness})`;
 
 let factor = 1;
 let projector = false;
@@ -60,7 +60,9 @@ export function setProjectorColours(on) {
   if (projector !== was) changed();
 }
 
-/** Call `fn` whenever the look changes (a lab redraws its stage, also while paused). */
+/** Call `fn` whenever the look changes (a lab redraws its stage, also while paused); returns
+ *  the function that stops it (a lab rebuilt after an engine restart drops its old drawing). */
 export function onLookChange(fn) {
   listeners.add(fn);
+  return () => listeners.delete(fn);
 }

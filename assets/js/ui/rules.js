@@ -288,7 +288,7 @@ export async function mountRules(host, opts) {
       const base = stepper.whenSettled(shareLink); // (after a setting on its way)
       // packing is asynchronous: copyLink gets the link as a promise and asks for the clipboard
       // at once, within the click (WebKit refuses a copy made after an await)
-      // what the copy says follows what the link carries (one notice: the copy's)
+      // what the copy says follows what the link carries (one note beside the button: the copy's)
       let said = code === src.original ? undefined
         : "Link copied. Whoever opens it sees your code first and decides whether to run it.";
       const url = code === src.original ? base : Promise.all([base, packCode(code)]).then(([link, packed]) => {

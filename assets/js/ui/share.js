@@ -113,9 +113,10 @@ export const COPY_NOTE_MS = 20000;
 
 /** Write a copy's answer beside the button that asked for it, where the student is looking
  *  (the page's notices sit at its top, a screen or more away), and speak it in the page's one
- *  live region.  One note per button row, replaced by the next answer; it goes after `ms`. */
-export function answerBeside(button, words, kind = "info", ms = COPY_NOTE_MS) {
-  const row = button.parentElement;
+ *  live region (`spoken`: shorter words, e.g. without a link).  One note per button row,
+ *  replaced by the next answer; an answer that is not a warning goes after `ms`. */
+export function answerBeside(button, words, kind = "info", ms = COPY_NOTE_MS, spoken = words) {
+  const row = button.closest(".btn-row") || button;  // (a button on its own: the note right under it)
   let note = row.nextElementSibling;
   if (!note || !note.classList.contains("copy-note")) {
     note = document.createElement("p");
@@ -126,8 +127,9 @@ export function answerBeside(button, words, kind = "info", ms = COPY_NOTE_MS) {
   note.textContent = words;
   note.scrollIntoView({ block: "nearest" }); // (a button at the window's bottom edge: its answer just below)
   clearTimeout(note.__timer);
-  note.__timer = setTimeout(() => { note.textContent = ""; }, ms);
-  say(words);
+  // (a link to copy by hand stays until the next copy: no time limit on a student selecting it)
+  if (kind !== "warn") note.__timer = setTimeout(() => { note.textContent = ""; }, ms);
+  say(spoken);
 }
 
 /** Copy `url` (a string, or a promise of one) to the clipboard and say `done`: beside
@@ -137,7 +139,8 @@ export function answerBeside(button, words, kind = "info", ms = COPY_NOTE_MS) {
  *  note shows the link to copy by hand, so the click is never silent. */
 export async function copyLink(url, notify, done = copiedWords(), button = null) {
   const said = () => (typeof done === "function" ? done() : done); // (a function: words that wait for the link)
-  if (button) notify = (words, kind) => answerBeside(button, words, kind);
+  const beside = button && ((words, kind, spoken) => answerBeside(button, words, kind, COPY_NOTE_MS, spoken));
+  if (beside) notify = beside;
   if (typeof url !== "string") {
     // A link still being made (a promise): the clipboard is asked now, inside the click, with
     // the text to follow; WebKit refuses a copy asked for after an await.
@@ -160,9 +163,14 @@ export async function copyLink(url, notify, done = copiedWords(), button = null)
   let shown = null;
   try { shown = window.prompt("Copy this link:", url); } catch (err) { /* prompts blocked */ }
   if (shown === null && notify) {
-    notify(url.length <= 480
-      ? `This page could not copy the link; select it and copy it: ${url}`
-      : "This page could not copy the link (a course page's frame may not allow it): open the lab in a tab of its own and copy it there.", "warn");
+    if (url.length > 480) {
+      notify("This page could not copy the link (a course page's frame may not allow it): open the lab in a tab of its own and copy it there.", "warn");
+    } else {
+      const words = `This page could not copy the link; select it and copy it: ${url}`;
+      // (beside the button, a screen reader hears where the link is, not the link itself)
+      if (beside) beside(words, "warn", "This page could not copy the link; it is shown under the button, to copy by hand.");
+      else notify(words, "warn");
+    }
   }
   return url;
 }
