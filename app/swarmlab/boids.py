@@ -124,7 +124,7 @@ import numpy as np
 
 from . import cells, detmath, metrics, noise
 from .rules import MAX_MESSAGE_CHARS, Rule, RuleError, read_only
-from .params import ParamSpec, listed, shown, step_count, validate, validate_many, whole_number
+from .params import ParamSpec, listed, shown, spec_named, step_count, validate, validate_many, whole_number
 from .space import Box, displacement, norm, shift, unit_headings, wrap  # norm: IEEE-exact, never np.hypot
 
 # --------------------------------------------------------------------------------------
@@ -258,7 +258,7 @@ class Params:
         for spec in _PYTHON_SPECS:
             object.__setattr__(self, spec.name, validate((spec,), spec.name, getattr(self, spec.name)))
         if self.v_min > self.v_max:
-            lo, hi = (next(s for s in SPECS if s.name == k) for k in ("v_min", "v_max"))
+            lo, hi = spec_named(SPECS, "v_min"), spec_named(SPECS, "v_max")
             raise ValueError(f"{lo.label} v_min ({self.v_min:g} {lo.unit}) must not exceed "
                              f"{hi.label.lower()} v_max ({self.v_max:g} {hi.unit})")
 

@@ -255,7 +255,7 @@ export async function mount(section, ctx) {
    *  with the run's own sample, and the world's size, so the run replays on any screen). */
   const linkUrl = () => linkOf(engine, LAB, specs);
   $(".bd-copy").addEventListener("click", () =>
-    copyLink(stepper.whenSettled(linkUrl), ctx.notify, () => copiedWords(hist.changedDuringRun || treatUsed), $(".bd-copy")));
+    copyLink(stepper.whenSettled(linkUrl), $(".bd-copy"), () => copiedWords(hist.changedDuringRun || treatUsed)));
 
   async function restart() {
     releaseTreat();

@@ -755,7 +755,7 @@ export async function mount(section, ctx) {
   });
   // (a link, or a promise of one while a setting is on its way: copyLink asks for the clipboard
   // within the click either way)
-  copyBtn.addEventListener("click", () => copyLink(stepper.whenSettled(linkUrl), ctx.notify, () => copiedWords(hist.changedDuringRun), copyBtn));
+  copyBtn.addEventListener("click", () => copyLink(stepper.whenSettled(linkUrl), copyBtn, () => copiedWords(hist.changedDuringRun)));
   csvBtn.addEventListener("click", downloadCsv);
   pngBtn.addEventListener("click", saveImage);
   if (typeof ResizeObserver !== "undefined") {

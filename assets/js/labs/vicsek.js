@@ -122,7 +122,7 @@ export async function mount(section, ctx) {
   const $ = (sel) => section.querySelector(sel);
   const showWheel = () => { $(".vk-sw-wheel").style.background = headingWheel(projectorColours()); };
   showWheel(); // the stage's colours, direction by direction (in the palette the stage draws with)
-  const offLook = [onLookChange(showWheel)];
+  // (the stage and its legend follow the page's look: see onLookChange below)
   $(".vk-check-intro").innerHTML = checkIntroHtml(consts);
   $(".vk-rule").innerHTML = ruleHtml(consts);
   $(".vk-notes").innerHTML = NOTES_HTML;
@@ -273,7 +273,7 @@ export async function mount(section, ctx) {
   /** A link to this run: its knob's value (the rate is a viewing speed, not the run's). */
   const linkUrl = () => linkOf(engine, LAB, specs); // what the session says a link carries (op_link)
   $(".vk-copy").addEventListener("click", () => {
-    copyLink(stepper.whenSettled(linkUrl), ctx.notify, () => copiedWords(hist.changedDuringRun), $(".vk-copy"));
+    copyLink(stepper.whenSettled(linkUrl), $(".vk-copy"), () => copiedWords(hist.changedDuringRun));
   });
 
   // ---- selection: tap / click / keyboard ----
@@ -469,7 +469,7 @@ export async function mount(section, ctx) {
     dirty = true;
   }) : null;  // (the plot, a LineChart, follows its own canvas's size)
   if (ro) ro.observe(canvas);
-  offLook.push(onLookChange(() => { dirty = true; }));
+  const offLook = onLookChange(() => { showWheel(); dirty = true; });
   // the dot plot is drawn at 1:1 scale for its width (legible text on a phone): redraw on resize
   const roDots = typeof ResizeObserver !== "undefined" ? new ResizeObserver(drawDots) : null;
   if (roDots) roDots.observe($(".vk-dots"));
@@ -493,7 +493,7 @@ export async function mount(section, ctx) {
 
   return {
     /** Let go of the page's listeners (app.js, when this lab is built afresh). */
-    dispose() { for (const off of offLook) off(); },
+    dispose() { offLook(); },
     activate() {
       stage.resize();
       plot.resize();

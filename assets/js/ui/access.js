@@ -144,8 +144,7 @@ export function installAccess({ engine, activeLab, controller }) {
   function setShapes(on, keep = true) {
     setLargeShapes(on);
     for (const b of toggles.shapes) b.setAttribute("aria-pressed", String(on));
-    if (keep) remember("shapes", on ? "large" : null);
-    window.dispatchEvent(new Event("resize")); // labs redraw their canvases
+    if (keep) remember("shapes", on ? "large" : null);  // (the labs redraw: ui/look.js onLookChange)
   }
 
   function setSound(on) {

@@ -3,7 +3,7 @@
 // gets the hue θ + 180°: west red, south yellow-green, east cyan, north violet.  Stages draw
 // in `bins` steps (one fill style per bin, made once: nothing per frame).
 
-import { PROJECTOR_FILTER } from "./look.js";
+import { PROJECTOR_FILTER, projectorColours } from "./look.js";
 
 const TAU = 2 * Math.PI;
 
@@ -80,6 +80,13 @@ function headingStyle(h, projector) {
 /** One fill style per bin, at the middle of its hues; `projector`: the projector palette. */
 export function headingStyles(bins, projector = false) {
   return Array.from({ length: bins }, (_, k) => headingStyle(((k + 0.5) * 360) / bins, projector));
+}
+
+/** A stage's palette: both sets made once, and a function that gives the one the page's look
+ *  asks for now (the dark sky's, or the projector's; read per frame, nothing allocated). */
+export function headingPalette(bins) {
+  const sets = [headingStyles(bins), headingStyles(bins, true)];
+  return () => sets[projectorColours() ? 1 : 0];
 }
 
 /** A CSS conic-gradient for the legend's swatch: each direction of the disc has the colour of

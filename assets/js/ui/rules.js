@@ -301,7 +301,7 @@ export async function mountRules(host, opts) {
         said = "Link copied with the settings only: your code is too long to fit in a link.";
         return link;
       });
-      copyLink(url, notify, said && (() => said), $(".rules-link"));
+      copyLink(url, $(".rules-link"), said && (() => said));
     });
   }
   // ---- code from a link (#code=...): shown, and run only if the student says so

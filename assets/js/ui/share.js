@@ -132,15 +132,14 @@ export function answerBeside(button, words, kind = "info", ms = COPY_NOTE_MS, sp
   say(spoken);
 }
 
-/** Copy `url` (a string, or a promise of one) to the clipboard and say `done`: beside
- *  `button` when one is given (:func:`answerBeside`), else through `notify`.  Where the page may not write
- *  the clipboard (a frame without clipboard-write, an old browser) it offers the link in a
- *  prompt; where prompts are blocked too (a sandboxed frame), or the prompt is dismissed, a
- *  note shows the link to copy by hand, so the click is never silent. */
-export async function copyLink(url, notify, done = copiedWords(), button = null) {
+/** Copy `url` (a string, or a promise of one) to the clipboard and say `done` beside `button`
+ *  (:func:`answerBeside`).  Where the page may not write the clipboard (a frame without
+ *  clipboard-write, an old browser) it offers the link in a prompt; where prompts are blocked
+ *  too (a sandboxed frame), or the prompt is dismissed, the note shows the link to copy by
+ *  hand, so the click is never silent. */
+export async function copyLink(url, button, done = copiedWords()) {
   const said = () => (typeof done === "function" ? done() : done); // (a function: words that wait for the link)
-  const beside = button && ((words, kind, spoken) => answerBeside(button, words, kind, COPY_NOTE_MS, spoken));
-  if (beside) notify = beside;
+  const notify = (words, kind, spoken) => answerBeside(button, words, kind, COPY_NOTE_MS, spoken);
   if (typeof url !== "string") {
     // A link still being made (a promise): the clipboard is asked now, inside the click, with
     // the text to follow; WebKit refuses a copy asked for after an await.
@@ -149,7 +148,7 @@ export async function copyLink(url, notify, done = copiedWords(), button = null)
       try {
         await navigator.clipboard.write([new ClipboardItem({
           "text/plain": text.then((u) => new Blob([u], { type: "text/plain" })) })]);
-        notify && notify(said());
+        notify(said());
         return await text;
       } catch (err) { /* not with a promise here: copy the text below */ }
     }
@@ -157,19 +156,17 @@ export async function copyLink(url, notify, done = copiedWords(), button = null)
   }
   try {
     await navigator.clipboard.writeText(url);
-    notify && notify(said());
+    notify(said());
     return url;
   } catch (err) { /* no clipboard here: the prompt below */ }
   let shown = null;
   try { shown = window.prompt("Copy this link:", url); } catch (err) { /* prompts blocked */ }
-  if (shown === null && notify) {
+  if (shown === null) {
     if (url.length > 480) {
       notify("This page could not copy the link (a course page's frame may not allow it): open the lab in a tab of its own and copy it there.", "warn");
-    } else {
-      const words = `This page could not copy the link; select it and copy it: ${url}`;
-      // (beside the button, a screen reader hears where the link is, not the link itself)
-      if (beside) beside(words, "warn", "This page could not copy the link; it is shown under the button, to copy by hand.");
-      else notify(words, "warn");
+    } else {  // (a screen reader hears where the link is, not the link itself)
+      notify(`This page could not copy the link; select it and copy it: ${url}`, "warn",
+        "This page could not copy the link; it is shown under the button, to copy by hand.");
     }
   }
   return url;

@@ -14,8 +14,8 @@
 // per colour, and the treat's glow is one cached gradient drawn translated.
 
 import { frameCount } from "../../ui/frame.js";
-import { headingBin, headingStyles } from "../../ui/heading.js";
-import { projectorColours, shapeScale } from "../../ui/look.js";
+import { headingBin, headingPalette } from "../../ui/heading.js";
+import { shapeScale } from "../../ui/look.js";
 
 const GLYPH_LENGTH = 1.6;   // lengths: glyphs are drawn a little larger than a body
 const GLYPH_MIN_PX = 7;     // CSS px, so glyphs stay visible on small screens...
@@ -34,7 +34,7 @@ export class BoidsStage {
     this.dpr = 1;
     this.world = { width: 1, height: 1 };
     this.sx = 1; this.sy = 1;
-    this.hueStyleSets = [headingStyles(HUES), headingStyles(HUES, true)]; // the dark sky's, the projector's
+    this.palette = headingPalette(HUES);   // the dark sky's colours, or the projector's
     this.hueOf = new Uint8Array(0);        // per boid: its colour bucket
     this.byHue = new Int32Array(0);        // boid indices, grouped by bucket
     this.hueStart = new Int32Array(HUES + 1); // bucket h holds byHue[hueStart[h] .. hueStart[h + 1])
@@ -92,7 +92,7 @@ export class BoidsStage {
     }
     // Group the boids by colour (a counting sort into kept arrays): one path per colour.
     const { hueOf, byHue, hueStart, hueNext } = this;
-    const hueStyles = this.hueStyleSets[projectorColours() ? 1 : 0];
+    const hueStyles = this.palette();
     hueStart.fill(0);
     for (let k = 0; k < n; k++) {   // colour of each boid's heading; count per colour
       const o = base + stride * k;

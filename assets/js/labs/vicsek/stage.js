@@ -25,13 +25,13 @@
 
 import { pixelRatio } from "../../ui/dom.js";
 import { minImage, periodicCopies, wrap } from "../../ui/periodic.js";
-import { headingBin, headingStyles } from "../../ui/heading.js";
-import { projectorColours, shapeScale } from "../../ui/look.js";
+import { headingBin, headingPalette } from "../../ui/heading.js";
+import { shapeScale } from "../../ui/look.js";
 
 export const TRAIL = 8;            // updates of trail
 const RING = TRAIL + 1;            // positions kept: now and 8 before
 const HUES = 36;                   // heading colour wheel (ui/heading.js) in 10-degree bins
-const HUE_FILLS = [headingStyles(HUES), headingStyles(HUES, true)]; // the dark sky's, the projector's
+const HUE_FILLS = headingPalette(HUES); // the dark sky's colours, or the projector's
 const TRAIL_STYLE = Array.from({ length: TRAIL }, (_, k) => `rgba(190, 215, 235, ${(0.55 * (1 - k / TRAIL)).toFixed(3)})`);
 const BG = "#0b1d2a";
 const GRID = "rgba(255, 255, 255, 0.06)";
@@ -261,7 +261,7 @@ export class Stage {
     }
 
     // arrows
-    const fills = HUE_FILLS[projectorColours() ? 1 : 0];
+    const fills = HUE_FILLS();
     const len = Math.max(9, Math.min(16, 0.024 * S)) * shapeScale(); // ("Larger shapes": ui/look.js)
     for (let i = 0; i < n; i++) {
       if (i === sel) continue;
