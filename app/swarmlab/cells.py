@@ -53,7 +53,10 @@ Algorithm (per call, all numpy, no Python loop over agents)
 4. One ``np.repeat`` + a cached ``arange`` turns all slices into candidate
    partners; the exact minimum-image displacement of every candidate is computed
    in place on two contiguous columns (x and y), one exact filter on ``r^2``,
-   and ``sqrt`` on the survivors.  No ``np.take`` (12 ns an element under wasm
+   and ``sqrt`` on the survivors.  The image is known per slot (a slice that
+   wrapped past an edge reaches the next box), so from ``_IMAGES_MIN`` candidates
+   on only the wrapped slices' candidates get their ``L * k`` subtracted
+   (``_half_shifts``: the same bits as the per-candidate formula).  No ``np.take`` (12 ns an element under wasm
    against 1.8 for a 1-D ``a[idx]``).  Below ``_ALL_PAIRS`` candidate pairs
    (N <= 91, no replicas) a sorted search takes every pair as a candidate instead
    (fewer numpy calls; sorted output is canonical, so the bits are the same).
@@ -316,6 +319,80 @@ def _half_table(g: _Grid) -> tuple[np.ndarray, np.ndarray]:
     return f, e
 
 
+# From this many candidates on, the search takes each slot's image from _half_shifts; below it,
+# the per-candidate minimum image costs fewer numpy calls (a few us each in Pyodide).
+_IMAGES_MIN = 40_000
+
+
+@lru_cache(maxsize=8)
+def _half_shifts(g: _Grid, width: float, height: float):
+    """The periodic image each half-shell slot reaches, as what the minimum image subtracts.
+
+    For a dimension of at least three cells (``mx``/``my`` >= 1) every slot of a cell
+    reaches its partners through one image of the box: a slot's piece that wrapped past
+    the right edge (or the top row) holds partners one box side away.  So the
+    minimum-image multiple ``L * floor(d / L + 0.5)`` of ``space.displacement`` is known
+    per (cell, slot) before any candidate exists: 0.0, ``L`` or ``-L`` (``L * k``, the
+    same float).  Returns, for x then y, ``(table, slots)``: ``table`` (S, nc) float64
+    (slot-major, so each slot is a 1-D gather) and the slots where it is not all zero;
+    ``None`` for a single-cell dimension (searched by brute force: the image is per pair).
+
+    Why the bits are those of the minimum image: a pair within the cutoff is at most
+    ``m`` cells apart through its minimum image (the cells' safety margin), and the
+    ``2m + 1`` columns a row slot covers are distinct, so the slot that finds it is the
+    one of that image: the same ``k``, hence ``d - L * k`` bit for bit.  For any other
+    candidate the slot's image is no nearer than the minimum one (componentwise, and
+    rounding is monotone), so it fails the exact filter either way.
+    """
+    nx, ny = g.nx, g.ny
+    cells = np.arange(g.nc, dtype=np.intp)
+    cx, cy = cells % nx, cells // nx
+    nslot = 2 + 2 * g.my
+    out = []
+    if g.mx >= 1:
+        tx = np.zeros((nslot, g.nc))
+        tx[1] = np.where(cx + g.mx >= nx, -width, 0.0)  # own row, wrapped past the right edge
+        for k in range(1, g.my + 1):  # rows above: the piece wrapped past either edge
+            tx[2 * k + 1] = np.where(cx - g.mx < 0, width, np.where(cx + g.mx >= nx, -width, 0.0))
+        out.append(tx)
+    else:
+        out.append(None)
+    if g.my >= 1:
+        ty = np.zeros((nslot, g.nc))
+        for k in range(1, g.my + 1):  # rows above the top row wrap to the bottom
+            ty[2 * k] = ty[2 * k + 1] = np.where(cy + k >= ny, -height, 0.0)
+        out.append(ty)
+    else:
+        out.append(None)
+    tables = []
+    for t in out:
+        if t is None:
+            tables.append(None)
+            continue
+        t.setflags(write=False)
+        tables.append((t, tuple(k for k in range(nslot) if t[k].any())))
+    return tuple(tables)
+
+
+def _subtract_images(d: np.ndarray, cell: np.ndarray, table, ln: np.ndarray, at: np.ndarray) -> None:
+    """In place, one component: ``d -= L * k`` for the candidates of the slots that reach
+    another image of the box (``_half_shifts``; the others have k = 0, and ``d - 0.0`` is d).
+
+    cell : (A,) base cell of each owner;  ln : (A, S) slice lengths;  at : (A * S,) where
+    each slice's candidates start in ``d`` (``_expand_q``).  Only the wrapped slices are
+    touched: a few per cent of the candidates at the boundary cells."""
+    t, slots = table
+    per_slot = np.zeros(ln.shape)
+    for k in slots:
+        per_slot[:, k] = t[k][cell]
+    per_slot = per_slot.ravel()
+    wrapped = (per_slot != 0.0).nonzero()[0]  # (nonzero on the floats themselves is ~3x slower)
+    if wrapped.size:
+        lens = ln.ravel()[wrapped]
+        idx = _expand_q(at[wrapped], lens)[0]
+        d[idx] -= per_slot[wrapped].repeat(lens)
+
+
 # ---------------------------------------------------------------------------
 # Binning
 # ---------------------------------------------------------------------------
@@ -493,27 +570,27 @@ def _half_slices(b: _Binned, first: np.ndarray, end: np.ndarray, pos: np.ndarray
     return s, ln, per
 
 
-def _expand_q(s: np.ndarray, ln: np.ndarray) -> np.ndarray:
-    """Partner sorted positions of all slices, slice after slice.
+def _expand_q(s: np.ndarray, ln: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Partner sorted positions of all slices, slice after slice, and where each slice
+    starts in them.
 
-    s, ln : (A, S) slice starts and lengths (sorted positions) for A owners;
-    the result is grouped by owner (row-major over (A, S)).
+    s, ln : (A, S) slice starts and lengths (sorted positions) for A owners (or 1-D);
+    the result is grouped by owner (row-major over (A, S)): (q, at), q (total,), at (A * S,).
     """
     s = s.ravel()
     ln = ln.ravel()
-    ends = ln.cumsum()
-    total = int(ends[-1]) if ends.size else 0
-    ends -= ln  # slice starts in the output
-    s = s - ends
-    q = s.repeat(ln)
+    at = ln.cumsum()
+    total = int(at[-1]) if at.size else 0
+    at -= ln  # slice starts in the output
+    q = (s - at).repeat(ln)
     q += _arange(total)
-    return q
+    return q, at
 
 
 def _expand(s: np.ndarray, ln: np.ndarray, owner: np.ndarray):
     """All partners of all slices: (p, q), owner and partner sorted position per
     candidate, grouped by owner."""
-    return np.repeat(owner, ln.sum(axis=1)), _expand_q(s, ln)
+    return np.repeat(owner, ln.sum(axis=1)), _expand_q(s, ln)[0]
 
 
 def _approx_r2(b: _Binned, p: np.ndarray, q: np.ndarray, box: Box) -> np.ndarray:
@@ -539,20 +616,23 @@ def _min_image(d: np.ndarray, length: float, tmp: np.ndarray, inverse: float | N
     The same operations in the same order as ``displacement`` (so the same bits);
     ``tmp`` is scratch of d's size.  Returns d.
 
-    ``inverse`` (= 1 / L, optional) replaces the division by a product, half the cost
-    under wasm.  ``d * (1/L)`` and ``d / L`` differ by a couple of ulps, which changes
-    ``floor(. + 0.5)`` only where ``d / L`` is within ~1e-15 of a half-integer.  The
-    search uses it only when that cannot matter: positions inside the box
-    (``|d| < L``) and ``cutoff * (1 + 1e-9) < L / 2``, so every pair that passes the
-    filter has ``|d / L|`` at least 1e-9 away from 1/2 (the same k, the same bits),
-    and a candidate near 1/2 is farther than the cutoff with either k.
+    ``inverse`` (= 1 / L, optional) takes ``k = rint(d * (1/L))`` instead: a product for
+    the division (half the cost under wasm) and one pass for ``+ 0.5`` and ``floor``.  The
+    two forms give different k only where ``d / L`` is within a couple of ulps of a
+    half-integer.  The search uses it only when that cannot matter: positions inside the
+    box (``|d| < L``) and ``cutoff * (1 + 1e-9) < L / 2``, so every pair that passes the
+    filter has ``|d / L|`` at least 1e-9 away from 1/2 (the same k, the same bits), and a
+    candidate near 1/2 is farther than the cutoff with either k.  ``rint`` gives -0.0 for
+    small negative ``d / L``, and ``d - (-0.0)`` is d for every d but -0.0, which a
+    difference of two positions ``x_j - x_i`` never is (``x - x`` is +0.0).
     """
     if inverse is None:
         np.divide(d, length, out=tmp)
+        tmp += 0.5
+        np.floor(tmp, out=tmp)
     else:
         np.multiply(d, inverse, out=tmp)
-    tmp += 0.5
-    np.floor(tmp, out=tmp)
+        np.rint(tmp, out=tmp)
     tmp *= length
     d -= tmp
     return d
@@ -760,20 +840,28 @@ def neighbour_pairs(
     # candidates: half shell, own-row slice starts right after p
     pos = _arange(n)
     s, ln, per = _half_slices(b, first, end, pos)
-    q = _expand_q(s, ln)
+    q, at = _expand_q(s, ln)
     total = q.size
 
     # exact minimum-image displacement of every candidate, from the raw positions
-    # (1-D columns, in place), then one exact filter on r^2 (see _r2_max)
+    # (1-D columns, in place), then one exact filter on r^2 (see _r2_max).  Inside the box
+    # the image is the slot's (_half_shifts): one subtraction instead of five passes.
     inside = fast and xw is x
+    sx, sy = _half_shifts(grid, W, H) if inside and total >= _IMAGES_MIN else (None, None)
     xs, ys = _sorted_columns(x, b.order)
     tmp = _scratch("tmp", total)
     dx = xs[q]
     dx -= xs.repeat(per)  # (array methods, not np.repeat: no Python wrapper per call)
-    _min_image(dx, W, tmp, 1.0 / W if inside else None)
+    if sx is None:
+        _min_image(dx, W, tmp, 1.0 / W if inside else None)
+    else:
+        _subtract_images(dx, b.cell, sx, ln, at)
     dy = ys[q]
     dy -= ys.repeat(per)
-    _min_image(dy, H, tmp, 1.0 / H if inside else None)
+    if sy is None:
+        _min_image(dy, H, tmp, 1.0 / H if inside else None)
+    else:
+        _subtract_images(dy, b.cell, sy, ln, at)
     r2 = _scratch("r2", total)
     np.multiply(dx, dx, out=r2)
     np.multiply(dy, dy, out=tmp)

@@ -673,6 +673,46 @@ def test_half_and_full_pairs_with_groups_and_empty_input():
     assert e.sum_by_i((np.zeros(0), np.zeros(0))).shape == (1, 2)
 
 
+def test_slot_images_give_the_minimum_image_bit_for_bit(monkeypatch):
+    """From _IMAGES_MIN candidates on, the search subtracts each half-shell slot's image
+    (_half_shifts) instead of computing the minimum image per candidate.  Forced on for
+    every size here: the same pairs, in the same order, with the same bits (signs of zero
+    included) as the per-candidate path, and sorted, as brute force."""
+    calls = []
+    real = cells._subtract_images
+    monkeypatch.setattr(cells, "_subtract_images", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(cells, "_ALL_PAIRS", -1)
+    cases = []
+    for seed in range(40):
+        rng = np.random.default_rng(2000 + seed)
+        box = BOXES[seed % len(BOXES)] if seed % 5 else Box(float(rng.uniform(5, 50)), float(rng.uniform(5, 50)))
+        n = int(rng.integers(2, 400))
+        x = rng.random((n, 2)) * box.size
+        if seed % 3 == 0:  # crowd the edges: positions at 0 and just below L
+            edge = rng.random(n) < 0.4
+            x[edge, 0] = rng.choice([0.0, np.nextafter(box.width, 0.0)], edge.sum())
+            x[rng.random(n) < 0.2, 1] = np.nextafter(box.height, 0.0)
+        cutoff = float(rng.choice([0.03, 0.1, 0.2, 0.3, 0.45])) * float(min(box.width, box.height))
+        group = rng.integers(0, 3, n) if seed % 4 == 1 else None
+        cases.append((x, box, cutoff, group, seed % 7 == 2 and 2 or None))
+    for box in BOXES[:2]:  # agents exactly on cell edges, pairs at exactly the cutoff
+        h = box.width / 16
+        cases += [(lattice(box, 16, 10), box, c, None, None) for c in (h, 2 * h, h * (1 + 1e-15))]
+    for k, (x, box, cutoff, group, m) in enumerate(cases):
+        msg = f"case {k} n={len(x)} box={box} cutoff={cutoff} groups={group is not None} m={m}"
+        monkeypatch.setattr(cells, "_IMAGES_MIN", 0)
+        got = [cells.neighbour_pairs(x, box, cutoff, group, cells_per_cutoff=m, sort=s, half=h)
+               for s, h in ((True, False), (False, False), (False, True))]
+        monkeypatch.setattr(cells, "_IMAGES_MIN", 1 << 62)
+        want = [cells.neighbour_pairs(x, box, cutoff, group, cells_per_cutoff=m, sort=s, half=h)
+                for s, h in ((True, False), (False, False), (False, True))]
+        for g, w in zip(got, want):
+            assert g.half == w.half, msg
+            assert_same_pairs(g, w, msg=msg)
+        assert_same_pairs(got[0], oracles.neighbour_pairs(x, box, cutoff, group), msg=msg)
+    assert len(calls) > 100  # the slot images were taken (not the per-candidate fallback)
+
+
 def test_exact_filter_threshold_is_the_largest_square_with_sqrt_within_the_cutoff():
     for c in (0.0, 1e-300, 0.1, 0.12, 1.0, 3.2, 10.0, 23.0, 1e300, np.nextafter(10.0, 0.0)):
         t = cells._r2_max(float(c))
