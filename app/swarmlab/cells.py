@@ -871,7 +871,7 @@ def neighbour_pairs(
         # No component can sit at L/2, so the reverse vector is exactly 0.0 - d (also
         # +0.0, never -0.0, for coincident agents) with the same r.
         keep = (r2 <= _r2_max(cutoff)).nonzero()[0]  # (np.flatnonzero: the same, through a Python wrapper)
-        i = b.order[pos.repeat(per)[keep]]
+        i = b.order.repeat(per)[keep]  # (= order[pos.repeat(per)[keep]]: one gather fewer)
         j = b.order[q[keep]]
         return _emit(i, j, dx[keep], dy[keep], np.sqrt(r2[keep]), n, half, sort)
 
