@@ -36,7 +36,10 @@ capped at the maximum force ``max_force`` (an acceleration, lengths/s^2)::
     alignment   a_i = mean_{j in A_i} v_j                                  (neighbours' velocity)
     cohesion    c_i = mean_{j in C_i} (p_j - p_i)                          (towards their centre)
 
-    steer_r = limit(v_max * r_i / |r_i| - v_i, max_force),   r = s, a or c
+    steer_r = limit((v_max * r_i / |r_i| - v_i) / STEER_TIME, max_force),   r = s, a or c
+
+(the velocity difference taken per STEER_TIME = 1 s, so a steering is an acceleration;
+Reynolds adds it per frame)
 
 A rule with nobody in its range (or a zero vector) asks for nothing.  The
 slider weights scale the requests: ``k_sep steer_s``, ``k_ali steer_a``,
@@ -137,6 +140,7 @@ SEP_RADIUS = 4.0  # lengths: separation range
 COH_RADIUS = 16.0  # lengths: cohesion range
 VIEW_DEG = 200.0  # degrees: field of view (360 = all round)
 MAX_FORCE = 10.0  # lengths/s^2: the steering budget (and each rule's cap)
+STEER_TIME = 1.0  # s: a rule's steering is (desired - current velocity) / STEER_TIME, an acceleration
 EPS = 1.0  # lengths^2: separation softening
 V_MIN = 3.0  # lengths/s
 V_MAX = 6.0  # lengths/s
@@ -200,7 +204,8 @@ SPECS: tuple[ParamSpec, ...] = (
               help="Total angle a boid sees, centred on its heading; 360 = all round, no blind spot behind."),
     ParamSpec("max_force", MAX_FORCE, "Maximum force", min=0.5, max=50.0, step=0.5, unit="lengths/s²",
               group="steering", advanced=True,
-              help="The most a boid can change its velocity per second, shared by the rules in priority order."),
+              help="Reynolds' “maximum force”, per unit mass, so an acceleration: the most a boid can change its "
+                   "velocity per second, shared by the rules in priority order."),
     ParamSpec("v_min", V_MIN, "Minimum speed", min=0.5, max=20.0, step=0.5, unit="lengths/s",
               group="steering", advanced=True, help="Boids never fly slower (no hovering)."),
     ParamSpec("v_max", V_MAX, "Maximum speed", min=1.0, max=30.0, step=0.5, unit="lengths/s",
@@ -405,7 +410,8 @@ def _steer_xy(rule: np.ndarray, v: np.ndarray, v_max: float, max_force: float) -
     """:func:`steer` on components first: ``rule`` (..., 2, N), ``v`` (2, N) -> (..., 2, N).
 
     Per element, in this order: ``s = |rule|``; ``e = rule * (v_max / s) - v`` (desired
-    minus current velocity); ``limit``: ``e * (max_force / |e|)`` where ``|e| > max_force``;
+    minus current velocity), divided by ``STEER_TIME`` (skipped at 1 s: ``e / 1.0`` is e, bit
+    for bit); ``limit``: ``e * (max_force / |e|)`` where ``|e| > max_force``;
     exactly +0.0 where ``s`` is 0 (nobody in range).  One call per operation on whole
     (..., N) rows (tests/unit/test_boids_half.py checks the bits against the formula)."""
     s = norm(rule[..., 0, :], rule[..., 1, :])
@@ -414,6 +420,8 @@ def _steer_xy(rule: np.ndarray, v: np.ndarray, v_max: float, max_force: float) -
     np.divide(v_max, k, out=k)
     e = rule * k[..., None, :]  # desired velocity ...
     e -= v  # ... minus the current one
+    if STEER_TIME != 1.0:  # per STEER_TIME: an acceleration
+        e /= STEER_TIME
     s = norm(e[..., 0, :], e[..., 1, :])  # limit(e, max_force): shortened to max_force, direction kept
     f = np.where(s > max_force, max_force / np.where(s > 0, s, 1.0), 1.0)
     e *= f[..., None, :]
@@ -425,9 +433,9 @@ def steer(rule: np.ndarray, v: np.ndarray, v_max: float, max_force: float) -> np
     """Reynolds steering towards the direction of ``rule`` (N, 2), or of several rules at
     once (K, N, 2) for the same velocities ``v`` (N, 2):
 
-        limit(v_max * rule / |rule| - v, max_force)
+        limit((v_max * rule / |rule| - v) / STEER_TIME, max_force)
 
-    the desired velocity (full speed along the rule) minus the current one,
+    the desired velocity (full speed along the rule) minus the current one, per second,
     capped at ``max_force``; exactly 0 where the rule vector is 0 (nobody in range).
     """
     rule = np.asarray(rule, dtype=np.float64)

@@ -39,7 +39,8 @@ __all__ = ["steering", "steer", "sum_by", "mean_by", "count_by", "unit", "norm",
 
 
 def steer(rule: np.ndarray, v: np.ndarray, p) -> np.ndarray:
-    """``limit(p.v_max * rule / |rule| - v, p.max_force)``, 0 where ``rule`` is 0 (boids.steer)."""
+    """``limit((p.v_max * rule / |rule| - v) / (1 s), p.max_force)``, 0 where ``rule`` is 0
+    (boids.steer: the velocity difference per second, an acceleration)."""
     return boids.steer(rule, v, p.v_max, p.max_force)
 
 

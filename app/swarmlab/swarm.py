@@ -141,7 +141,7 @@ SPECS: tuple[ParamSpec, ...] = (
     ParamSpec("v", 10.0, "Speed v", min=1.0, max=25.0, step=0.5, unit="lengths/s", group="motion",
               help="Common swimming or flying speed of every animal."),
     ParamSpec("sigma", 15.0, "Uncertainty", min=0.0, max=180.0, step=1.0, unit="°/√s", group="motion",
-              help="Random heading error sigma: the spread grows as sigma times the square root of elapsed time."),
+              help="Random heading error sigma: without steering, the spread grows as sigma times the square root of elapsed time."),
     ParamSpec("N", 150, "Population", kind="int", min=1, max=2000, step=1, unit="animals", unit_one="animal", group="world",
               advanced=True,
               help="Added animals appear at scattered reproducible places; removal takes the most recently added. "
@@ -745,7 +745,8 @@ def describe(p: SwarmParams, n_social: int, n_personal: int, n_excluded: int, ve
     if n_personal:
         parts.append(f"{n_personal} inside its personal space")
     if n_excluded:
-        parts.append(f"and ignores {n_excluded} nearby")
+        ring = max(NEARBY_FACTOR * p.R, PERSONAL)
+        parts.append(f"and ignores {n_excluded} more within {ring:g} lengths (out of view or range)")
     mags = {name: _length(vectors[name]) for name in Steering.NAMES}
     top = max(mags, key=lambda k: mags[k])
     text = ", ".join(parts) + "."

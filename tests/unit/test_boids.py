@@ -204,6 +204,19 @@ def test_steering_is_desired_minus_current_capped():
     assert np.all(out[2] == 0.0)  # nobody in range: no request
 
 
+def test_steering_is_taken_per_steer_time(monkeypatch):
+    """The page writes s = cap((v_max r/|r| - v) / tau, F) with tau = STEER_TIME (1 s): the
+    steering is an acceleration.  At 1 s the division is left out (the same bits); any other
+    value divides the velocity difference before the cap."""
+    assert B.STEER_TIME == 1.0
+    v = np.array([[5.0, 0.0], [5.0, 0.0]])
+    rule = np.array([[1.0, 0.0], [0.0, 3.0]])
+    monkeypatch.setattr(B, "STEER_TIME", 2.0)
+    out = B.steer(rule, v, 8.0, 4.0)
+    np.testing.assert_allclose(out[0], [1.5, 0.0])  # (8 - 5) / 2 s: under the cap
+    np.testing.assert_allclose(out[1], 4.0 * np.array([-5.0, 8.0]) / math.hypot(5, 8))  # capped as before
+
+
 def test_a_rule_with_weight_zero_contributes_nothing():
     x, v, box = small_random_state(9)
     p = B.Params(width=box.width, height=box.height, population=len(x), radius=6.0, coh_radius=8.0, view=360.0)

@@ -80,3 +80,26 @@ def test_local_agreement_with_every_rule_off_is_the_chance_level_of_small_neighb
         per = social.counts()
         assert 1.5 <= per[per > 0].mean() <= 4.0  # small neighbourhoods
         assert 0.4 <= chance <= 0.65 and abs(local - chance) < 0.1, (sample, local, chance)
+
+
+def test_local_agreement_with_every_rule_off_shoots_up_then_settles_near_half():
+    """The page's caveat on local agreement: with every rule off ("Rules matter") it reads
+    close to 0.9 a few seconds after the loose start (like-headed animals stay in each
+    other's view), then falls back to about 0.5 as they spread, some ten seconds later.
+    Whole-group agreement stays low throughout: nobody aligns."""
+    peaks, late, whole = [], [], []
+    for sample in SAMPLES[:4]:
+        s = SwarmSession()
+        s.op_restart_trial("rules-matter")
+        s.op_reset(sample=sample)
+        series = []
+        for _ in range(20 * 4):  # 20 s in quarter seconds
+            s.op_step(15)
+            m = s.op_metrics()
+            series.append(m["local"])
+            whole.append(m["P"])
+        peaks.append(max(series[:20]))  # the first 5 s
+        late.append(float(np.mean(series[48:])))  # 12-20 s
+    assert min(peaks) > 0.75, peaks
+    assert all(0.4 < x < 0.65 for x in late), late
+    assert max(whole) < 0.35, max(whole)

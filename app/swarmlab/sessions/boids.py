@@ -428,7 +428,7 @@ class BoidsSession(Session):
         }
 
     def constants(self) -> dict:
-        return {"dt": boids.DT, "eps": boids.EPS, "treat_rate": boids.TREAT_RATE,
+        return {"dt": boids.DT, "eps": boids.EPS, "treat_rate": boids.TREAT_RATE, "steer_time": boids.STEER_TIME,
                 "world_area": boids.WORLD_WIDTH * boids.WORLD_HEIGHT,  # lengths²: the page keeps it at any aspect
                 "flock_min": boids.FLOCK_MIN, "flock_link_deg": boids.FLOCK_LINK_DEG,
                 "flock_agreement": boids.FLOCK_AGREEMENT, "max_population": boids.MAX_POPULATION,

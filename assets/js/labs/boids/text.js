@@ -119,7 +119,8 @@ export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
       ${P("coh_radius")} lengths.</li>
   </ol>
   <p>None of the three rules says where to go, who to follow or what the whole flock is doing. Whatever the flock does, it is each boid
-  reacting to a handful of others.</p>
+  reacting to a handful of others. (Real starlings each follow about six or seven nearest neighbours, however far away they
+  are, as Ballerini and colleagues found in 2008; these boids, like Reynolds', use distances instead. The Swarm Lab, Lab 1, offers both.)</p>
 
   <h2>The formulas</h2>
   <p>For boid <var>i</var> at position <b>p</b><sub>i</sub> with velocity <b>v</b><sub>i</sub>, the boids
@@ -143,10 +144,11 @@ export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
   asks for nothing.</p>
   <p>Then each rule <em>steers</em>, as Reynolds' boids do: the boid would like to fly at full speed
   (<var>v</var><sub>max</sub> = ${P("v_max", true)}) the way the rule points, and the steering is that wish minus
-  its present velocity, never more than the maximum force <var>F</var> = ${P("max_force", true)}:</p>
+  its present velocity, taken per <var>τ</var> = ${c.steer_time} s so that it is an acceleration, never more than
+  Reynolds' maximum force <var>F</var> = ${P("max_force", true)} (a force per unit mass, so an acceleration too):</p>
   <div class="formula"><math display="block" data-formula="steering">
-    ${steerOf("rule")}<mo>=</mo>${ksub("rule")}<mspace width="0.2em"/><mtext>cap</mtext><mrow><mo>(</mo><msub><mi>v</mi><mtext>max</mtext></msub>
-    <mfrac><msub>${b("r")}<mtext>rule</mtext></msub><mrow><mo>|</mo><msub>${b("r")}<mtext>rule</mtext></msub><mo>|</mo></mrow></mfrac><mo>−</mo>${vi}<mo>,</mo><mi>F</mi><mo>)</mo></mrow>
+    ${steerOf("rule")}<mo>=</mo>${ksub("rule")}<mspace width="0.2em"/><mtext>cap</mtext><mrow><mo>(</mo><mrow><mo>(</mo><msub><mi>v</mi><mtext>max</mtext></msub>
+    <mfrac><msub>${b("r")}<mtext>rule</mtext></msub><mrow><mo>|</mo><msub>${b("r")}<mtext>rule</mtext></msub><mo>|</mo></mrow></mfrac><mo>−</mo>${vi}<mo>)</mo></mrow><mo>/</mo><mi>τ</mi><mo>,</mo><mi>F</mi><mo>)</mo></mrow>
   </math></div>
   <p>The sliders are the weights <var>k</var>. A boid cannot do everything at once: in one moment it can change its
   velocity by at most <var>F</var> per second in all, and the rules are served in order, separation first, then
@@ -164,7 +166,9 @@ export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
   <p>“limit” keeps every speed between ${P("v_min")} and ${P("v_max")} body lengths per second: boids never hover
   and never race. All boids update together from where everyone was a moment before; Δ<var>t</var> = ${c.dt} s.
   Distances are measured the short way round the wrapping edges. The treat adds one more pull, towards the held point at
-  full speed with a response rate of ${c.treat_rate} per second. All these settings are under ${more}.</p>
+  full speed with a response rate of ${c.treat_rate} per second. It is a lure from outside the flock, not one of the
+  three rules, so it is not held to the allowance <var>F</var>: that is why boids under the pointer crowd closer than
+  their separation range. All these settings are under ${more}.</p>
 
   </div>
   <div class="bd-col">
@@ -175,8 +179,8 @@ export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
   ${say(c.goal_samples)} sample numbers we tested, groups were still splitting and swinging round after ${say(c.goal_seconds / 60)} minutes.)</p>
   <p>The blind spot is the key. The boids at the front of a group see nobody ahead, only the few beside them, so they
   are pulled sideways and swing off; the boids behind see them turn and follow, and the whole group wheels round. A
-  stream that turns away from the rest may tear off as a group of its own; cohesion, which reaches further than the
-  other two rules, pulls it back later, so streams split and rejoin. The force limit and the order of service add to
+  stream that turns away from the rest may tear off as a group of its own; cohesion, which reaches a little further
+  than alignment (${P("coh_radius")} against ${P("radius")} lengths), can pull it back later, so streams split and rejoin. The force limit and the order of service add to
   it: a boid that is crowded spends its whole allowance on keeping its space, and for that moment it does not match or
   gather, which keeps the boids from settling into a rigid grid. Open ${more} and widen the field of view to
   360°: with no blind spot the groups soon calm down into one flock cruising straight on.</p>
@@ -204,6 +208,9 @@ export function sourcesHtml({ minimal = false } = {}) {
     <li>Craig W. Reynolds (1987). Flocks, herds, and schools: a distributed behavioral model.
       <cite>Computer Graphics</cite> 21(4), 25–34 (SIGGRAPH ’87).
       <a href="https://doi.org/10.1145/37401.37406" rel="noopener" target="_blank">doi:10.1145/37401.37406</a></li>
+    <li>Michele Ballerini, Nicola Cabibbo, Raphael Candelier, et al. (2008). Interaction ruling animal collective behavior
+      depends on topological rather than metric distance: evidence from a field study. <cite>PNAS</cite> 105(4), 1232–1237.
+      <a href="https://doi.org/10.1073/pnas.0711437105" rel="noopener" target="_blank">doi:10.1073/pnas.0711437105</a></li>
   </ul>
   <p class="bd-note">What this page simplifies: it is 2-D, the units are illustrative, and boids sense the others in
   view perfectly (no noise). Try a few sample numbers (under ${moreSettings(minimal)}): one run can be lucky.</p>

@@ -39,7 +39,7 @@ const formulas = (C) => [
   )),
   block("Cohesion", row(
     sub(vec("C"), mi("i")), mo("="), mi("cap1"),
-    paren(frac(row(sub(text("mean"), mi("j")), sub(vec("r"), mi("ij"))), mi("R"))),
+    paren(frac(row(sub(text("mean"), row(mi("j"), mo("∈"), text("social"))), sub(vec("r"), mi("ij"))), mi("R"))),
   )),
   block("Total steering", row(
     sub(vec("g"), mi("i")), mo("="),
@@ -124,13 +124,18 @@ Read them with care:</p>
   <li>A <strong>mill</strong>, animals circling a common centre, is highly organised, yet its headings point all around the circle and P is close to 0.
   Golden shiners switch between loose swarms, aligned travelling groups and mills (Tunstrøm et al. 2013), which is why this lab measures more
   than one property. The rotation readout is high for a mill, but neither it nor the other plots classify a biological state, and under
-  these teaching rules not every state need appear.</li>
+  these teaching rules not every state need appear. It is the size of the average of r̂<sub>i</sub> × u<sub>i</sub> (r̂<sub>i</sub> the
+  direction from the centre of <em>all</em> the animals to animal i, u<sub>i</sub> its heading), the part of each heading that goes
+  round that centre: one compact group circling that centre reads near 1, but
+  several groups flying straight in different directions around it can read high too, so look at the picture before calling it a mill.</li>
   <li><strong>Two groups</strong> that are each perfectly aligned but travel in opposite directions cancel each other in P, while the local agreement stays high.</li>
   <li>Even <strong>random headings</strong> give a small P above zero because the sample is finite: on average about ${C.random_p_coefficient.toFixed(2)}/√N, roughly ${C.random_p_default.toFixed(2)} for ${num(C.n_default)} animals.</li>
   <li><strong>Local agreement</strong> is high by chance when neighbourhoods are small: the average of an animal's own heading and two or
   three random ones is about half as long as one arrow, so with two or three neighbours it reads about 0.5 even when nobody aligns.
-  With every rule switched off the animals spread out, their neighbourhoods shrink, and it creeps up towards that level. Compare it
-  with a run where the rules are on, at a similar spacing, before reading it as coordination.</li>
+  With every rule switched off it first shoots far above that level: within a few seconds of a loose start it reads close to 0.9,
+  because animals that happen to fly the same way stay in each other's view while the others drift out of it. That is sorting by
+  motion, not coordination. As the animals spread out it falls back to about 0.5, some ten seconds later. So wait that long before
+  switching a rule on, and compare with a run where the rules are on, at a similar spacing, before reading it as coordination.</li>
   <li>A high P on its own proves neither that the group <strong>holds together</strong> (aligned animals can be scattered across the world; look at the spacing chart),
   nor that the order is <strong>stable</strong> (it can break up a moment later), nor that <strong>information spreads</strong> between them (they could share the direction by chance or by a common cue).</li>
   <li>Agreement is shown from 0 to 1: 1 means every heading matches, whatever the readout's number of decimals.</li>
@@ -138,7 +143,7 @@ Read them with care:</p>
 
 <h2 id="swarm-disturbances">Who reacted to what</h2>
 <p><strong>Turn one individual</strong> adds ${C.turn_one_deg}° to the heading of the selected animal, and to nothing else: no one else turns at that instant and no one moves.
-In the next steps the animals that count it as a social neighbour feel the change through alignment and cohesion, then their own neighbours feel them, and so on.
+In the next steps the animals that count it as a social neighbour feel the change through alignment at once, and through cohesion as the turned animal moves off (a turn moves no one), then their own neighbours feel them, and so on.
 Whether the turn spreads through the group or is simply absorbed depends on the weights, the neighbourhood and the uncertainty.
 Select a neighbour of the turned animal and watch its arrows.</p>
 <p><strong>Send a threat</strong> starts a red marker near the selected animal. It follows a fixed wavy path across the world for ${C.threat_seconds} s and then disappears.
@@ -150,7 +155,7 @@ steering signal and limits the paths; any turn further away is social. A contras
 threat with alignment switched off. Neither outcome needs a leader.</p>
 
 <h2 id="swarm-obstacles">Obstacles</h2>
-<p>The <em>circle</em> has radius ${circle[2]} and sits at (${circle[0]}, ${circle[1]}). The <em>narrow passage</em> is two circles of radius ${top[2]} at (${top[0]}, ${top[1]}) and (${bottom[0]}, ${bottom[1]}):
+<p>The <em>circle</em> has radius ${circle[2]} lengths and sits at (${circle[0]}, ${circle[1]}). The <em>narrow passage</em> is two circles of radius ${top[2]} lengths at (${top[0]}, ${top[1]}) and (${bottom[0]}, ${bottom[1]}):
 their inner edges leave a ${C.passage_gap}-length gap, and because the world wraps they join across the top and bottom edge into one wall with one gap.
 Each animal checks the boundary at two points, where it is and where it would be ${C.obstacle_lookahead} s ahead if it flew straight on, and steers outward at
 each point that is within ${C.obstacle_band} lengths of the boundary. If a step still ends inside, the animal is moved to the nearest point ${C.obstacle_margin} lengths outside

@@ -7,7 +7,7 @@
 // edges.  Steering arrows share one scale (the scale bar says how long one unit is);
 // they are steering urges, not physical forces.
 
-import { fitCanvas, pixelRatio, plural, setText } from "../../ui/dom.js";
+import { fitCanvas, num, pixelRatio, plural, setText } from "../../ui/dom.js";
 import { ARROWS, ARROW_STYLES, NEIGHBOURS, NEIGHBOUR_WORDS, SELECTED, SHADES, drawThreat } from "./palette.js";
 import { drawArrow, drawMark } from "../../ui/marks.js";
 import { minImage } from "../../ui/periodic.js";
@@ -164,7 +164,7 @@ export class SensePanel {
     const ne = info.excluded.length;
     setText(this.countsEl,
       `${plural(ns, "social neighbour", "social neighbours")}, ${plural(np, "animal", "animals")} inside personal space, ` +
-      `${plural(ne, "animal", "animals")} nearby but not counted.`);
+      `${plural(ne, "animal", "animals")} nearby (within ${num(info.nearby_radius)} lengths) but not counted.`);
     // machine-readable copies for tests and assistive tools, and the canvas's name: written
     // when the neighbourhood changes, not at every engine answer
     const last = this.shown;

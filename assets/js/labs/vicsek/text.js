@@ -13,8 +13,8 @@ export const headerHtml = (c) => `
   <header class="lab-head vk-head">
     <p class="lab-kicker">Collective motion, hands on · Lab 2</p>
     <h1>How can a few local turns become one shared direction?</h1>
-    <p class="lab-lead">Take ${c.n} arrows, each one only turning a little towards the arrows right next to
-    it, with a random wobble on top. Nobody sees the whole box and nobody is in charge. Play it, change one
+    <p class="lab-lead">Take ${c.n} arrows, each one turning towards the average heading of the arrows right
+    next to it, with a random wobble on top. Nobody sees the whole box and nobody is in charge. Play it, change one
     knob, and see whether a common heading appears anyway, and how sure we can be that it is not luck.</p>
   </header>`;
 
