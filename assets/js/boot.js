@@ -175,9 +175,12 @@
     pre.textContent = details || "(no further detail)";
     panel.hidden = false;
     // the panel covers the page: the keyboard starts on its Reload button, not behind it, and
-    // the panel scrolls to show it (at 400 % zoom the card is taller than the window)
+    // the panel scrolls to show it (at 400 % zoom the card is taller than the window).  In a
+    // frame, only if the keyboard is already in it: a course page's reader may be typing
+    // elsewhere on the page (the next keys would press Reload), and nothing may scroll it.
     const retry = $("boot-error-retry");
-    if (retry) retry.focus();
+    const framed = window.top !== window;
+    if (retry && (!framed || document.hasFocus())) retry.focus(framed ? { preventScroll: true } : undefined);
     document.documentElement.classList.add("boot-failed");
     try { window.dispatchEvent(new CustomEvent("swarmlab:boot-failed", { detail: { what, detail } })); } catch (e) { /* old browser */ }
   }

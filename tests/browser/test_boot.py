@@ -407,6 +407,34 @@ def test_an_embed_whose_storage_is_blocked_says_so_and_links_its_own_tab(browser
         context.close()
 
 
+def test_an_embed_that_fails_leaves_the_course_pages_keyboard_alone(browser, server, serve_root, tmp_path):
+    """A student typing in the course page's search box while an embedded lab fails to start:
+    the failure panel used to take the keyboard (its Reload button), so the next keys went into
+    the frame, and a space pressed Reload (an outside review).  A frame now moves focus only if
+    the keyboard was already in it."""
+    src = f"{server}/?lab=boids&embed=1"
+    (tmp_path / "course.html").write_text(
+        '<!doctype html><title>Course</title><h1>Week 3</h1><input id="search">'
+        f'<iframe id="lab" src="{src}" style="width:780px;height:520px;border:0"></iframe>', encoding="utf-8")
+    course = serve_root(tmp_path)
+    context, page = new_page(browser)
+    try:
+        context.route(re.compile(r"app/swarmlab/boids\.py$"), lambda route: route.abort())  # fails late in the start
+        page.goto(f"{course.url}/course.html")
+        page.click("#search")
+        page.keyboard.type("flock")
+        frame = _embedded_outcome(page, server)
+        assert frame.evaluate("document.documentElement.classList.contains('boot-failed')")
+        page.wait_for_timeout(500)
+        page.keyboard.type(" motion")
+        assert page.evaluate("document.activeElement.id") == "search"
+        assert page.input_value("#search") == "flock motion"
+        assert page.evaluate("scrollY") == 0
+        assert frame.evaluate("document.activeElement === document.body")
+    finally:
+        context.close()
+
+
 def test_an_embed_in_a_sandboxed_frame_names_the_frames_sandbox(browser, server, serve_root, tmp_path):
     """A course page that embeds with sandbox="allow-scripts" (no allow-same-origin) gives the
     frame an opaque origin, which no browser setting gives storage: the panel blamed the
