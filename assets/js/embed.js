@@ -95,10 +95,35 @@ function openExternalLinksInNewTab(ev) {
   }
 }
 
+/** In a frame the page's own scrolling cannot reach the course page: a frame as tall as its
+ *  content (the auto-height script above) has nothing of its own to scroll, so an in-page link
+ *  ("Trials ↓") only changed the address's #.  `scrollIntoView` scrolls every scrolling box
+ *  up to the course page's (browsers allow it across origins), so in-page links use it, and
+ *  the keyboard follows them as it does on a page of its own. */
+export function showInFrame(target, block = "start") {
+  const reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  target.scrollIntoView({ block, behavior: reduced ? "auto" : "smooth" });
+}
+
+function followInPageLink(ev) {
+  const a = ev.target && ev.target.closest ? ev.target.closest('a[href^="#"]') : null;
+  if (!a || ev.defaultPrevented || ev.button || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
+  let target = null;
+  try { target = document.getElementById(decodeURIComponent(a.getAttribute("href").slice(1))); } catch (e) { /* bad % */ }
+  if (!target) return; // (#code=... and the like: the labs read those from the address)
+  ev.preventDefault();
+  showInFrame(target);
+  if (!target.hasAttribute("tabindex") && !target.matches("a[href], button, input, select, textarea")) {
+    target.setAttribute("tabindex", "-1");
+  }
+  target.focus({ preventScroll: true });
+}
+
 function start() {
   document.documentElement.classList.add("embed");
   document.addEventListener("click", openExternalLinksInNewTab, true);
   if (!FRAMED) return;
+  document.addEventListener("click", followInPageLink);
   setViewHeight();
   window.addEventListener("resize", setViewHeight);
   const ro = typeof ResizeObserver === "function" ? new ResizeObserver(schedule) : null;

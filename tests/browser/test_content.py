@@ -99,6 +99,39 @@ def test_a_stage_in_an_auto_height_frame_fits_the_window(browser, server, tmp_pa
         context.close()
 
 
+def test_in_page_links_and_a_started_trial_scroll_the_course_page(browser, server, tmp_path, serve_root):
+    """In a frame as tall as its content the frame has nothing to scroll: "Trials ↓" only
+    changed the frame's address, and a trial started from its card left the stage 1,500 px
+    above the course page's view (an outside review).  Both now scroll the course page."""
+    (tmp_path / "course.html").write_text(AUTO_HEIGHT_HOST.format(src=f"{server}/?lab=swarm&embed=1"), encoding="utf-8")
+    host = serve_root(tmp_path)
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, screen={"width": 1280, "height": 940})
+    try:
+        page = context.new_page()
+        page.goto(f"{host.url}/course.html")
+        page.wait_for_function("() => document.querySelector('#lab')")
+        frame = next(f for f in page.frames if f.url.startswith(server))
+        wait_ready(frame)
+        page.wait_for_function("() => document.getElementById('lab').getBoundingClientRect().height > 1500")
+
+        def top_in_course_view(selector):  # where the element's top is in the course page's window
+            return page.evaluate("document.getElementById('lab').getBoundingClientRect().top") + \
+                frame.evaluate(f"document.querySelector({selector!r}).getBoundingClientRect().top")
+
+        assert page.evaluate("scrollY") == 0
+        frame.locator(".swarm-trials-link").click()
+        page.wait_for_function("() => scrollY > 300")
+        page.wait_for_timeout(800)  # (a smooth scroll)
+        assert -2 <= top_in_course_view("#swarm-trials-title") < 200
+        assert frame.evaluate("document.activeElement.id") == "swarm-trials-title"  # the keyboard follows
+        frame.locator(".swarm-trial-start").first.click()
+        page.wait_for_function("(y) => scrollY < y - 300", arg=page.evaluate("scrollY"))
+        page.wait_for_timeout(800)
+        assert -60 <= top_in_course_view(".swarm-canvas") < 300
+    finally:
+        context.close()
+
+
 # What SPEC.md's "What the page must tell" asks of each lab, as words that must be on the page
 # (lower case; each a phrase of the page's own wording).
 LEADS = {

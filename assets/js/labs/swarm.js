@@ -22,6 +22,7 @@ import { HistoryMirror } from "../ui/history.js";
 import { onLookChange } from "../ui/look.js";
 import { el, capital, ordinal, say, setText } from "../ui/dom.js";
 import { NARROW } from "../ui/reflow.js";
+import { FRAMED, showInFrame } from "../embed.js";
 import { MinimalControls } from "../ui/minimal.js";
 import { readQuery, linkOf, copyLink, copiedWords, linkCode } from "../ui/share.js";
 import { LineChart, SERIES_STYLE, formatClock } from "../ui/chart.js";
@@ -512,6 +513,10 @@ export async function mount(section, ctx) {
    *  the stage), bring the stage and the trial's question into view. */
   function showStage() {
     if (!trialNow.hidden) trialNow.focus({ preventScroll: true });
+    if (ctx.embed && FRAMED) { // the window is the frame, maybe as tall as the page: the course page scrolls
+      showInFrame(stage);
+      return;
+    }
     const d = stageScroll();
     if (!d) return;
     // Absolute positions (scrollTo), not scrollBy: Firefox adds a scrollBy made during a smooth
