@@ -711,6 +711,21 @@ def test_a_link_whose_speeds_do_not_fit_together_keeps_its_other_settings(page, 
     wait_model_time_passes(page, st["t"])
 
 
+def test_a_scaling_population_without_its_sky_leaves_out_only_the_population(page, server):
+    """10,000 boids belong to the scaling experiment's grown sky (a copied link carries it as
+    world=).  Typed without it, the whole link's settings were thrown away (an outside review);
+    now only the population is left out, and said."""
+    page.goto(f"{server}/?lab={LAB}&population=10000&k_sep=2.5&view=300")
+    wait_ready(page)
+    page.wait_for_function("() => document.querySelector('#notices').innerText.includes('ignored population=10000')")
+    notices = page.inner_text("#notices")
+    assert "scaling experiment's sky" in notices and "do not fit together" not in notices, notices
+    st = state(page)
+    assert (st["params"]["k_sep"], st["params"]["view"]) == (2.5, 300)
+    assert st["N"] == 80  # the default population
+    wait_model_time_passes(page, st["t"])
+
+
 def test_copied_link_replays_the_same_run_on_another_screen_shape(page, phone_page, server):
     """The link carries the world size, so a phone (another canvas shape) replays the desktop run."""
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)

@@ -106,8 +106,18 @@ export async function mount(section, ctx) {
   const linkedWorld = await parseWorld(ctx.params.get("world"));
   const startWorld = linkedWorld || worldFor(cssW, cssH);
   // each setting of a link is checked on its own (readQuery); a pair that cannot hold together
-  // (a lowest speed above the highest) is said, and the lab starts from its defaults
-  const first = await engine.tryCall(LAB, "reset", { ...urlValues, ...startWorld });
+  // (a lowest speed above the highest) is said, and the lab starts from its defaults.  A
+  // population only the scaling experiment reaches needs its grown sky (world=): without it,
+  // only the population is left out, and the link's other settings hold
+  let first = await engine.tryCall(LAB, "reset", { ...urlValues, ...startWorld });
+  if (!first.ok && "population" in urlValues) {
+    const { population, ...rest } = urlValues;
+    const without = await engine.tryCall(LAB, "reset", { ...rest, ...startWorld });
+    if (without.ok) {
+      ctx.notify(`${ctx.name}: settings in this link: ignored population=${population} (${first.error})`, "warn");
+      first = without;
+    }
+  }
   if (!first.ok) {
     ctx.notify(`${ctx.name}: the settings in this link do not fit together (${first.error}), ` +
       "so the lab starts from its default settings.", "warn");
