@@ -179,6 +179,7 @@ def validate(specs: Iterable[ParamSpec], name: str, value: Any) -> Any:
     Accepts strings (from URLs and the CLI) as well as native values.
     """
     s = spec_named(specs, name)
+    name = _called(s)  # (messages name the setting as the page does: "Separation weight w_s")
     if s.kind == "bool":
         if isinstance(value, (bool, np.bool_)):  # numpy's too (a sweep over a boolean array)
             return bool(value)
@@ -189,11 +190,13 @@ def validate(specs: Iterable[ParamSpec], name: str, value: Any) -> Any:
         raise ValueError(f"{name} must be on/off (true/false), got {shown(value)}")
     if s.kind == "choice":
         v = value.strip() if isinstance(value, str) else None
+        if v is not None and v not in s.choices:  # typed in another case: "Passage" is passage
+            v = next((c for c in s.choices if c.lower() == v.lower()), v)
         if v not in s.choices:
             raise ValueError(f"{name} must be one of {', '.join(s.choices)}, got {shown(value)}")
         return v
     # numeric
-    got = shown(value)
+    got = "nothing (it was empty)" if isinstance(value, str) and not value.strip() else shown(value)
     within = _within(s)
     if isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be a number {within}, got {got}")
@@ -300,19 +303,29 @@ def clamp(specs: Iterable[ParamSpec], name: str, value: Any) -> tuple[Any, str |
                 v = float(value)
             except (TypeError, ValueError, OverflowError):
                 return None, f"ignored: {exc}"
-            if math.isfinite(v):
+            if not math.isnan(v):  # (1e400 is infinite: out of range like 3000, not unreadable)
                 inside = s.min <= v <= s.max
                 v = min(max(v, s.min), s.max)
                 if s.kind == "int":
-                    v = int(round(v))
+                    v = math.floor(v + 0.5)  # halves up, as a reader rounds (round() gives 12 for 12.5)
                 if inside:  # in range but not a whole number
-                    return v, f"{name} must be a whole number and was rounded to {_fmt(v)}"
-                return v, f"{name} was out of range and was set to {_fmt(v)}"
+                    return v, f"{_called(s)} must be a whole number and was rounded to {_fmt(v)}"
+                return v, f"{_called(s)} was out of range and was set to {_fmt(v)}"
         return None, f"ignored: {exc}"
 
 
 def specs_to_json(specs: Iterable[ParamSpec]) -> list[dict]:
     return [s.to_json() for s in specs]
+
+
+def _called(s: ParamSpec) -> str:
+    """How a message names a setting: its label and its name, as the page and a link write them
+    ("Separation weight w_s"); the label alone where it already ends with the name ("Speed v");
+    the name alone where the label is the name ("sample", as Python and a link write it)."""
+    label = (s.label or "").strip()
+    if not label or label.lower() == s.name.lower():
+        return s.name
+    return label if label.endswith(" " + s.name) else f"{label} {s.name}"
 
 
 def _within(s: ParamSpec) -> str:

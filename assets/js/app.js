@@ -10,6 +10,7 @@
 // engine's sessions are the same list).  Every lab's code is fetched while Python boots,
 // so a connection that drops after boot cannot leave a lab blank.
 
+import "./ui/address.js"; // (first: the page reads one spelling of its address)
 import { startEngine } from "./engine.js";
 import { clip, notify, notifyMany } from "./ui/notices.js";
 import { ensureStylesheet, tabListMove } from "./ui/dom.js";

@@ -268,6 +268,24 @@ def test_unknown_lab_gives_notice(page, server):
     assert page.get_attribute("#tab-swarm", "aria-selected") == "true"
 
 
+def test_the_pages_keys_and_words_are_read_in_any_case(page, server):
+    """?LAB=VICSEK&A=0.3 opened the Swarm Lab with two notices and lost a=0.3 (an outside
+    review).  The page's keys and their values are read in any case, the address is written
+    back in its one spelling (so a copied link has it), and a lab's settings typed in another
+    case are those settings."""
+    page.goto(f"{server}/?LAB=VICSEK&A=0.3&Controls=Minimal")
+    wait_ready(page)
+    assert page.evaluate("window.swarmlab.active") == "vicsek"
+    page.wait_for_function("() => new URLSearchParams(location.search).get('lab') === 'vicsek'")
+    assert "lab=vicsek" in page.url and "controls=minimal" in page.url and "A=0.3" in page.url
+    notices = page.inner_text("#notices")
+    assert "no lab called" not in notices and "unknown setting" not in notices, notices
+    page.wait_for_selector("#lab-vicsek .minimal-toggle", state="visible")  # controls=minimal
+    slider = page.locator("#lab-vicsek input[type=range]").first
+    page.wait_for_function("() => Math.abs(Number(document.querySelector('#lab-vicsek input[type=range]').value) - 0.3) < 1e-9")
+    assert float(slider.input_value()) == 0.3
+
+
 def test_plain_index_from_file_explains_itself(page, tmp_path):
     page.goto((ROOT / "index.html").as_uri())
     page.wait_for_selector("#boot-error:not([hidden])", timeout=15_000)

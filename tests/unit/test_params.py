@@ -52,9 +52,34 @@ def test_clamp_for_urls():
     assert v is None and "ignored" in note
     assert clamp(SPECS, "k", "5") == (5, None)
     # in range but not whole: rounded, and said so (not "out of range")
-    assert clamp(SPECS, "k", "4.6") == (5, "k must be a whole number and was rounded to 5")
+    assert clamp(SPECS, "k", "4.6") == (5, "Neighbours k must be a whole number and was rounded to 5")
     # text that is no number at all is ignored, and the note says so as the others do
-    assert clamp(SPECS, "k", "abc") == (None, "ignored: k must be a whole number in [1, 20], got 'abc'")
+    assert clamp(SPECS, "k", "abc") == (None, "ignored: Neighbours k must be a whole number in [1, 20], got 'abc'")
+
+
+def test_link_values_read_as_a_person_typed_them():
+    """An outside review of typed addresses: messages name a setting by its label as well as
+    its name; halves round up (round() gave 12 for 12.5 but 8 for 7.5); an infinite number is
+    out of range like any other, not unreadable; an empty box says it was empty; a choice
+    typed in capitals is that choice."""
+    assert clamp(SPECS, "k", "4.5") == (5, "Neighbours k must be a whole number and was rounded to 5")
+    assert clamp(SPECS, "k", "7.5")[0] == 8 and clamp(SPECS, "k", "12.5")[0] == 13
+    assert clamp(SPECS, "speed", "1e400") == (30, "speed was out of range and was set to 30")
+    assert clamp(SPECS, "speed", "-Infinity") == (1, "speed was out of range and was set to 1")
+    assert clamp(SPECS, "k", "")[1] == "ignored: Neighbours k must be a whole number in [1, 20], got nothing (it was empty)"
+    assert clamp(SPECS, "mode", "Nearest") == ("nearest", None)
+    assert clamp(SPECS, "mode", " RANGE ") == ("range", None)
+    assert clamp(SPECS, "speed", "nan")[0] is None  # NaN is no number: ignored
+
+
+def test_a_link_setting_typed_in_another_case_is_that_setting():
+    from swarmlab.sessions.swarm import SwarmSession
+
+    got = SwarmSession().op_parse_query({"n": "300", "SIGMA": "20", "zz": "1"})
+    assert got["values"] == {"N": 300, "sigma": 20.0}
+    assert got["notices"] == ["ignored unknown setting 'zz'"]
+    got = SwarmSession().op_parse_query({"n": "300", "N": "200"})  # the exact name wins
+    assert got["values"] == {"N": 200} and got["notices"] == ["ignored 'n': N is given too"]
 
 
 def test_specs_json_round_trip():

@@ -270,11 +270,22 @@ class Session:
         if not isinstance(query, dict):
             raise ValueError("query must be an object of name: value")
         names = {s.name for s in self.SPECS}
+        # a name typed in another case is the setting of that name when only one matches
+        # (Lab 1's N and R; ?n=300 means N): an address is typed by hand
+        folded: dict[str, list[str]] = {}
+        for name in names:
+            folded.setdefault(name.lower(), []).append(name)
         values, notices = {}, []
         for key, raw in query.items():
             if key not in names:
-                notices.append(f"ignored unknown setting {shown(key)}")
-                continue
+                match = folded.get(str(key).lower(), [])
+                if len(match) != 1:
+                    notices.append(f"ignored unknown setting {shown(key)}")
+                    continue
+                if match[0] in query:
+                    notices.append(f"ignored {shown(key)}: {match[0]} is given too")
+                    continue
+                key = match[0]
             value, notice = clamp(self.SPECS, key, raw)
             if notice:
                 notices.append(notice)
