@@ -1146,3 +1146,4 @@ def test_add_then_restart_at_once_keeps_the_added_animals(lab):
     st = engine_call(page, LAB, "state")
     assert st["N"] == n0 + 10 and st["step"] == 0, st
     assert control(page, "N").locator("output").inner_text().startswith(str(n0 + 10))
+

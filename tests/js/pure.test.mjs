@@ -12,7 +12,7 @@ import { tabListMove } from "../../assets/js/ui/dom.js";
 import { CheckRunner } from "../../assets/js/labs/vicsek/check.js";
 import { choiceLabel, groupSpecs, formatReadout, formatValue, labelParts, spokenValue } from "../../assets/js/ui/controls.js";
 import { pitchFor } from "../../assets/js/ui/sound.js";
-import { ANIMAL_PX, arrowUnit } from "../../assets/js/labs/swarm/panel.js";
+import { ANIMAL_PX, SensePanel, arrowUnit } from "../../assets/js/labs/swarm/panel.js";
 
 test("StepClock gives whole steps and carries the rest, whatever the frame rate", () => {
   const dt = 1 / 60;
@@ -420,6 +420,30 @@ test("Lab 1's sensing panel draws its urges long enough to see beside the animal
   // a long urge (a threat's push of 4 units) reaches the panel's edge and no further; the unit stays fixed below 1
   assert.equal(4 * arrowUnit(4, limit), limit);
   assert.equal(arrowUnit(0.3, limit), arrowUnit(0.9, limit));
+});
+
+test("Lab 1's sensing sentences keep their tallest height at one width, so the page never jumps back", () => {
+  // (an outside review: at a phone's width the changing counts wrapped the sentences to one line
+  // more, then one less, a few times a second; a course page's self-sizing frame followed)
+  const line = (el, lines) => { el.lines = lines; };
+  const fakeEl = () => ({ lines: 2, style: { minHeight: "" }, clientWidth: 300,
+    getBoundingClientRect() { return { height: Math.max(this.lines * 20, parseFloat(this.style.minHeight) || 0) }; } });
+  const panel = { textEl: fakeEl(), countsEl: fakeEl(), heldWidth: undefined };
+  const hold = () => SensePanel.prototype._holdHeights.call(panel);
+  const seen = [];
+  for (const lines of [2, 3, 2, 3, 2, 2]) {  // the text wraps to 2, 3, 2, 3 ... lines
+    line(panel.textEl, lines);
+    hold();
+    seen.push(panel.textEl.getBoundingClientRect().height);
+  }
+  assert.deepEqual(seen, [40, 60, 60, 60, 60, 60]);  // grows once, never shrinks back
+  panel.textEl.clientWidth = 200;  // another width (a turned phone): measured afresh
+  line(panel.textEl, 4);
+  hold();
+  assert.equal(panel.textEl.style.minHeight, "80px");
+  line(panel.textEl, 2);
+  hold();
+  assert.equal(panel.textEl.getBoundingClientRect().height, 80);
 });
 
 test("a chart's clock axis ticks whole minutes (1:00, 2:00), not 0:50, 1:40, 2:30", async () => {

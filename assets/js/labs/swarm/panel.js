@@ -123,6 +123,23 @@ export class SensePanel {
     if (typeof ResizeObserver !== "undefined") new ResizeObserver(() => this.resize()).observe(this.canvas);
   }
 
+  /** The two sentences change with every refresh while the run plays ("33 ... / 41 social
+   *  neighbours"), and on a narrow screen they wrapped to one line more, then one less, a few
+   *  times a second: the page below jumped, and a course page's self-sizing frame resized with
+   *  them.  Each keeps the tallest height it has had at this width (reset when the width
+   *  changes), so the page only ever grows by a line, once. */
+  _holdHeights() {
+    const width = this.textEl.clientWidth;
+    if (width !== this.heldWidth) {
+      this.heldWidth = width;
+      for (const el of [this.textEl, this.countsEl]) el.style.minHeight = "";
+    }
+    for (const el of [this.textEl, this.countsEl]) {
+      const h = el.getBoundingClientRect().height;
+      if (h > (parseFloat(el.style.minHeight) || 0)) el.style.minHeight = `${h}px`;
+    }
+  }
+
   resize() {
     const rect = this.canvas.getBoundingClientRect();
     const w = Math.max(160, Math.round(rect.width || 300));
@@ -165,6 +182,7 @@ export class SensePanel {
     setText(this.countsEl,
       `${plural(ns, "social neighbour", "social neighbours")}, ${plural(np, "animal", "animals")} inside personal space, ` +
       `${plural(ne, "animal", "animals")} nearby (within ${num(info.nearby_radius)} lengths) but not counted.`);
+    this._holdHeights();
     // machine-readable copies for tests and assistive tools, and the canvas's name: written
     // when the neighbourhood changes, not at every engine answer
     const last = this.shown;
