@@ -162,8 +162,11 @@ function showLabError(section, lab, err, { load = false } = {}) {
   const title = document.createElement("strong");
   title.textContent = load ? "This lab's code could not be downloaded. " : "This lab could not start. ";
   const text = document.createElement("span");
+  // (said only when another lab is running: a file every lab imports fails them all)
+  const others = [...mounted].some(([l, c]) => l !== lab && c && typeof c.then !== "function")
+    ? " Your other labs keep running." : "";
   text.textContent = (load
-    ? "The connection may have dropped. Your other labs keep running; check the connection and try again. "
+    ? `The connection may have dropped.${others} Check the connection and try again. `
     : "Try again; if it happens again, reload the page or try another browser, and tell your teacher. ") +
     "Detail: " + String((err && err.message) || err);
   const retry = document.createElement("button");
@@ -184,7 +187,7 @@ function showLabError(section, lab, err, { load = false } = {}) {
       if (!miss) return;
       const name = miss.url.pathname.split("/assets/js/").pop();
       title.textContent = "This lab's code is missing on this site. ";
-      text.textContent = `The site answered ${miss.status} for ${name}. Your other labs keep running. ` +
+      text.textContent = `The site answered ${miss.status} for ${name}.${others} ` +
         "If you host Swarm Lab, copy the whole built folder again (`make dist`); otherwise tell your teacher. " +
         "Detail: " + String((err && err.message) || err);
     }).catch(() => { /* no answer: the connection, as said */ });

@@ -345,8 +345,21 @@ def test_a_lab_whose_code_is_missing_on_the_site_says_so(page, server, missing):
     text = box.inner_text()
     assert f"The site answered 404 for {missing}." in text and "make dist" in text
     assert "connection may have dropped" not in text
+    assert "Your other labs keep running." in text  # (boids is running)
     page.click("#tab-boids")  # the other labs keep running
     assert page.locator("#lab-boids .lab-error").count() == 0
+
+
+def test_a_shared_module_missing_does_not_promise_that_other_labs_run(page, server):
+    """A module every lab imports (the charts) failing fails them all: each lab's box said
+    "Your other labs keep running", and none was (an outside review)."""
+    page.route("**/assets/js/ui/chart.js", lambda route: route.fulfill(status=404, body="not found"))
+    page.goto(f"{server}/?lab=swarm")
+    box = page.locator("#lab-swarm .lab-error")
+    box.wait_for(timeout=60_000)
+    page.wait_for_function("() => document.querySelector('#lab-swarm .lab-error').textContent.includes('missing on this site')")
+    text = box.inner_text()
+    assert "ui/chart.js" in text and "other labs keep running" not in text, text
 
 
 def test_a_swarm_lab_that_fails_to_build_can_be_tried_again(page, server):
