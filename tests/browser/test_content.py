@@ -76,14 +76,12 @@ AUTO_HEIGHT_HOST = """<!doctype html><title>Course</title><body style="margin:0"
   document.getElementById("lab").style.height = e.data.height + "px"; }});</script></body>"""
 
 
-@pytest.mark.parametrize("lab, stage", [("vicsek", ".vk-canvas"), ("swarm", ".swarm-canvas"), ("boids", ".bd-canvas")])
-def test_a_stage_in_an_auto_height_frame_fits_the_window(browser, server, tmp_path, serve_root, lab, stage):
-    """A course page that sizes its frame to the content (the README's script): the frame's own
-    height is then the content's, so a stage planned for the frame's height grew with every
-    message (876 px in an 800 px window).  It is planned for the screen instead (embed.js)."""
+def _in_auto_height_frame(browser, server, tmp_path, serve_root, lab):
+    """A course page (another origin) whose frame takes the lab's height from its messages, on a
+    1280 x 940 screen (the browser's own bars leave the page 800 px; embed.js allows 140): the
+    context, the course page and the lab's frame, once the lab is ready."""
     (tmp_path / "course.html").write_text(AUTO_HEIGHT_HOST.format(src=f"{server}/?lab={lab}&embed=1"), encoding="utf-8")
     host = serve_root(tmp_path)
-    # a 1280 x 940 screen: the browser's own bars leave the page 800 px (embed.js allows 140)
     context = browser.new_context(viewport={"width": 1280, "height": 800}, screen={"width": 1280, "height": 940})
     try:
         page = context.new_page()
@@ -91,6 +89,19 @@ def test_a_stage_in_an_auto_height_frame_fits_the_window(browser, server, tmp_pa
         page.wait_for_function("() => document.querySelector('#lab')")
         frame = next(f for f in page.frames if f.url.startswith(server))
         wait_ready(frame)
+    except BaseException:
+        context.close()
+        raise
+    return context, page, frame
+
+
+@pytest.mark.parametrize("lab, stage", [("vicsek", ".vk-canvas"), ("swarm", ".swarm-canvas"), ("boids", ".bd-canvas")])
+def test_a_stage_in_an_auto_height_frame_fits_the_window(browser, server, tmp_path, serve_root, lab, stage):
+    """A course page that sizes its frame to the content (the README's script): the frame's own
+    height is then the content's, so a stage planned for the frame's height grew with every
+    message (876 px in an 800 px window).  It is planned for the screen instead (embed.js)."""
+    context, page, frame = _in_auto_height_frame(browser, server, tmp_path, serve_root, lab)
+    try:
         page.wait_for_function("() => document.getElementById('lab').getBoundingClientRect().height > 1200")
         page.wait_for_timeout(500)  # a few more height messages
         box = frame.locator(f"#lab-{lab} {stage}").bounding_box()
@@ -103,15 +114,8 @@ def test_in_page_links_and_a_started_trial_scroll_the_course_page(browser, serve
     """In a frame as tall as its content the frame has nothing to scroll: "Trials ↓" only
     changed the frame's address, and a trial started from its card left the stage 1,500 px
     above the course page's view (an outside review).  Both now scroll the course page."""
-    (tmp_path / "course.html").write_text(AUTO_HEIGHT_HOST.format(src=f"{server}/?lab=swarm&embed=1"), encoding="utf-8")
-    host = serve_root(tmp_path)
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, screen={"width": 1280, "height": 940})
+    context, page, frame = _in_auto_height_frame(browser, server, tmp_path, serve_root, "swarm")
     try:
-        page = context.new_page()
-        page.goto(f"{host.url}/course.html")
-        page.wait_for_function("() => document.querySelector('#lab')")
-        frame = next(f for f in page.frames if f.url.startswith(server))
-        wait_ready(frame)
         page.wait_for_function("() => document.getElementById('lab').getBoundingClientRect().height > 1500")
 
         def top_in_course_view(selector):  # where the element's top is in the course page's window
