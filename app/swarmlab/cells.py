@@ -844,8 +844,9 @@ def neighbour_pairs(
     total = q.size
 
     # exact minimum-image displacement of every candidate, from the raw positions
-    # (1-D columns, in place), then one exact filter on r^2 (see _r2_max).  Inside the box
-    # the image is the slot's (_half_shifts): one subtraction instead of five passes.
+    # (1-D columns, in place), then one exact filter on r^2 (see _r2_max).  Inside the box and
+    # from _IMAGES_MIN candidates on, the image is the slot's (_half_shifts): a subtraction on
+    # the wrapped slices only, instead of four passes over every candidate.
     inside = fast and xw is x
     sx, sy = _half_shifts(grid, W, H) if inside and total >= _IMAGES_MIN else (None, None)
     xs, ys = _sorted_columns(x, b.order)

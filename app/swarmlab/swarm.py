@@ -686,6 +686,11 @@ def new_history() -> metrics.History:
                            capacity=HISTORY_CAPACITY, time_label="time (s)")
 
 
+def nearby_radius(p: SwarmParams) -> float:
+    """The panel's "nearby" distance, lengths: NEARBY_FACTOR * R, at least the personal space."""
+    return max(NEARBY_FACTOR * p.R, PERSONAL)
+
+
 def agent_view(state: SwarmState, p: SwarmParams, nb: Neighbourhood, steer: Steering, index: int) -> dict:
     """What agent ``index`` senses and how each rule pushes it (the panel's data).
 
@@ -696,7 +701,7 @@ def agent_view(state: SwarmState, p: SwarmParams, nb: Neighbourhood, steer: Stee
     i = int(index)
     soc = nb.social.j[nb.social.i == i]
     per = nb.personal.j[nb.personal.i == i]
-    ring = max(NEARBY_FACTOR * p.R, PERSONAL)
+    ring = nearby_radius(p)
     dist = distance(state.x[i][None, :], state.x, BOX)
     near = np.flatnonzero(dist <= ring)
     near = near[near != i]
@@ -745,8 +750,7 @@ def describe(p: SwarmParams, n_social: int, n_personal: int, n_excluded: int, ve
     if n_personal:
         parts.append(f"{n_personal} inside its personal space")
     if n_excluded:
-        ring = max(NEARBY_FACTOR * p.R, PERSONAL)
-        parts.append(f"and ignores {n_excluded} more within {ring:g} lengths (out of view or range)")
+        parts.append(f"and ignores {n_excluded} more within {nearby_radius(p):g} lengths (out of view or range)")
     mags = {name: _length(vectors[name]) for name in Steering.NAMES}
     top = max(mags, key=lambda k: mags[k])
     text = ", ".join(parts) + "."
