@@ -251,7 +251,7 @@ def test_the_sample_number_is_a_box_to_type_in(lab):
     assert state(page)["params"]["sample"] == 7 and box.input_value() == "7" and state(page)["N"] == n0
     # said as the Swarm Lab says it (the session's words; before, nothing was said)
     assert "Sample number 7 will be used when you press Restart." in page.inner_text("#notices")
-    for bad, said in (("2.5", "got 2.5"), ("-3", "got -3"), ("", "got ''"), ("1e309", "got 'not a number'")):
+    for bad, said in (("2.5", "got 2.5"), ("-3", "got -3"), ("", "got nothing (it was empty)"), ("1e309", "got 'not a number'")):
         box.fill(bad)
         box.press("Enter")
         settle(page, LAB)

@@ -622,11 +622,11 @@ def test_copy_link_without_clipboard_or_prompt_shows_the_link(page, server):
 def test_a_page_key_with_a_value_it_does_not_take_is_said(page, server):
     """embed, controls, theme and engine take one documented value each: another value is
     named in a notice with the one to use, not silently dropped; the lab runs as without it."""
-    page.goto(f"{server}/?lab=vicsek&embed=true&theme=dark&controls=Minimal")
+    page.goto(f"{server}/?lab=vicsek&embed=true&theme=dark&controls=full")
     wait_ready(page)
     text = page.inner_text("#notices")
     assert "embed=true is not understood" in text and "use embed=1" in text
-    assert "theme=dark is not understood" in text and "controls=Minimal is not understood" in text
+    assert "theme=dark is not understood" in text and "controls=full is not understood" in text
     assert not page.evaluate("() => document.documentElement.classList.contains('embed')")
 
 

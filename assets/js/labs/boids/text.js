@@ -93,7 +93,7 @@ const moreSettings = (minimal) => (minimal ? "“Show all settings”, then “M
 export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
   const more = moreSettings(minimal);
   // MathML Core has no bold mathvariant: use the mathematical bold letters themselves.
-  const BOLD = { a: "\u{1D41A}", p: "\u{1D429}", v: "\u{1D42F}", s: "\u{1D42C}", r: "\u{1D42B}" };
+  const BOLD = { a: "\u{1D41A}", d: "\u{1D41D}", p: "\u{1D429}", v: "\u{1D42F}", s: "\u{1D42C}", r: "\u{1D42B}" };
   const b = (s) => `<mi>${BOLD[s]}</mi>`;
   const sub = (base, s) => `<msub>${base}<mi>${s}</mi></msub>`;
   const ksub = (s) => `<msub><mi>k</mi><mtext>${s}</mtext></msub>`;
@@ -143,12 +143,16 @@ export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
   <p>The neighbours' average velocity, and the arrow from you to their middle. A rule with nobody in its reach
   asks for nothing.</p>
   <p>Then each rule <em>steers</em>, as Reynolds' boids do: the boid would like to fly at full speed
-  (<var>v</var><sub>max</sub> = ${P("v_max", true)}) the way the rule points, and the steering is that wish minus
+  (<var>v</var><sub>max</sub> = ${P("v_max", true)}) the way the rule points (its desired velocity <b>d</b>), and the steering is that wish minus
   its present velocity, taken per <var>τ</var> = ${c.steer_time} s so that it is an acceleration, never more than
   Reynolds' maximum force <var>F</var> = ${P("max_force", true)} (a force per unit mass, so an acceleration too):</p>
+  <div class="formula"><math display="block" data-formula="desired velocity">
+    <msub>${b("d")}<mtext>rule</mtext></msub><mo>=</mo><msub><mi>v</mi><mtext>max</mtext></msub>
+    <mfrac><msub>${b("r")}<mtext>rule</mtext></msub><mrow><mo>|</mo><msub>${b("r")}<mtext>rule</mtext></msub><mo>|</mo></mrow></mfrac>
+  </math></div>
   <div class="formula"><math display="block" data-formula="steering">
-    ${steerOf("rule")}<mo>=</mo>${ksub("rule")}<mspace width="0.2em"/><mtext>cap</mtext><mrow><mo>(</mo><mrow><mo>(</mo><msub><mi>v</mi><mtext>max</mtext></msub>
-    <mfrac><msub>${b("r")}<mtext>rule</mtext></msub><mrow><mo>|</mo><msub>${b("r")}<mtext>rule</mtext></msub><mo>|</mo></mrow></mfrac><mo>−</mo>${vi}<mo>)</mo></mrow><mo>/</mo><mi>τ</mi><mo>,</mo><mi>F</mi><mo>)</mo></mrow>
+    ${steerOf("rule")}<mo>=</mo>${ksub("rule")}<mspace width="0.2em"/><mtext>cap</mtext><mrow><mo>(</mo>
+    <mfrac><mrow><msub>${b("d")}<mtext>rule</mtext></msub><mo>−</mo>${vi}</mrow><mi>τ</mi></mfrac><mo>,</mo><mi>F</mi><mo>)</mo></mrow>
   </math></div>
   <p>The sliders are the weights <var>k</var>. A boid cannot do everything at once: in one moment it can change its
   velocity by at most <var>F</var> per second in all, and the rules are served in order, separation first, then
