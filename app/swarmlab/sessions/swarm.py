@@ -93,7 +93,7 @@ CHARTS = (
     {"id": "space", "title": "Spacing", "x_label": "model time",
      "axes": {"left": "lengths", "right": "share of animals (%)"},
      "series": [{"key": "spacing", "label": f"{_SERIES['spacing'].label} ({_SERIES['spacing'].unit})",
-                 "short": "spacing", "axis": "left"},
+                 "short": f"spacing ({_SERIES['spacing'].unit})", "axis": "left"},
                 {"key": "very_close", "label": _SERIES["very_close"].label,
                  "short": f"< {swarm.VERY_CLOSE:g} (%)", "axis": "right"}]},
 )
