@@ -137,8 +137,7 @@ export function installAccess({ engine, activeLab, controller }) {
   function setProjector(on, keep = true) {
     setProjectorColours(on);
     for (const b of toggles.projector) b.setAttribute("aria-pressed", String(on));
-    if (keep) remember("theme", on ? "projector" : moreContrast ? "standard" : null);
-    window.dispatchEvent(new Event("resize")); // labs redraw their canvases
+    if (keep) remember("theme", on ? "projector" : moreContrast ? "standard" : null);  // (the labs redraw: onLookChange)
   }
 
   function setShapes(on, keep = true) {
