@@ -369,8 +369,9 @@ def test_copy_link_includes_a(vpage):
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     set_slider(page, "a", 0.4)
     page.click(f"{SECTION} .vk-copy")
-    page.wait_for_function("navigator.clipboard.readText().then(t => t.includes('lab=vicsek'))", timeout=5_000)
-    url = page.evaluate("navigator.clipboard.readText()")
+    # the text the wait saw (read again, the clipboard once came back empty in a CI run)
+    url = page.wait_for_function("navigator.clipboard.readText().then(t => t.includes('lab=vicsek') && t)",
+                                 timeout=5_000).json_value()
     assert "lab=vicsek" in url and "a=0.4" in url, url
     set_slider(page, "a", 1.0)
 
