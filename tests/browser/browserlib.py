@@ -85,6 +85,21 @@ def settle(page, lab: str):
                                 return (c.test || c).settle(); }""", lab)
 
 
+def copied_link(page, lab: str, before: str = "", timeout_s: float = 20.0) -> str:
+    """The link on the clipboard once Copy link has put one there, other than `before`.
+
+    Polled from Python and read once: the text returned is the text that satisfied the wait
+    (a CI run once read the clipboard a second time and got an empty string; a promise
+    returned to ``wait_for_function`` resolved to ``true``, not to the text)."""
+    text = ""
+    for _ in range(int(timeout_s * 10)):
+        text = page.evaluate("() => navigator.clipboard.readText()")
+        if f"lab={lab}" in text and text != before:
+            return text
+        page.wait_for_timeout(100)
+    raise AssertionError(f"no link for lab={lab} on the clipboard: {text!r}")
+
+
 def pause(page, lab: str):
     """Pause a lab through its controller (Lab 1's is test.setPlaying; the others pause())
     and wait until the paused state is on screen."""

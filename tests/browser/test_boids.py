@@ -11,7 +11,7 @@ import math
 import time
 
 import pytest
-from browserlib import engine_call, screenshot, settle, wait_ready
+from browserlib import copied_link, engine_call, screenshot, settle, wait_ready
 
 LAB = "boids"
 
@@ -740,7 +740,7 @@ def test_copied_link_replays_the_same_run_on_another_screen_shape(page, phone_pa
     page.locator("#lab-boids .bd-copy").click()
     settle(page, LAB)
     page.wait_for_function("() => [...document.querySelectorAll('.copy-note')].some((e) => e.innerText.includes('Link copied'))")
-    url = page.evaluate("() => navigator.clipboard.readText()")
+    url = copied_link(page, "boids")
     assert "world=" in url and "sample=5" in url and "k_coh=0.8" in url
     box.fill("5")  # (the replay below restarts this page too)
     box.press("Enter")

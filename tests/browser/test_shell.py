@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from browserlib import LABS, ROOT, each_lab, engine_call, screenshot, settle, wait_ready
+from browserlib import LABS, ROOT, copied_link, each_lab, engine_call, screenshot, settle, wait_ready
 
 
 def canvas_png(page) -> bytes:
@@ -166,8 +166,7 @@ def test_another_labs_keys_are_said_and_copy_link_keeps_the_pages_look(page, ser
     assert "trial=passage was ignored: only lab=swarm reads it" in notices
     assert "world=20x10 was ignored: only lab=boids reads it" in notices
     page.locator("#lab-vicsek .vk-copy").click()
-    page.wait_for_function("() => [...document.querySelectorAll('.copy-note')].some((e) => e.innerText.includes('Link copied'))")
-    url = page.evaluate("() => navigator.clipboard.readText()")
+    url = copied_link(page, "vicsek")
     assert url == f"{server}/?lab=vicsek&controls=minimal&theme=projector&shapes=large&a=0.5", url
 
 
@@ -215,17 +214,6 @@ COPY_AS_IT_CHANGES = """([lab, selector]) => {
 }"""
 
 
-def _copied(page, lab, before=""):
-    """The link on the clipboard once Copy link has put one there (read once: the text that
-    satisfied the wait), other than `before`."""
-    for _ in range(200):  # 20 s
-        text = page.evaluate("() => navigator.clipboard.readText()")
-        if f"lab={lab}" in text and text != before:
-            return text
-        page.wait_for_timeout(100)
-    raise AssertionError(f"no link on the clipboard: {text!r}")
-
-
 @pytest.mark.parametrize("lab, link, selector", [
     ("swarm", "", ".ctl[data-param] input[type=range]"),
     ("vicsek", "", ".ctl[data-param] input[type=range]"),
@@ -245,7 +233,7 @@ def test_a_link_copied_as_a_setting_changes_is_the_link_once_the_engine_answered
     settle(page, lab)
     page.evaluate("() => navigator.clipboard.writeText('(nothing copied yet)')")
     name, value = page.evaluate(COPY_AS_IT_CHANGES, [lab, selector])
-    first = _copied(page, lab)
+    first = copied_link(page, lab)
     page.wait_for_function("() => [...document.querySelectorAll('.copy-note')].some((e) => e.innerText.includes('Link copied'))")
     note = page.locator(f"#lab-{lab} .copy-note")
     assert "not this run exactly" in note.inner_text()  # the change is part of this run
@@ -255,7 +243,7 @@ def test_a_link_copied_as_a_setting_changes_is_the_link_once_the_engine_answered
     settle(page, lab)
     page.evaluate("() => navigator.clipboard.writeText('(the second copy)')")
     page.locator(f"#lab-{lab} button[class*=-copy]").click()
-    assert _copied(page, lab) == first
+    assert copied_link(page, lab) == first
     if link:
         assert "trial=" not in first, first
     assert page.rec.page_errors == []

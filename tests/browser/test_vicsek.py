@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from browserlib import ROOT, engine_call, screenshot, wait_ready
+from browserlib import ROOT, copied_link, engine_call, screenshot, wait_ready
 
 LAB = "vicsek"
 CTL = "window.swarmlab.labs.get('vicsek')"
@@ -369,9 +369,7 @@ def test_copy_link_includes_a(vpage):
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     set_slider(page, "a", 0.4)
     page.click(f"{SECTION} .vk-copy")
-    # the text the wait saw (read again, the clipboard once came back empty in a CI run)
-    url = page.wait_for_function("navigator.clipboard.readText().then(t => t.includes('lab=vicsek') && t)",
-                                 timeout=5_000).json_value()
+    url = copied_link(page, "vicsek")
     assert "lab=vicsek" in url and "a=0.4" in url, url
     set_slider(page, "a", 1.0)
 
