@@ -33,6 +33,15 @@ import { sentence } from "./dom.js";
 export const SUMMARY_EVERY_MS = 10000; // at most one automatic summary per 10 s
 export const SUMMARY_MAX_GAP_MS = 60000; // summaries with no action between them back off to this
 export const POLL_MS = 2500;           // how often a playing lab's description is refreshed
+// The three timings as data.  A page (a test, a kiosk) may set window.SWARMLAB_ACCESS_TIMING =
+// {summaryEvery, summaryMaxGap, poll} in ms before the app starts; only positive numbers are
+// taken, as boot.js does with SWARMLAB_BOOT_TIMING.  The browser tests run them five times
+// faster, so that a back-off from 10 s to 20 s is seen in seconds.
+const TIMING = { summaryEvery: SUMMARY_EVERY_MS, summaryMaxGap: SUMMARY_MAX_GAP_MS, poll: POLL_MS };
+const givenTiming = globalThis.SWARMLAB_ACCESS_TIMING;
+if (givenTiming && typeof givenTiming === "object") {
+  for (const k of Object.keys(TIMING)) if (Number(givenTiming[k]) > 0) TIMING[k] = Number(givenTiming[k]);
+}
 /** Whether description `d` says something new against `seen` (an earlier description): its
  *  coarse key changed, or its heading turned by the engine's `news_turn_deg` (one compass
  *  word's width, describe.NEWS_TURN_DEG) or more.  The heading is not in the key, so one that
@@ -100,7 +109,7 @@ export function say(text, kind = "response") {
  *  groups is not narrated every 10 s for as long as it plays.  An action or Describe starts
  *  again at 10 s. */
 export function summaryGap(spoken) {
-  return Math.min(SUMMARY_MAX_GAP_MS, SUMMARY_EVERY_MS * 2 ** Math.max(0, spoken));
+  return Math.min(TIMING.summaryMaxGap, TIMING.summaryEvery * 2 ** Math.max(0, spoken));
 }
 
 // The automatic summaries can be switched off in the key list (a student who only wants the
@@ -188,7 +197,7 @@ export function installAccess({ engine, activeLab, controller }) {
       const label = `${st.baseLabel} Now: ${d.text}`;
       const now = performance.now();
       const quiet = document.activeElement === stage && !force &&
-        (!isNews(d, st.labelSeen) || now - st.labelAt < SUMMARY_EVERY_MS);
+        (!isNews(d, st.labelSeen) || now - st.labelAt < TIMING.summaryEvery);
       if (!quiet && stage.getAttribute("aria-label") !== label) {
         stage.setAttribute("aria-label", label);
         st.labelSeen = d;
@@ -293,7 +302,7 @@ export function installAccess({ engine, activeLab, controller }) {
       st.busy = false;
     }
   }
-  setInterval(poll, POLL_MS);
+  setInterval(poll, TIMING.poll);
 
   // ---- per lab, once it is mounted: the access bar, chart texts, action responses ----
   function decorate(lab) {
