@@ -73,9 +73,11 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(line, yellow=True)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def eng(engine_name):
-    """A started browser of that engine (one per module), closed at the end."""
+    """A started browser of that engine, one per test, closed at its end.  (One per module, WebKit
+    lost its page, "session deleted because of page crash or hang", in the third or fourth heavy
+    page of a CI run: a fresh browser costs about 2 s a test.)"""
     from drivers import DriverError, FirefoxDriver, WebKitDriver
 
     reason = missing(engine_name)
