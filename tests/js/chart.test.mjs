@@ -81,3 +81,23 @@ test("levelOf: a session's chart level (label, constant, decimals) becomes the d
   assert.deepEqual(levelOf(chart, { baseline: 0.1127, n: 64 }), { value: 0.1127, label: "random ≈ 0.11" });
   assert.equal(levelOf({ level: { ...chart.level, decimals: 3 } }, { baseline: 0.1127 }).label, "random ≈ 0.113");
 });
+
+test("a compact chart names its axes only when asked (axisTitles), and keeps its plot's size for them", () => {
+  const draw = (extra) => {
+    const f = fakeCanvas(600, 136);
+    const texts = [];
+    f.g.fillText = (s) => texts.push(s);
+    f.g.arc = () => {};
+    f.g.fill = () => {};
+    const chart = new LineChart(f.canvas, {
+      compact: true, legend: false, window: 600, xFormat: String, xLabel: "update",
+      axes: { left: { label: "P", min: 0, max: 1, ticks: 2 } }, series: [{ key: "P", label: "shared heading P" }], ...extra,
+    });
+    chart.setData({ t: [0, 1, 2], series: { P: [0.1, 0.2, 0.3] }, markers: [] });
+    return { texts, plot: { ...chart.plot } };
+  };
+  const plain = draw({}), titled = draw({ axisTitles: true });
+  assert.ok(!plain.texts.includes("update") && !plain.texts.includes("P"), "a live strip beside its own titles stays bare");
+  assert.ok(titled.texts.includes("update") && titled.texts.includes("P"), titled.texts);
+  assert.ok(titled.plot.x > plain.plot.x && titled.plot.h < plain.plot.h, "room for the titles is kept");
+});

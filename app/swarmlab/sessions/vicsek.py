@@ -86,6 +86,7 @@ READOUTS = (
 CHART_WINDOW = 600  # updates shown
 CHARTS = (
     {"id": "P", "title": f"P over the last {CHART_WINDOW} updates", "window": CHART_WINDOW,
+     "x_label": READOUTS[1].label, "axes": {"left": P_SERIES.name},
      "series": [{"key": "P", "label": READOUTS[0].label}],
      "baseline": "about where P sits when headings are random",
      "level": {"label": "random", "constant": "baseline", "decimals": 2}},

@@ -137,11 +137,13 @@ export async function mount(section, ctx) {
   // the P plot: the charts' one LineChart, as a strip of the last `window` updates with the level
   // of random headings (its words: the session's display.charts[0] and the figure's caption)
   const pplot = $(".vk-pplot");
+  const words = display.charts[0];
   const plot = new LineChart(pplot, {
-    compact: true, legend: false, window: display.charts[0].window, xFormat: String,
+    compact: true, axisTitles: true, legend: false, window: words.window, xFormat: String, xLabel: words.x_label,
     ariaLabel: pplot.getAttribute("aria-label"), markerColor: "rgba(20, 32, 43, 0.45)",
-    axes: { left: { min: 0, max: 1, ticks: 2 } }, series: [{ key: "P", label: "P", ...SERIES_STYLE.P, width: 1.5 }],
-    levels: [levelOf(display.charts[0], consts)],
+    axes: { left: { label: words.axes.left, min: 0, max: 1, ticks: 2 } },
+    series: [{ key: "P", label: words.series[0].label, ...SERIES_STYLE.P, width: 1.5 }],
+    levels: [levelOf(words, consts)],
     markerLabels: true, lastPoint: true,
   });
 

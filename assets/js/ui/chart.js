@@ -21,6 +21,8 @@
 //     gutterRight: true,                          // keep the right axis's gutter even without one, so
 //                                                 // charts stacked above each other share one time axis
 //     compact: true,                              // a small live strip: no title or axis titles
+//     axisTitles: true,                           // ... except these: a compact chart that stands
+//                                                 // alone still names its axes (xLabel, axes' labels)
 //     window: 600,                                // show only the last 600 x units (a scrolling
 //                                                 // strip; without it the axis starts at 0)
 //     levels: [{ value: 0.11, label: "random ≈ 0.11", color: "#9a5b00", axis: "left" }],
@@ -307,11 +309,12 @@ export class LineChart {
     const series = o.series || SOLID;
     const hasRight = Boolean(axes.right);
     const compact = Boolean(o.compact);
-    const left = compact ? 34 : 46;
-    const right = hasRight || o.gutterRight ? (compact ? 34 : 50) : 14;
+    const titled = !compact || Boolean(o.axisTitles);  // axis titles drawn (and their room kept)
+    const left = titled ? 46 : 34;
+    const right = hasRight || o.gutterRight ? (titled ? 50 : 34) : 14;
     this._layoutLegend(w, compact);
     const top = this.legend.length ? (compact ? 20 : 40) + 16 * this.legendLines : compact ? 8 : 28;
-    const bottom = compact ? 18 : 34;
+    const bottom = titled ? 34 : 18;
     const plot = this.plot;
     plot.x = left;
     plot.y = top;
@@ -393,14 +396,14 @@ export class LineChart {
     g.strokeStyle = "#9aa5b1";
     g.strokeRect(plot.x + 0.5, plot.y + 0.5, plot.w - 1, plot.h - 1);
     g.fillStyle = "#5b6875";
-    if (!compact) {
+    if (titled) {
       const xTitle = o.xFormat ? o.xLabel || "" : defaultXTitle(o.xLabel || "time", xMax);
       g.fillText(xTitle, plot.x + plot.w / 2, plot.y + plot.h + 18);
     }
     // axis titles (rotated)
     for (const side of this.sides) {
       const label = axes[side].label;
-      if (compact || !label) continue;
+      if (!titled || !label) continue;
       g.save();
       const x = side === "left" ? 10 : w - 8;
       g.translate(x, plot.y + plot.h / 2);
