@@ -919,6 +919,11 @@ def test_sound_respects_reduced_motion(browser, server):
         assert not lab_playing(page, "boids")
         assert page.evaluate("() => window.swarmlab.access.sound.level") == 0
         assert page.locator("#lab-boids .access-sound").get_attribute("aria-pressed") == "true"
+        # its words name P as every lab does, not in Lab 1's words ("whole-group agreement"), which
+        # Lab 3's readout does not use
+        title = page.locator("#lab-boids .access-sound").get_attribute("title")
+        readout = page.locator("#lab-boids .readouts").inner_text()
+        assert " P," in title and "whole-group" not in title and "whole-group" not in readout, (title, readout)
     finally:
         context.close()
 

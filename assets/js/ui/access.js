@@ -351,7 +351,9 @@ export function installAccess({ engine, activeLab, controller }) {
     soundBtn.textContent = "Sound";
     soundBtn.setAttribute("aria-pressed", String(sound.on));
     // (the click only where the lab has one: cfg.clickOn, Swarm Lab's threat)
-    soundBtn.title = "A soft tone whose pitch rises with the whole-group agreement" +
+    // (in words every lab shares: its readout names P "whole-group agreement" in Lab 1, "shared
+    // heading" in Labs 2 and 3)
+    soundBtn.title = "A soft tone whose pitch rises with P, as more of them head the same way" +
       (cfg.clickOn ? ", and a click when a threat is sent" : "");
     soundBtn.addEventListener("click", () => setSound(!sound.on));
     toggles.sound.push(soundBtn);
