@@ -18,6 +18,16 @@ function fakeCanvas(width, height) {
   return { canvas, g, resizeTo(w, h) { width = w; height = h; } };
 }
 
+/** fakeCanvas, also drawing dots, that keeps every text drawn in `texts`. */
+function textCanvas(width, height) {
+  const f = fakeCanvas(width, height);
+  f.texts = [];
+  f.g.fillText = (s) => f.texts.push(s);
+  f.g.arc = () => {};
+  f.g.fill = () => {};
+  return f;
+}
+
 const OPTS = {
   title: "Agreement", xLabel: "model time", minSpan: 10,
   axes: { left: { label: "agreement", min: 0, max: 1 }, right: { label: "lengths", min: 0, auto: true, minMax: 4 } },
@@ -44,11 +54,8 @@ test("the legend is measured once per width, not on every redraw", () => {
 });
 
 test("a window chart scrolls with the data, labels its markers and draws its reference level", () => {
-  const f = fakeCanvas(600, 120);
-  const texts = [];
-  f.g.fillText = (s) => texts.push(s);
-  f.g.arc = () => {};
-  f.g.fill = () => {};
+  const f = textCanvas(600, 120);
+  const texts = f.texts;
   const chart = new LineChart(f.canvas, {
     compact: true, legend: false, window: 600, xFormat: String, axes: { left: { min: 0, max: 1, ticks: 2 } },
     series: [{ key: "P", label: "P", color: "#0f6fb3" }], levels: [{ value: 0.11, label: "random ≈ 0.11" }],
@@ -84,17 +91,13 @@ test("levelOf: a session's chart level (label, constant, decimals) becomes the d
 
 test("a compact chart names its axes only when asked (axisTitles), and keeps its plot's size for them", () => {
   const draw = (extra) => {
-    const f = fakeCanvas(600, 136);
-    const texts = [];
-    f.g.fillText = (s) => texts.push(s);
-    f.g.arc = () => {};
-    f.g.fill = () => {};
+    const f = textCanvas(600, 136);
     const chart = new LineChart(f.canvas, {
       compact: true, legend: false, window: 600, xFormat: String, xLabel: "update",
       axes: { left: { label: "P", min: 0, max: 1, ticks: 2 } }, series: [{ key: "P", label: "shared heading P" }], ...extra,
     });
     chart.setData({ t: [0, 1, 2], series: { P: [0.1, 0.2, 0.3] }, markers: [] });
-    return { texts, plot: { ...chart.plot } };
+    return { texts: f.texts, plot: { ...chart.plot } };
   };
   const plain = draw({}), titled = draw({ axisTitles: true });
   assert.ok(!plain.texts.includes("update") && !plain.texts.includes("P"), "a live strip beside its own titles stays bare");
