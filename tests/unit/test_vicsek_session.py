@@ -239,7 +239,9 @@ def test_display_carries_the_p_plots_window_and_words(s):
     (plot,) = d["charts"]
     readouts = {r["key"]: r for r in d["readouts"]}
     assert plot["window"] == vs.CHART_WINDOW and f"last {vs.CHART_WINDOW} updates" in plot["title"]
-    assert plot["series"] == [{"key": "P", "label": readouts["P"]["label"]}]
+    assert plot["series"] == [{"key": "P", "label": readouts["P"]["label"], "axis": "left"}]
+    # its axes are named as the other labs' charts name theirs: P, and the update readout's word
+    assert plot["axes"] == {"left": "P"} and plot["x_label"] == readouts["t"]["label"] == "update"
     assert plot["baseline"]
     level = plot["level"]  # the dashed line: its value is one of the layout's constants
     assert level["label"] and level["decimals"] >= 0

@@ -87,7 +87,7 @@ CHART_WINDOW = 600  # updates shown
 CHARTS = (
     {"id": "P", "title": f"P over the last {CHART_WINDOW} updates", "window": CHART_WINDOW,
      "x_label": READOUTS[1].label, "axes": {"left": P_SERIES.name},
-     "series": [{"key": "P", "label": READOUTS[0].label}],
+     "series": [{"key": "P", "label": READOUTS[0].label, "axis": "left"}],
      "baseline": "about where P sits when headings are random",
      "level": {"label": "random", "constant": "baseline", "decimals": 2}},
 )
