@@ -142,7 +142,7 @@ export async function mount(section, ctx) {
     compact: true, axisTitles: true, legend: false, window: words.window, xFormat: String, xLabel: words.x_label,
     ariaLabel: pplot.getAttribute("aria-label"), markerColor: "rgba(20, 32, 43, 0.45)",
     axes: { left: { label: words.axes.left, min: 0, max: 1, ticks: 2 } },
-    series: [{ key: "P", label: words.series[0].label, axis: words.series[0].axis, ...SERIES_STYLE.P, width: 1.5 }],
+    series: words.series.map((x) => ({ ...SERIES_STYLE[x.key], key: x.key, label: x.label, axis: x.axis, width: 1.5 })),
     levels: [levelOf(words, consts)],
     markerLabels: true, lastPoint: true,
   });
