@@ -349,7 +349,7 @@ const UNUSED_PYSCRIPT_PLUGINS = ["deprecations-manager", "donkey", "py-editor", 
 /** Page-level <py-config> and <mpy-config> (PyScript imports the plugins once per interpreter
  *  type) that turn them off; only for the worker route: PyScript reads them once, when core.js
  *  is first evaluated, and the main-thread route keeps its script's own config. */
-function skipPyScriptPlugins() {
+export function skipPyScriptPlugins() {
   for (const tag of ["py-config", "mpy-config"]) {
     if (document.querySelector(tag)) continue;
     const config = document.createElement(tag);

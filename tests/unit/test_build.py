@@ -426,6 +426,38 @@ def test_index_preloads_every_big_runtime_file_that_exists():
         assert f'"{name}": {{ stage:' in boot, f"boot.js FILES lacks {name}"
 
 
+def test_the_stack_floor_bench_page_preloads_what_index_preloads():
+    """tools/bench's floor of the stack (PyScript's worker importing numpy, no app) starts the
+    same downloads at t = 0 as the page it is the floor of, or it would not be a floor."""
+    page = ROOT / "tools/bench/pages/pyscript-worker.html"
+    floor = {(page.parent / h).resolve() for h in PRELOAD.findall(page.read_text())}
+    index = {(ROOT / h).resolve() for h in PRELOAD.findall((ROOT / "index.html").read_text())}
+    assert floor == index and index
+
+
+def test_the_single_file_floor_replaces_only_the_named_files(tmp_path):
+    """tools/bench/single_floor.py builds the single file from a mirror of the checkout whose
+    app.js and main.py are replaced: every other file is the checkout's own (a symlink), and
+    folders the build lists recursively are real folders all the way down."""
+    from tools.bench import single_floor
+    src = tmp_path / "src"
+    for rel in ("index.html", "assets/js/app.js", "assets/js/ui/dom.js", "assets/vendor/x.wasm",
+                "app/main.py", "app/swarmlab/space.py"):
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(f"original {rel}")
+    dst = tmp_path / "dst"
+    single_floor._mirror(src, dst, {"assets/js/app.js": "stub app", "app/main.py": "stub main"})
+    assert (dst / "assets/js/app.js").read_text() == "stub app"
+    assert (dst / "app/main.py").read_text() == "stub main"
+    assert not (dst / "assets/js/app.js").is_symlink()
+    for rel in ("index.html", "assets/js/ui/dom.js", "assets/vendor/x.wasm", "app/swarmlab/space.py"):
+        assert (dst / rel).read_text() == f"original {rel}", rel
+    assert (dst / "assets/js/ui").is_dir() and not (dst / "assets/js/ui").is_symlink()
+    assert sorted(p.relative_to(dst).as_posix() for p in (dst / "assets/js").rglob("*.js")) == \
+        ["assets/js/app.js", "assets/js/ui/dom.js"]
+    assert (src / "assets/js/app.js").read_text() == "original assets/js/app.js"  # the source is untouched
+
+
 def test_dist_preloads_the_engine_archive_and_the_single_file_preloads_nothing(fake_repo, tmp_path):
     out = tmp_path / "site"
     build_dist.build(fake_repo, out)

@@ -18,13 +18,21 @@ them a second time, which no real visit does).
 1. ``dist/site`` served, first simulated frame, against **bare Pyodide + numpy** from the
    *official* files (``assets/vendor/official``: what Pyodide ships, not py-compiled) and from
    the app's own runtime (py-compiled and trimmed, when the build had Python 3.12).
-2. ``dist/swarm-lab.html`` from ``file://``, first frame, against the same floor.
+   Beside them, **the stack's floor** (``pages/pyscript-worker.html``): the same preloads,
+   PyScript's worker started as ``assets/js/engine.js`` starts it, and a worker whose only
+   Python is ``import numpy``.  No engine, no page: what the chosen stack costs before the app
+   does anything.
+2. ``dist/swarm-lab.html`` from ``file://``, first frame, against the same floor, and beside
+   it the same file without the app (``single_floor.py``: the page only starts PyScript, whose
+   script only imports numpy), the single file's own floor.
 3. **Second visit with the network off**: one context visits ``dist/site``, waits until the
    service worker holds the offline copy, goes offline and reloads; first frame of that
    reload against the cold first frame.  Then, after a pause, a third visit (still offline):
    Chromium reuses a wasm module's compiled code from that load on (V8 keeps it only after a
    "warm" run, one compiled from a cached response), so the third visit is what a student
-   who comes back to the page sees from then on.
+   who comes back to the page sees from then on.  Each offline round also visits the stack's
+   floor three times in one context: its third visit (every file in the HTTP cache, the
+   wasm's code in V8's cache) is the least that any visit can cost.
 4. **10 Mbps / 40 ms**, cold: first frame against the transfer floor ``wire bytes /
    bandwidth``.  The link is emulated by the server (``tools/serve.py --throttle 10:40``: one
    shared 10 Mbps pipe, 40 ms before each response), so it slows the engine worker's own
@@ -51,6 +59,7 @@ if str(ROOT) not in sys.path:
 
 from tools import serve  # noqa: E402
 from tools.bench import browser as B  # noqa: E402
+from tools.bench import single_floor  # noqa: E402
 
 SITE = ROOT / "dist" / "site"
 OFFLINE = ROOT / "dist" / "swarm-lab.html"
@@ -158,14 +167,16 @@ class DeployBench:
             "app": (self.site, f"{self.site.url}/?lab=swarm"),
             "official": (self.root, f"{self.root.url}/{B.PAGES}/pyodide.html?runtime=official"),
             "compiled": (self.root, f"{self.root.url}/{B.PAGES}/pyodide.html"),
+            "stack": (self.root, f"{self.root.url}/{B.PAGES}/pyscript-worker.html"),
             "offline": (None, OFFLINE.as_uri() + "?lab=swarm"),
+            "single_floor": (None, single_floor.OUT.as_uri() + "?lab=swarm"),
         }
 
     def load(self, kind: str, throttle: bool = False) -> dict:
         server, url = self.urls()[kind]
         if throttle and self.slow_site:
             server, url = self.slow_site, f"{self.slow_site.url}/?lab=swarm"
-        page_kind = "app" if kind in ("app", "offline") else "pyodide"
+        page_kind = "app" if kind in ("app", "offline") else "pyodide"  # (floors: window.__bench.done)
         # A new context: an empty HTTP cache (a first visit), which the worker shares with the page.
         ctx, page = self.b.new_context(cold=False, init=B.BOOT_INIT)
         if throttle and not self.slow_site:
@@ -234,6 +245,30 @@ class DeployBench:
             ctx.close()
         return out
 
+    def stack_visits(self) -> dict:
+        """The stack's floor page visited three times in one context (no service worker): the
+        third visit finds every file in the HTTP cache and the wasm's compiled code in V8's cache,
+        after the same pause as the app's third visit.  What is left is PyScript's and Python's
+        own start, a lower bound for any visit of the app however it is cached."""
+        server, url = self.urls()["stack"]
+        ctx, page = self.b.new_context(init=B.BOOT_INIT)
+        out: dict = {"ms": []}
+        try:
+            for visit in range(3):
+                if visit == 2:
+                    time.sleep(HOT_WAIT_S)
+                page.goto(url) if visit == 0 else page.reload()
+                page.wait_for_function(B.BOOT_DONE, arg="pyodide", timeout=B.LOAD_TIMEOUT_MS, polling=20)
+                r = page.evaluate(B.BOOT_READ, "pyodide")
+                if r.get("error"):
+                    raise RuntimeError(B._last_line(r["error"]))
+                out["ms"].append(r.get("ms"))
+        except Exception as exc:  # noqa: BLE001
+            out["error"] = f"{type(exc).__name__}: {B._last_line(exc)[:200]}"
+        finally:
+            ctx.close()
+        return out
+
     def run(self) -> dict:
         res: dict = {"loads": self.loads}
         if not SITE.is_dir():
@@ -241,7 +276,10 @@ class DeployBench:
             return {"error": "dist/site missing"}
         manifest = json.loads((ROOT / "assets" / "vendor" / "VENDORED.json").read_text())
         res["runtime"] = manifest.get("runtime")
-        kinds = ["app", "official", "compiled"] + (["offline"] if OFFLINE.exists() else [])
+        kinds = ["app", "official", "compiled", "stack"]
+        if OFFLINE.exists():  # the single file, and the same file without the app (its floor)
+            single_floor.build()
+            kinds += ["offline", "single_floor"]
         runs = {k: [] for k in kinds}
         for i in range(self.loads):
             for k in kinds:
@@ -250,11 +288,16 @@ class DeployBench:
                 print(f"  deploy load {i + 1}/{self.loads} {k:9s} {B.fmt(r.get('ms'), 0)} ms"
                       + (f"  ({r['error']})" if r.get("error") else ""), flush=True)
         med = {k: B.stats([r.get("ms") for r in runs[k] if not r.get("error")]) for k in kinds}
-        second = []
+        second, stack_warm = [], []
         for i in range(self.offline_loads):
             r = self.second_visit_offline()
             second.append(r)
             print(f"  deploy second visit offline {i + 1}/{self.offline_loads} {B.fmt(r.get('ms'), 0)} ms"
+                  + (f"  ({r['error']})" if r.get("error") else ""), flush=True)
+            r = self.stack_visits()
+            stack_warm.append(r)
+            print(f"  deploy stack floor, three visits {i + 1}/{self.offline_loads} "
+                  + " / ".join(B.fmt(ms, 0) for ms in r["ms"]) + " ms"
                   + (f"  ({r['error']})" if r.get("error") else ""), flush=True)
         throttled = []
         for i in range(self.throttled_loads):
@@ -274,6 +317,7 @@ class DeployBench:
         third = B.stats([r.get("third_ms") for r in second if not r.get("error") and r.get("third_ms")])
         paired3 = B.stats([B.ratio(r.get("third_ms"), r.get("first_ms")) for r in second
                            if not r.get("error") and r.get("third_ms")])
+        stack_third = B.stats([r["ms"][2] for r in stack_warm if not r.get("error")])
         whole_first = B.stats([r.get("first_visit_bytes") for r in second if r.get("first_visit_bytes")])
         thr = B.stats([r.get("ms") for r in throttled if not r.get("error")])
         thr_bytes = wire(throttled)
@@ -290,11 +334,16 @@ class DeployBench:
             "site/bare_official": B.ratio(a, med["official"]["median"]),
             "site/bare_compiled": B.ratio(a, med["compiled"]["median"]),
             "file/bare_official": B.ratio(med["offline"]["median"], med["official"]["median"]) if "offline" in kinds else None,
+            "single_floor/bare_official": B.ratio(med["single_floor"]["median"], med["official"]["median"]) if "offline" in kinds else None,
+            "file/single_floor": B.ratio(med["offline"]["median"], med["single_floor"]["median"]) if "offline" in kinds else None,
             "compiled/official floor": B.ratio(med["compiled"]["median"], med["official"]["median"]),
+            "stack/official floor": B.ratio(med["stack"]["median"], med["official"]["median"]),
+            "site/stack floor": B.ratio(a, med["stack"]["median"]),
             "offline_second/cold": B.ratio(sec["median"], a),
             "offline_second/own_first_visit": paired["median"],
             "offline_third/cold": B.ratio(third["median"], a),
             "offline_third/own_first_visit": paired3["median"],
+            "stack_third/cold": B.ratio(stack_third["median"], a),
             "throttled/transfer_floor": B.ratio(thr["median"], floor_ms),
         }
         boots = sum(1 for r in second if not r.get("error") and r.get("ms") is not None)
@@ -306,10 +355,18 @@ class DeployBench:
             ["bare Pyodide + numpy, the app's runtime (" + (res["runtime"] or "?") + ")",
              B.fmt(med["compiled"]["median"], 0), B.fx(ratios["compiled/official floor"]),
              B.fmt(compiled_bytes and compiled_bytes / 1e6, 2)],
+            ["PyScript worker + numpy, the app's runtime (the stack's floor: its preloads and start, no engine)",
+             B.fmt(med["stack"]["median"], 0), B.fx(ratios["stack/official floor"]),
+             B.fmt(wire(runs["stack"]) and wire(runs["stack"]) / 1e6, 2)],
+            ["  dist/site against the stack's floor", "", B.fx(ratios["site/stack floor"]), ""],
         ]
         if "offline" in kinds:
             rows.append(["dist/swarm-lab.html from file://, first frame", B.fmt(med["offline"]["median"], 0),
                          B.fx(ratios["file/bare_official"]), f"{OFFLINE.stat().st_size / 1e6:.1f} (file)"])
+            rows.append(["the same file without the app (its floor: PyScript + numpy on the page's thread)",
+                         B.fmt(med["single_floor"]["median"], 0), B.fx(ratios["single_floor/bare_official"]),
+                         f"{single_floor.OUT.stat().st_size / 1e6:.1f} (file)"])
+            rows.append(["  the single file against its floor", "", B.fx(ratios["file/single_floor"]), ""])
         else:
             rows.append(["dist/swarm-lab.html from file://", "not built", "", "run `make offline`"])
         rows.append([f"second visit, network off (service worker): {boots}/{len(second)} booted", B.fmt(sec["median"], 0),
@@ -320,6 +377,8 @@ class DeployBench:
         rows.append(["third visit, network off (compiled wasm from V8's code cache)", B.fmt(third["median"], 0),
                      f"{B.fx(ratios['offline_third/cold'])} cold", "0 (offline)"])
         rows.append(["  the same, against its own first visit (paired)", "", f"{B.fx(paired3['median'])} first", ""])
+        rows.append(["the stack's floor, third visit (HTTP cache, compiled wasm cached): the least any visit costs",
+                     B.fmt(stack_third["median"], 0), f"{B.fx(ratios['stack_third/cold'])} cold", ""])
         rows.append([f"{MBPS:g} Mbps / {RTT_MS:g} ms RTT, cold, first frame", B.fmt(thr["median"], 0),
                      f"{B.fx(ratios['throttled/transfer_floor'])} floor", B.fmt(thr_bytes and thr_bytes / 1e6, 2)])
         notes = [f"transfer floor at {MBPS:g} Mbps = wire bytes / bandwidth = {B.fmt(floor_ms, 0)} ms; the link is "
@@ -348,7 +407,7 @@ class DeployBench:
                        ["file", "requested", "done", "kB"],
                        [[w["name"][:60], B.fmt(w["start"], 0), B.fmt(w["end"], 0), B.fmt(w["bytes"] / 1e3, 0)] for w in wf],
                        ["a file requested late cannot use the bandwidth from t = 0 (preload / modulepreload would start it early)"])
-        res.update(median=med, ratios=ratios, runs=runs, second_visit=second, offline_third_paired=paired3, throttled=throttled,
+        res.update(median=med, ratios=ratios, runs=runs, second_visit=second, stack_visits=stack_warm, offline_third_paired=paired3, throttled=throttled,
                    throttled_tail_ms=tail, throttled_last_byte_ms=last_byte, offline_paired=paired,
                    wire={"app": app_bytes, "first_visit_with_offline_copy": whole_first["median"], "official_floor": official_bytes, "compiled_floor": compiled_bytes,
                          "throttled": thr_bytes}, transfer_floor_ms=floor_ms)
