@@ -287,6 +287,26 @@ def test_a_pause_brings_the_stage_name_and_the_chart_texts_up_to_date(page, serv
         assert page.locator(f"#access-chart-swarm-{key}").text_content() == text
 
 
+def test_steps_while_paused_bring_the_stage_name_and_the_chart_texts_up_to_date(page, server):
+    """A review found Lab 2's chart text saying "P 0.04" at update 5, paused, beside a readout
+    of 0.075: only Play, Pause and the actions' answers refreshed it.  Now any change to a paused
+    lab (here Step, five times) refreshes the stage's name and the chart texts."""
+    open_lab(page, server, "vicsek")
+    pause(page, "vicsek")
+    settle(page, "vicsek")
+    before = engine_call(page, "vicsek", "describe")
+    for _ in range(5):
+        page.locator("#lab-vicsek .vk-step").click()
+        settle(page, "vicsek")
+    d = engine_call(page, "vicsek", "describe")
+    assert d["charts"] != before["charts"] and d["text"] != before["text"]  # the steps changed P
+    for key, text in d["charts"].items():
+        page.wait_for_function("([id, t]) => document.getElementById(id).textContent === t",
+                               arg=[f"access-chart-vicsek-{key}", text], timeout=3_000)
+    page.wait_for_function("(t) => document.querySelector('#lab-vicsek .vk-canvas').getAttribute('aria-label')"
+                           ".endsWith('Now: ' + t)", arg=d["text"], timeout=3_000)
+
+
 @pytest.mark.parametrize("lab", ["swarm", "boids"])
 def test_reading_a_paused_lab_asks_for_no_frames(page, server, lab):
     """The spoken description and an open chart table only read the session: a paused lab with

@@ -304,6 +304,21 @@ export function installAccess({ engine, activeLab, controller }) {
   }
   setInterval(poll, TIMING.poll);
 
+  // ---- a paused lab that changes (Step, Restart, a setting, a selection) ----
+  // The poll refreshes the stage's name and the chart texts only while a lab plays, so after a
+  // change made while paused they kept the numbers of before it.  Any request that changed a
+  // paused lab's session is followed, once the requests of that moment are done, by a description
+  // (which only reads, so it triggers nothing itself).
+  const changedWhilePaused = new Map(); // lab -> timer
+  engine.listeners.add((lab, reply) => {
+    if (reply.reads || !LAB_ACCESS[lab] || playing(lab)) return;
+    clearTimeout(changedWhilePaused.get(lab));
+    changedWhilePaused.set(lab, setTimeout(() => {
+      changedWhilePaused.delete(lab);
+      if (!playing(lab)) describe(lab);
+    }, QUIET_MS));
+  });
+
   // ---- per lab, once it is mounted: the access bar, chart texts, action responses ----
   function decorate(lab) {
     const cfg = LAB_ACCESS[lab];
