@@ -924,6 +924,8 @@ def test_quick_presses_on_the_scaling_slider_end_at_the_last_size(page, server):
     pop = page.locator("#lab-boids .ctl[data-param=population] input")
     pop.focus()
     page.keyboard.press("ArrowLeft")
-    page.wait_for_function("(n) => document.querySelector('#lab-boids .bd-scale-out').textContent === `${n.toLocaleString('en')} boids`",
-                           arg=want - 1)
+    # (a size between the slider's steps says so: the thumb stands on the nearest step)
+    between = f"{want - 1:,} boids (between this slider's steps)"
+    page.wait_for_function("(t) => document.querySelector('#lab-boids .bd-scale-out').textContent === t", arg=between)
+    assert panel.locator("input[type=range]").get_attribute("aria-valuetext") == between
     assert state(page)["N"] == want - 1

@@ -82,10 +82,12 @@ export class ScalingPanel {
     this.label(n);
   }
 
-  /** The slider's visible and spoken value. */
+  /** The slider's visible and spoken value.  A flock the Population slider (or a link) sized
+   *  between two of this slider's sizes says so, since the thumb then stands on the nearest. */
   label(n) {
-    this.out.textContent = `${fmtN(n)} boids`;
-    this.slider.setAttribute("aria-valuetext", `${fmtN(n)} boids`);
+    const text = `${fmtN(n)} boids` + (this.sizes.includes(n) ? "" : " (between this slider's steps)");
+    this.out.textContent = text;
+    this.slider.setAttribute("aria-valuetext", text);
   }
 
   /** Restart with n boids at the default density, then time it.  A size asked for while
