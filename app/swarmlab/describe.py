@@ -272,7 +272,7 @@ def swarm(n: int, u: np.ndarray, pairs, m: Mapping[str, float], *, threat: bool 
            "heading": angle, "values": {"P": m.get("P", math.nan)}, "charts": {}}
     if history is not None:
         t = history.times()
-        agree = [trend_phrase("whole-group agreement P", trend(t, history.values["P"]), _fmt2),
+        agree = [trend_phrase(metrics.P_WHOLE_GROUP, trend(t, history.values["P"]), _fmt2),
                  trend_phrase("local agreement", trend(t, history.values["local"]), _fmt2)]
         sp = history.values["spacing"]
         if very_close is None:
@@ -370,7 +370,7 @@ def boids(v: np.ndarray, m: Mapping[str, float], *, treat: bool = False,
     # the chart's own words when there is a history (the session's HISTORY_SERIES)
     label = {s.name: s.label for s in history.series} if history is not None else {}
     if n:
-        parts.append(f"{label.get('P', 'shared heading P')} {_num(P)}")
+        parts.append(f"{label.get('P', metrics.P_SHARED_HEADING)} {_num(P)}")
         parts.append(_spacing(m.get("spacing", math.nan)))
     if treat:
         parts.append("the treat is held")

@@ -386,6 +386,14 @@ def hexatic_order(x: np.ndarray, box: Box, scale: float = 1.5, min_bonds: int = 
 
 
 # ----------------------------------------------------------------------------------------------
+# P = |mean heading| (``polarization``) is named for each lab's story: beside the Swarm Lab's local
+# agreement it is the whole-group agreement, in Labs 2 and 3 the shared heading.  The labs' texts
+# give the other name once (the sessions' constant ``p_elsewhere``), so that a student moving
+# between labs knows it is one measure.
+P_WHOLE_GROUP = "whole-group agreement P"
+P_SHARED_HEADING = "shared heading P"
+
+
 @dataclass(frozen=True)
 class Series:
     """One chart series: key, readable label, unit ("" = dimensionless)."""

@@ -671,7 +671,7 @@ def measure(state: SwarmState, nb: Neighbourhood) -> dict[str, float]:
 
 
 HISTORY_SERIES = (
-    metrics.Series("P", "whole-group agreement P", "0 to 1"),
+    metrics.Series("P", metrics.P_WHOLE_GROUP, "0 to 1"),
     metrics.Series("local", "local agreement", "0 to 1"),
     metrics.Series("spacing", "mean nearest spacing", "lengths"),
     # (the page's readouts and charts take these words: one name for each measure everywhere)

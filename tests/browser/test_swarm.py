@@ -111,7 +111,8 @@ def test_page_builds_every_control_with_labels(lab):
         assert page.locator(f"#{hid}").count() == 1, hid
     assert page.locator(".swarm-explain math").count() >= 6
     text = page.locator(".swarm-explain").inner_text()
-    for needle in ("Reynolds", "Ballerini", "Tunstrøm", "mill", "two dimensions", "six or seven"):
+    for needle in ("Reynolds", "Ballerini", "Tunstrøm", "mill", "two dimensions", "six or seven",
+                   "The other two labs measure the same P and call it the shared heading P."):
         assert needle in text, needle
     caption = page.locator(".stage-caption").inner_text()
     assert "enlarged" in caption and "overlap" in caption

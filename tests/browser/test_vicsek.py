@@ -89,6 +89,9 @@ def test_page_builds_and_runs(vpage):
     # the three narrative steps, the knob, transport and readouts are there
     tabs = page.locator(f"{SECTION} .vk-steptab").all_inner_texts()
     assert [t.split()[-1] for t in tabs] == ["See", "Change", "Understand"]
+    page.locator(f"{SECTION} .vk-steptab").nth(2).click()  # (the Swarm Lab's name for P is given)
+    assert "(The Swarm Lab measures the same P and calls it the whole-group agreement P.)" in \
+        " ".join(page.locator(f"{SECTION} .vk-steps").inner_text().split())
     for sel in (".ctl[data-param=a] input[type=range]", ".vk-play", ".vk-step", ".vk-restart", ".vk-copy",
                 ".vk-P", ".vk-pplot", ".vk-rate input[type=range]"):
         assert page.locator(f"{SECTION} {sel}").count() == 1, sel

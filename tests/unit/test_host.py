@@ -132,3 +132,16 @@ def test_a_lab_imports_only_its_own_model(lab, not_loaded):
     assert res.returncode == 0, res.stderr
     loaded = set(json.loads(res.stdout.splitlines()[-1]))
     assert f"swarmlab.sessions.{lab}" in loaded and not (loaded & not_loaded), sorted(loaded)
+
+
+def test_each_lab_gives_the_other_name_of_p():
+    """P is "whole-group agreement P" in the Swarm Lab (beside its local agreement) and "shared
+    heading P" in Labs 2 and 3; the Swarm Lab's and Lab 2's texts give the other name
+    (constants.p_elsewhere), taken from the other labs' own chart series, so the names cannot
+    drift apart (a review found that nothing told a student they were one measure)."""
+    h = Host()
+    layout = {lab: ask(h, lab, ["layout", {}])[0]["results"][0]["value"] for lab in ("swarm", "vicsek", "boids")}
+    p_label = {lab: {r["key"]: r["label"] for r in layout[lab]["display"]["readouts"]}["P"] for lab in layout}
+    assert p_label["vicsek"] == p_label["boids"] != p_label["swarm"]
+    assert layout["swarm"]["constants"]["p_elsewhere"] == p_label["vicsek"]
+    assert layout["vicsek"]["constants"]["p_elsewhere"] == p_label["swarm"]

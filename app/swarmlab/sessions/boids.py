@@ -66,7 +66,7 @@ FRAME = FrameLayout(header=("n", "t", "treat_on", "treat_x", "treat_y"), fields=
 FRAME_HEADER = len(FRAME.header)
 # The chart's history, on the step clock like every lab's: a sample every 10 steps (0.25 s).
 HISTORY_SERIES = (
-    metrics.Series("P", "shared heading P", "0 to 1"),
+    metrics.Series("P", metrics.P_SHARED_HEADING, "0 to 1"),
     metrics.Series("spacing", "mean nearest spacing", "lengths"),
     metrics.Series("flocks", "flocks", "count"),
 )

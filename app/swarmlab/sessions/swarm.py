@@ -442,6 +442,7 @@ class SwarmSession(Session):
             "personal": swarm.PERSONAL,
             "threat_radius": swarm.THREAT_RADIUS,
             "time_limit_s": swarm.TIME_LIMIT_SECONDS,
+            "p_elsewhere": metrics.P_SHARED_HEADING,  # the other labs' name for P
             "obstacles": {name: [list(c) for c in discs] for name, discs in obstacles.OBSTACLES.items()},
             "obstacle_codes": dict(swarm.OBSTACLE_CODES),
             # quoted by the page's explanation (labs/swarm/explain.js)

@@ -74,7 +74,7 @@ MERGE_MARKER_UPDATES = RATE.default
 # The spoken description's chart trend: the last 10 s of watching at the default rate.
 TREND_UPDATES = 10 * RATE.default
 # P's words, written once: the readout, the plot and the history (its table and CSV) take them
-P_SERIES = metrics.Series("P", "shared heading P", "0 to 1")
+P_SERIES = metrics.Series("P", metrics.P_SHARED_HEADING, "0 to 1")
 READOUTS = (
     Readout("P", P_SERIES.label),
     Readout("t", "update", decimals=0),
@@ -283,7 +283,8 @@ class VicsekSession(Session):
         return {"dt": 1, "n": p.n, "box": p.box, "radius": p.radius, "speed": p.speed,
                 "eta": p.eta, "kick": p.kick, "seed": LIVE_SEED, "seeds": list(vicsek.CHECK_SEEDS),
                 "baseline": metrics.random_polarization(p.n),  # P of random headings
-                "warmup": vicsek.CHECK_WARMUP, "measure": vicsek.CHECK_MEASURE}
+                "warmup": vicsek.CHECK_WARMUP, "measure": vicsek.CHECK_MEASURE,
+                "p_elsewhere": metrics.P_WHOLE_GROUP}  # the Swarm Lab's name for P
 
     def frame(self) -> np.ndarray:
         box = self.params.space

@@ -118,6 +118,7 @@ analysis. In both modes here an animal still senses only within the range R.</p>
 
 <h2 id="swarm-agreement">Agreement is only one kind of order</h2>
 <p>The whole-group agreement P is the length of the average heading arrow: 1 when everyone points the same way, near 0 when the arrows cancel.
+The other two labs measure the same P and call it the ${C.p_elsewhere}.
 The local agreement does the same for each animal and its social neighbours, then averages over every animal that has at least one neighbour.
 Read them with care:</p>
 <ul>

@@ -52,8 +52,9 @@ export const steps = (c) => [
     html: `
       <p><strong>What P measures.</strong> Give every arrow length 1, add up all ${c.n} of them, and
       divide by ${c.n}. P is the length of that average arrow. If all point the same way, P = 1. If their
-      directions cancel out, P is close to 0. As a formula, with each heading written as the unit
-      complex number e<sup><var>i</var><var>θ</var></sup>:</p>
+      directions cancel out, P is close to 0. (The Swarm Lab measures the same P and calls it the
+      ${c.p_elsewhere}.) As a formula, with each heading written as the unit complex number
+      e<sup><var>i</var><var>θ</var></sup>:</p>
       <p class="formula vk-pformula" tabindex="0">P = | (1/${c.n}) Σ<sub><var>j</var></sub> e<sup><var>i</var><var>θ</var><sub><var>j</var></sub></sup> |</p>
       <p><strong>Why ${c.baseline.toFixed(2)} and not 0.</strong> ${c.n} random directions never cancel out exactly.
       On average the leftover arrow has length about ${c.baseline.toFixed(2)} (the dashed line), so a P near ${c.baseline.toFixed(1)}
