@@ -290,11 +290,15 @@ def test_a_pause_brings_the_stage_name_and_the_chart_texts_up_to_date(page, serv
 def test_steps_while_paused_bring_the_stage_name_and_the_chart_texts_up_to_date(page, server):
     """A review found Lab 2's chart text saying "P 0.04" at update 5, paused, beside a readout
     of 0.075: only Play, Pause and the actions' answers refreshed it.  Now any change to a paused
-    lab (here Step, five times) refreshes the stage's name and the chart texts."""
+    lab (here Step, five times) refreshes the stage's name and the chart texts, and the words
+    Describe left under the stage (they read "Update 144" at update 210)."""
     open_lab(page, server, "vicsek")
     pause(page, "vicsek")
     settle(page, "vicsek")
     before = engine_call(page, "vicsek", "describe")
+    page.locator("#lab-vicsek .access-describe").click()
+    page.wait_for_function("(t) => document.querySelector('#lab-vicsek .access-said').textContent === t",
+                           arg=before["text"], timeout=3_000)
     for _ in range(5):
         page.locator("#lab-vicsek .vk-step").click()
         settle(page, "vicsek")
@@ -305,6 +309,8 @@ def test_steps_while_paused_bring_the_stage_name_and_the_chart_texts_up_to_date(
                                arg=[f"access-chart-vicsek-{key}", text], timeout=3_000)
     page.wait_for_function("(t) => document.querySelector('#lab-vicsek .vk-canvas').getAttribute('aria-label')"
                            ".endsWith('Now: ' + t)", arg=d["text"], timeout=3_000)
+    page.wait_for_function("(t) => document.querySelector('#lab-vicsek .access-said').textContent === t",
+                           arg=d["text"], timeout=3_000)
 
 
 @pytest.mark.parametrize("lab", ["swarm", "boids"])

@@ -265,6 +265,13 @@ export function installAccess({ engine, activeLab, controller }) {
     return p === "1";
   }
 
+  /** The words shown under the stage (after Describe or an action) follow the run, so they
+   *  never contradict the picture; only the spoken summaries keep their 10 s spacing. */
+  function followSaid(lab, d) {
+    const shown = document.querySelector(`#lab-${lab} .access-said`);
+    if (shown && shown.textContent && shown.textContent !== d.text) shown.textContent = d.text;
+  }
+
   // ---- the automatic summaries while a lab plays ----
   async function poll(soundOnly = false) {
     const lab = activeLab();
@@ -284,10 +291,7 @@ export function installAccess({ engine, activeLab, controller }) {
       const d = await describe(lab);
       if (!d) return;
       sound.update(playing(lab), d.values ? d.values.P : NaN);
-      // the words shown under the stage (after Describe or an action) follow the run, so they
-      // never contradict the picture; only the spoken summaries keep their 10 s spacing
-      const shown = document.querySelector(`#lab-${lab} .access-said`);
-      if (shown && shown.textContent && shown.textContent !== d.text) shown.textContent = d.text;
+      followSaid(lab, d);
       if (st.lastSeen === null) st.lastSeen = d;
       const now = performance.now();
       // never over a student typing (a rules editor, a number box); not when switched off
@@ -305,8 +309,8 @@ export function installAccess({ engine, activeLab, controller }) {
   setInterval(poll, TIMING.poll);
 
   // ---- a paused lab that changes (Step, Restart, a setting, a selection) ----
-  // The poll refreshes the stage's name and the chart texts only while a lab plays, so after a
-  // change made while paused they kept the numbers of before it.  Any request that changed a
+  // The poll refreshes the stage's name, the chart texts and the words under the stage only while
+  // a lab plays, so after a change made while paused they kept the numbers of before it.  Any request that changed a
   // paused lab's session is followed, once the requests of that moment are done, by a description
   // (which only reads, so it triggers nothing itself).
   const changedWhilePaused = new Map(); // lab -> timer
@@ -315,7 +319,7 @@ export function installAccess({ engine, activeLab, controller }) {
     clearTimeout(changedWhilePaused.get(lab));
     changedWhilePaused.set(lab, setTimeout(() => {
       changedWhilePaused.delete(lab);
-      if (!playing(lab)) describe(lab);
+      if (!playing(lab)) describe(lab).then((d) => d && followSaid(lab, d));
     }, QUIET_MS));
   });
 
