@@ -919,13 +919,15 @@ def test_quick_presses_on_the_scaling_slider_end_at_the_last_size(page, server):
     assert panel.locator(".bd-scale-status").get_attribute("role") is None
     assert state(page)["N"] == want
     assert panel.locator(".bd-scale-out").inner_text() == f"{want:,} boids"
+    assert not panel.locator(".bd-scale-between").is_visible()  # a size of the slider's own
     # the population slider changes the flock: "Ten or ten thousand" shows its size too (it kept
     # showing the experiment's last size)
     pop = page.locator("#lab-boids .ctl[data-param=population] input")
     pop.focus()
     page.keyboard.press("ArrowLeft")
     # (a size between the slider's steps says so: the thumb stands on the nearest step)
-    between = f"{want - 1:,} boids (between this slider's steps)"
-    page.wait_for_function("(t) => document.querySelector('#lab-boids .bd-scale-out').textContent === t", arg=between)
-    assert panel.locator("input[type=range]").get_attribute("aria-valuetext") == between
+    page.wait_for_function("(t) => document.querySelector('#lab-boids .bd-scale-out').textContent === t",
+                           arg=f"{want - 1:,} boids")
+    assert panel.locator("input[type=range]").get_attribute("aria-valuetext") == f"{want - 1:,} boids (between this slider's steps)"
+    assert panel.locator(".bd-scale-between").is_visible()
     assert state(page)["N"] == want - 1

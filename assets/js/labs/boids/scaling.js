@@ -41,6 +41,11 @@ export class ScalingPanel {
     this.slider = el("input", { type: "range", id, min: "0", max: String(this.sizes.length - 1), step: "1" });
     // (the slider says its value itself: aria-valuetext; the output is for the eye only)
     this.out = el("output", { for: id, class: "bd-scale-out", "aria-hidden": "true" });
+    // a flock sized between the slider's steps (by the Population slider or a link): the thumb
+    // stands on the nearest step, and this line says why (aria-valuetext says it too)
+    this.between = el("p", { class: "help bd-scale-between", "aria-hidden": "true",
+      text: "Between this slider's steps: the thumb stands on the nearest one." });
+    this.between.hidden = true;
     this.measureBtn = el("button", { type: "button", class: "btn bd-scale-all", text: "Measure every size" });
     // what is timed now, on screen; a live region says only a size's result or a sweep's start
     // and end (a sweep rewrites the progress line 17 times in a few seconds)
@@ -59,7 +64,8 @@ export class ScalingPanel {
         "boids, then levels off. Making every boid check every other boid costs more per boid the bigger the flock: " +
         "for a handful of boids it is the cheaper way, but from about a hundred on the local search wins, and by more " +
         "the bigger the flock." }),
-      el("div", { class: "ctl bd-scale-ctl" }, el("label", { for: id, text: o.words.slider }), this.out, this.slider),
+      el("div", { class: "ctl bd-scale-ctl" }, el("label", { for: id, text: o.words.slider }), this.out, this.slider,
+        this.between),
       el("div", { class: "bd-scale-actions" }, this.measureBtn),
       this.status, this.said,
       el("figure", { class: "bd-scale-fig" }, this.svg,
@@ -85,9 +91,10 @@ export class ScalingPanel {
   /** The slider's visible and spoken value.  A flock the Population slider (or a link) sized
    *  between two of this slider's sizes says so, since the thumb then stands on the nearest. */
   label(n) {
-    const text = `${fmtN(n)} boids` + (this.sizes.includes(n) ? "" : " (between this slider's steps)");
-    this.out.textContent = text;
-    this.slider.setAttribute("aria-valuetext", text);
+    const between = !this.sizes.includes(n);
+    this.out.textContent = `${fmtN(n)} boids`;
+    this.between.hidden = !between;
+    this.slider.setAttribute("aria-valuetext", `${fmtN(n)} boids` + (between ? " (between this slider's steps)" : ""));
   }
 
   /** Restart with n boids at the default density, then time it.  A size asked for while
