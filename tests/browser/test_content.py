@@ -544,7 +544,7 @@ def test_lab3_words_and_numbers_changed_in_python_are_what_the_page_shows(browse
     page follows; the caption's random-headings level follows the population slider."""
     edits = {
         "app/swarmlab/sessions/boids.py": [
-            ('metrics.Series("P", "shared heading P", "0 to 1")', 'metrics.Series("P", "common heading P", "0 to 1")'),
+            ('metrics.Series("P", metrics.P_SHARED_HEADING, "0 to 1")', 'metrics.Series("P", "common heading P", "0 to 1")'),
             ('metrics.Series("spacing", "mean nearest spacing", "lengths")',
              'metrics.Series("spacing", "mean gap to the nearest boid", "lengths")'),
             ('Readout("t", "model time", unit="s"', 'Readout("t", "time in the model", unit="s"'),
