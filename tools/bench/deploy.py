@@ -250,7 +250,7 @@ class DeployBench:
         third visit finds every file in the HTTP cache and the wasm's compiled code in V8's cache,
         after the same pause as the app's third visit.  What is left is PyScript's and Python's
         own start, a lower bound for any visit of the app however it is cached."""
-        server, url = self.urls()["stack"]
+        _, url = self.urls()["stack"]
         ctx, page = self.b.new_context(init=B.BOOT_INIT)
         out: dict = {"ms": []}
         try:

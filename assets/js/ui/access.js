@@ -310,9 +310,9 @@ export function installAccess({ engine, activeLab, controller }) {
 
   // ---- a paused lab that changes (Step, Restart, a setting, a selection) ----
   // The poll refreshes the stage's name, the chart texts and the words under the stage only while
-  // a lab plays, so after a change made while paused they kept the numbers of before it.  Any request that changed a
-  // paused lab's session is followed, once the requests of that moment are done, by a description
-  // (which only reads, so it triggers nothing itself).
+  // a lab plays, so after a change made while paused they kept the numbers of before it.  Any
+  // request that changed a paused lab's session is followed, once the requests of that moment are
+  // done, by a description (which only reads, so it triggers nothing itself).
   const changedWhilePaused = new Map(); // lab -> timer
   engine.listeners.add((lab, reply) => {
     if (reply.reads || !LAB_ACCESS[lab] || playing(lab)) return;
