@@ -598,7 +598,8 @@ def test_copy_link_without_clipboard_or_prompt_shows_the_link(page, server):
                              window.prompt = () => null; }""")
     page.get_by_role("button", name="Copy link").click()
     note = page.locator("#lab-swarm .copy-note")  # beside the button, in the warning's colour
-    page.wait_for_function("() => document.querySelector('#lab-swarm .copy-note').innerText.includes('could not copy the link')")
+    # (the note is made when the first answer is shown: until then there is none to read)
+    page.wait_for_function("() => !!document.querySelector('#lab-swarm .copy-note')?.innerText.includes('could not copy the link')")
     text = note.inner_text()
     assert "sample=7" in text and "?lab=swarm" in text and note.get_attribute("data-kind") == "warn"
     # spoken without the link, and it stays there to be copied (no time limit)
