@@ -235,6 +235,13 @@ BOOT_READ = r"""
 }
 """
 
+
+def booted(page, kind: str) -> dict:
+    """Wait until a loaded page of ``kind`` ("app", "pyodide" or "pyscript": BOOT_DONE) has
+    booted, then read its result (BOOT_READ)."""
+    page.wait_for_function(BOOT_DONE, arg=kind, timeout=LOAD_TIMEOUT_MS, polling=20)
+    return page.evaluate(BOOT_READ, kind)
+
 # Smallest non-zero step of performance.now() and whether the page is cross-origin isolated.
 TIMER_RES = r"""
 () => {
@@ -658,8 +665,7 @@ class Bench:
         ctx, page = self.new_context(cold=True, init=BOOT_INIT)
         try:
             page.goto(urls[kind])
-            page.wait_for_function(BOOT_DONE, arg=kind, timeout=LOAD_TIMEOUT_MS, polling=20)
-            out = page.evaluate(BOOT_READ, kind)
+            out = booted(page, kind)
             if out.get("error"):
                 out["error"] = _last_line(out["error"])
             return out
@@ -675,11 +681,10 @@ class Bench:
         out = []
         try:
             page.goto(f"{self.server.url}/?lab=swarm")
-            page.wait_for_function(BOOT_DONE, arg="app", timeout=LOAD_TIMEOUT_MS, polling=20)
+            booted(page, "app")
             for k in range(count):
                 page.reload()
-                page.wait_for_function(BOOT_DONE, arg="app", timeout=LOAD_TIMEOUT_MS, polling=20)
-                r = page.evaluate(BOOT_READ, "app")
+                r = booted(page, "app")
                 out.append(r)
                 print(f"  boot reload {k + 1}/{count} warm      {fmt(r.get('ms'), 0)} ms", flush=True)
         except Exception as exc:  # noqa: BLE001

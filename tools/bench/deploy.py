@@ -191,8 +191,7 @@ class DeployBench:
             server.tally.reset()
         try:
             page.goto(url)
-            page.wait_for_function(B.BOOT_DONE, arg=page_kind, timeout=B.LOAD_TIMEOUT_MS, polling=20)
-            out = page.evaluate(B.BOOT_READ, page_kind)
+            out = B.booted(page, page_kind)
             if out.get("error"):
                 out["error"] = B._last_line(out["error"])
             if throttle:
@@ -213,8 +212,7 @@ class DeployBench:
             time.sleep(0.05)
             self.site.tally.reset()
             page.goto(f"{self.site.url}/?lab=swarm")
-            page.wait_for_function(B.BOOT_DONE, arg="app", timeout=B.LOAD_TIMEOUT_MS, polling=20)
-            out["first_ms"] = page.evaluate(B.BOOT_READ, "app").get("ms")
+            out["first_ms"] = B.booted(page, "app").get("ms")
             t0 = time.perf_counter()
             page.wait_for_function(SW_READY, timeout=B.LOAD_TIMEOUT_MS)
             out["sw"] = page.evaluate("() => window.swarmlabOffline")
@@ -225,8 +223,7 @@ class DeployBench:
             ctx.set_offline(True)
             self.site.tally.reset()
             page.reload()
-            page.wait_for_function(B.BOOT_DONE, arg="app", timeout=B.LOAD_TIMEOUT_MS, polling=20)
-            r = page.evaluate(B.BOOT_READ, "app")
+            r = B.booted(page, "app")
             out.update(ms=r.get("ms"), error=B._last_line(r["error"]) if r.get("error") else None,
                        controlled=page.evaluate("() => !!navigator.serviceWorker.controller"),
                        network_bytes=self.site.tally.snapshot()["bytes"])
@@ -236,8 +233,7 @@ class DeployBench:
             # the engine's worker, lazy compilation 3.9 s -> 0.25 s on a loaded VM).
             time.sleep(HOT_WAIT_S)
             page.reload()
-            page.wait_for_function(B.BOOT_DONE, arg="app", timeout=B.LOAD_TIMEOUT_MS, polling=20)
-            r = page.evaluate(B.BOOT_READ, "app")
+            r = B.booted(page, "app")
             out.update(third_ms=r.get("ms") if not r.get("error") else None)
         except Exception as exc:  # noqa: BLE001
             out.update(ms=None, error=f"{type(exc).__name__}: {B._last_line(exc)[:200]}")
@@ -258,8 +254,7 @@ class DeployBench:
                 if visit == 2:
                     time.sleep(HOT_WAIT_S)
                 page.goto(url) if visit == 0 else page.reload()
-                page.wait_for_function(B.BOOT_DONE, arg="pyodide", timeout=B.LOAD_TIMEOUT_MS, polling=20)
-                r = page.evaluate(B.BOOT_READ, "pyodide")
+                r = B.booted(page, "pyodide")
                 if r.get("error"):
                     raise RuntimeError(B._last_line(r["error"]))
                 out["ms"].append(r.get("ms"))
