@@ -208,6 +208,10 @@ export function installAccess({ engine, activeLab, controller }) {
       const node = section.querySelector(`#access-chart-${lab}-${id}`);
       if (node && node.textContent !== text) node.textContent = text;
     }
+    // the words shown under the stage (after Describe or an action) follow the run, so they
+    // never contradict the picture; only the spoken summaries keep their 10 s spacing
+    const shown = section.querySelector(".access-said");
+    if (shown && shown.textContent && shown.textContent !== d.text) shown.textContent = d.text;
   }
 
   async function describeNow(lab, prefix = "", current = () => true) {
@@ -265,13 +269,6 @@ export function installAccess({ engine, activeLab, controller }) {
     return p === "1";
   }
 
-  /** The words shown under the stage (after Describe or an action) follow the run, so they
-   *  never contradict the picture; only the spoken summaries keep their 10 s spacing. */
-  function followSaid(lab, d) {
-    const shown = document.querySelector(`#lab-${lab} .access-said`);
-    if (shown && shown.textContent && shown.textContent !== d.text) shown.textContent = d.text;
-  }
-
   // ---- the automatic summaries while a lab plays ----
   async function poll(soundOnly = false) {
     const lab = activeLab();
@@ -291,7 +288,6 @@ export function installAccess({ engine, activeLab, controller }) {
       const d = await describe(lab);
       if (!d) return;
       sound.update(playing(lab), d.values ? d.values.P : NaN);
-      followSaid(lab, d);
       if (st.lastSeen === null) st.lastSeen = d;
       const now = performance.now();
       // never over a student typing (a rules editor, a number box); not when switched off
@@ -319,7 +315,7 @@ export function installAccess({ engine, activeLab, controller }) {
     clearTimeout(changedWhilePaused.get(lab));
     changedWhilePaused.set(lab, setTimeout(() => {
       changedWhilePaused.delete(lab);
-      if (!playing(lab)) describe(lab).then((d) => d && followSaid(lab, d));
+      if (!playing(lab)) describe(lab);
     }, QUIET_MS));
   });
 
