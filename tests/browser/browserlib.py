@@ -71,6 +71,30 @@ def engine_call(page, lab: str, method: str, args: dict | None = None):
     return page.evaluate("([lab, m, a]) => window.swarmlab.engine.call(lab, m, a)", [lab, method, args or {}])
 
 
+# Polls an async predicate inside the page until it answers truthy, awaiting each answer.
+WAIT_ASYNC = """async ([arg, ms]) => {
+  const predicate = %s;
+  const end = performance.now() + ms;
+  for (;;) {
+    const value = await predicate(arg);
+    if (value) return value;
+    if (performance.now() > end) return null;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}"""
+
+
+def wait_async(page, predicate: str, arg=None, timeout=15_000):
+    """Wait until the async JS function ``predicate(arg)`` resolves truthy (one that asks the
+    engine, say), and return its value.  ``page.wait_for_function`` cannot do this: it does not
+    await a returned promise, and a promise is truthy, so such a wait passes at once
+    (microsoft/playwright#29132; tests/unit/test_test_honesty.py keeps them out)."""
+    value = page.evaluate(WAIT_ASYNC % predicate, [arg, timeout])
+    if not value:
+        raise AssertionError(f"still false after {timeout / 1000:g} s: {predicate} (arg {arg!r})")
+    return value
+
+
 def screenshot(page, name: str):
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"

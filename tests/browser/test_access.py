@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from browserlib import LABS, ROOT, SHOTS, each_lab, engine_call, open_lab, pause, png_rows, settle, show_lab, wait_ready
+from browserlib import LABS, ROOT, SHOTS, each_lab, engine_call, open_lab, pause, png_rows, settle, show_lab, wait_async, wait_ready
 
 STAGE = {"swarm": ".swarm-canvas", "vicsek": ".vk-canvas", "boids": ".bd-canvas"}
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -94,11 +94,11 @@ def test_lab2_summary_names_the_arrow_the_page_follows(page, server):
     canvas.focus()
     page.keyboard.press("ArrowRight")
     page.wait_for_function("() => window.swarmlab.labs.get('vicsek').selected === 1")
-    page.wait_for_function("() => window.swarmlab.engine.call('vicsek', 'describe')"
+    wait_async(page, "() => window.swarmlab.engine.call('vicsek', 'describe')"
                            ".then((d) => d.text.includes('Following arrow 2,'))")
     page.keyboard.press("Escape")
     page.wait_for_function("() => window.swarmlab.labs.get('vicsek').selected === -1")
-    page.wait_for_function("() => window.swarmlab.engine.call('vicsek', 'describe')"
+    wait_async(page, "() => window.swarmlab.engine.call('vicsek', 'describe')"
                            ".then((d) => !d.text.includes('Following arrow'))")
     page.evaluate("() => { window.__accessLog = []; }")
     page.locator("#lab-vicsek .access-describe").click()
@@ -167,7 +167,7 @@ def test_letter_keys_skip_sliders_and_can_be_turned_off(page, server):
     assert page.locator("#lab-swarm .access-describe").get_attribute("aria-keyshortcuts") == "D"
     assert "R restart" in hints.inner_text()
     press_on_body(page, "r")
-    page.wait_for_function("async () => (await window.swarmlab.engine.call('swarm', 'state', {})).step < 60")
+    wait_async(page, "async () => (await window.swarmlab.engine.call('swarm', 'state', {})).step < 60")
 
 
 def test_charts_have_text_alternatives_with_trend(page, server):
@@ -454,10 +454,10 @@ def test_swarm_shortcuts_do_what_their_buttons_do(page, server):
     assert engine_call(page, "swarm", "state")["threat_active"]
     before = engine_call(page, "swarm", "state")["selected_index"]
     press_on_body(page, "n")
-    page.wait_for_function("(b) => window.swarmlab.engine.call('swarm', 'state').then((s) => s.selected_index === b + 1)",
+    wait_async(page, "(b) => window.swarmlab.engine.call('swarm', 'state').then((s) => s.selected_index === b + 1)",
                            arg=before)
     press_on_body(page, "p")
-    page.wait_for_function("(b) => window.swarmlab.engine.call('swarm', 'state').then((s) => s.selected_index === b)",
+    wait_async(page, "(b) => window.swarmlab.engine.call('swarm', 'state').then((s) => s.selected_index === b)",
                            arg=before)
     press_on_body(page, "r")
     wait_said(page, "Restarted.")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from browserlib import LABS, SHOTS, each_lab, engine_call, open_lab, pause, settle
+from browserlib import LABS, SHOTS, each_lab, engine_call, open_lab, pause, settle, wait_async
 
 
 # What the focused element is and where it is on the page (page coordinates, CSS px).
@@ -74,7 +74,7 @@ def slide_by_key(page, lab, selector, key):
     old = engine_call(page, lab, "state")["params"][name]
     page.keyboard.press(key)
     moved = ">" if key == "ArrowRight" else "<"
-    page.wait_for_function(f"([lab, n, o]) => window.swarmlab.engine.call(lab, 'state').then((s) => s.params[n] {moved} o)",
+    wait_async(page, f"([lab, n, o]) => window.swarmlab.engine.call(lab, 'state').then((s) => s.params[n] {moved} o)",
                            arg=[lab, name, old])
 
 def order_faults(stops, tol=4):
@@ -377,14 +377,14 @@ def test_swarm_by_keyboard_only(page, server):
     # the next animal: N, and the stage's own arrow keys
     before = engine_call(page, "swarm", "state")["selected_index"]
     page.keyboard.press("n")
-    page.wait_for_function("(b) => window.swarmlab.engine.call('swarm', 'state').then((s) => s.selected_index === b + 1)", arg=before)
+    wait_async(page, "(b) => window.swarmlab.engine.call('swarm', 'state').then((s) => s.selected_index === b + 1)", arg=before)
     tab_to(page, "#lab-swarm .swarm-canvas", back=True)
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("(b) => window.swarmlab.engine.call('swarm', 'state').then((s) => s.selected_index === b + 2)", arg=before)
+    wait_async(page, "(b) => window.swarmlab.engine.call('swarm', 'state').then((s) => s.selected_index === b + 2)", arg=before)
     # a rule switched off: Tab to its checkbox (its group is open), Space
     tab_to(page, "#lab-swarm .ctl[data-param=alignment] input")
     page.keyboard.press("Space")
-    page.wait_for_function("() => window.swarmlab.engine.call('swarm', 'state').then((s) => s.params.alignment === false)")
+    wait_async(page, "() => window.swarmlab.engine.call('swarm', 'state').then((s) => s.params.alignment === false)")
     # a slider by arrow keys
     slide_by_key(page, "swarm", "#lab-swarm .swarm-controls input[type=range]", "ArrowRight")
     # a trial: Tab to its Start, Enter; focus lands by the stage; the next trial is 1 Tab + Enter away
@@ -421,7 +421,7 @@ def test_vicsek_by_keyboard_only(page, server):
     tab_to(page, "#lab-vicsek .vk-step")
     t0 = engine_call(page, "vicsek", "state")["t"]
     page.keyboard.press("Enter")
-    page.wait_for_function(f"(t) => window.swarmlab.engine.call('vicsek', 'state').then((s) => s.t === t + 1)", arg=t0)
+    wait_async(page, f"(t) => window.swarmlab.engine.call('vicsek', 'state').then((s) => s.t === t + 1)", arg=t0)
     # follow an arrow: the buttons by the stage, N, and the stage's own arrow keys; Escape lets go
     tab_to(page, "#lab-vicsek .access-follow-stop", back=True)
     page.keyboard.press("Enter")

@@ -11,7 +11,7 @@ import math
 import time
 
 import pytest
-from browserlib import copied_link, engine_call, screenshot, settle, wait_ready
+from browserlib import copied_link, engine_call, screenshot, settle, wait_async, wait_ready
 
 LAB = "boids"
 
@@ -53,7 +53,7 @@ def wait_model_time_passes(page, t0, timeout=15_000):
 
 def wait_treat_near(page, x, y, tol=0.8, timeout=5_000):
     """Input events are delivered asynchronously: wait until the engine's treat is at (x, y)."""
-    page.wait_for_function(
+    wait_async(page, 
         """async ([x, y, tol]) => { const t = (await window.swarmlab.engine.call("boids", "state", {})).treat;
                              return t.on && Math.abs(t.x - x) <= tol && Math.abs(t.y - y) <= tol; }""",
         arg=[x, y, tol], timeout=timeout)
@@ -854,7 +854,7 @@ def test_measure_every_size_fills_the_chart_and_returns_to_the_flock(page, serve
     after = state(page)
     assert after["N"] == before["N"] and after["world"] == before["world"]
     t0 = after["t"]
-    page.wait_for_function("async (t0) => (await window.swarmlab.engine.call('boids', 'state')).t > t0",
+    wait_async(page, "async (t0) => (await window.swarmlab.engine.call('boids', 'state')).t > t0",
                            arg=t0, timeout=20_000)  # still flying
     assert page.rec.page_errors == []
 
@@ -875,7 +875,7 @@ def test_the_scaling_chart_starts_again_when_the_settings_change(page, server):
     page.wait_for_function("() => document.querySelector('#lab-boids .bd-scale-all').getAttribute('aria-disabled') === 'false'")
     assert "starts again" not in panel.locator(".bd-scale-status").inner_text()
     page.locator("#lab-boids .bd-preset[data-preset=cohesion]").click()
-    page.wait_for_function("async () => (await window.swarmlab.engine.call('boids', 'state')).params.k_sep === 0")
+    wait_async(page, "async () => (await window.swarmlab.engine.call('boids', 'state')).params.k_sep === 0")
     slider.focus()
     page.keyboard.press("ArrowRight")  # 100 boids under the new settings: the chart starts again
     page.wait_for_function(points, arg=1, timeout=60_000)

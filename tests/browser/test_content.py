@@ -6,7 +6,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from browserlib import LABS, each_lab, wait_ready
+from browserlib import LABS, each_lab, wait_async, wait_ready
 
 # Sentences of the documents the labs were specified from; the page must say these in its own words.
 VERBATIM = [
@@ -289,7 +289,7 @@ def test_a_page_key_given_twice_says_which_value_is_used(page, server):
     assert "lab was given 2 times; the first value (swarm) is used" in text
     assert "trial was given 2 times; the first value (passage) is used" in text
     assert page.evaluate("() => window.swarmlab.active") == "swarm"
-    page.wait_for_function("async () => (await window.swarmlab.engine.call('swarm', 'state')).trial === 'passage'")
+    wait_async(page, "async () => (await window.swarmlab.engine.call('swarm', 'state')).trial === 'passage'")
 
 
 def test_a_hostile_link_gives_one_short_summary(page, server):

@@ -23,7 +23,7 @@ import shutil
 
 import pytest
 
-from browserlib import BOOT_TIMEOUT_MS, ROOT, SHOTS, Served, pause, screenshot, wait_for_boot
+from browserlib import BOOT_TIMEOUT_MS, ROOT, SHOTS, Served, pause, screenshot, wait_async, wait_for_boot
 
 
 CHECK_WARMUP, CHECK_MEASURE = 150, 50
@@ -307,7 +307,7 @@ def test_dist_site_embedded_in_another_origin_under_the_csp(browser, serve_root,
 
         # The lab runs inside the frame: its own loop advances model time.
         t0 = call(app, "swarm", "state")["t"]
-        app.wait_for_function("async (t0) => (await window.swarmlab.engine.call('swarm', 'state', {})).t > t0",
+        wait_async(app, "async (t0) => (await window.swarmlab.engine.call('swarm', 'state', {})).t > t0",
                               arg=t0, timeout=15_000)
 
         # The host hears the content height, from the app's origin, and sizes the frame.  The

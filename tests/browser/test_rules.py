@@ -12,7 +12,7 @@ import string
 import time
 
 import pytest
-from browserlib import engine_call, screenshot, settle, wait_ready
+from browserlib import engine_call, screenshot, settle, wait_async, wait_ready
 
 LAB = "boids"
 
@@ -239,7 +239,7 @@ def test_after_the_watchdog_restarts_the_engine_another_lab_is_built_afresh(lab,
     page.locator(".lab-tabs [role=tab][data-lab=vicsek]").click()
     page.wait_for_function("() => document.querySelector('#lab-vicsek[data-access=\"1\"]')")
     page.evaluate("window.swarmlab.labs.get('vicsek').setA(0.5)")
-    page.wait_for_function("async () => (await window.swarmlab.engine.call('vicsek', 'state')).params.a === 0.5")
+    wait_async(page, "async () => (await window.swarmlab.engine.call('vicsek', 'state')).params.a === 0.5")
     listeners = page.evaluate("window.swarmlab.engine.listeners.size")  # one stepper per mounted lab
     page.locator(".lab-tabs [role=tab][data-lab=boids]").click()
     page.evaluate("window.swarmlab.labs.get('boids').pause()")

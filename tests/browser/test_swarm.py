@@ -16,7 +16,7 @@ import math
 
 import pytest
 
-from browserlib import copied_link, engine_call, screenshot, settle, wait_ready
+from browserlib import copied_link, engine_call, screenshot, settle, wait_async, wait_ready
 
 LAB = "swarm"
 W, H = 160.0, 100.0
@@ -721,7 +721,7 @@ def test_hidden_page_freezes_model_time(lab):
     paused_restart(page)
     ctl(page, "t.setPlaying(true)")
     ctl(page, "t.startLoop()")
-    page.wait_for_function("async () => (await window.swarmlab.engine.call('swarm', 'state', {})).step > 5")
+    wait_async(page, "async () => (await window.swarmlab.engine.call('swarm', 'state', {})).step > 5")
     page.evaluate("""() => {
         Object.defineProperty(document, 'hidden', {configurable: true, get: () => true});
         Object.defineProperty(document, 'visibilityState', {configurable: true, get: () => 'hidden'});
@@ -735,7 +735,7 @@ def test_hidden_page_freezes_model_time(lab):
         delete document.hidden; delete document.visibilityState;
         document.dispatchEvent(new Event('visibilitychange'));
     }""")
-    page.wait_for_function(f"async () => (await window.swarmlab.engine.call('swarm', 'state', {{}})).step > {s0}")
+    wait_async(page, f"async () => (await window.swarmlab.engine.call('swarm', 'state', {{}})).step > {s0}")
     ctl(page, "t.stopLoop()")
     ctl(page, "t.setPlaying(false)")
 
@@ -911,7 +911,7 @@ def test_url_settings_and_copy_link(page, server):
     page.wait_for_function("document.querySelector('#lab-swarm .copy-note').innerText.includes('replays this run from its start')")
     # a setting changed during the run (a marker on its chart): the link no longer replays it, and says so
     control(page, "cohesion").locator("input").click()
-    page.wait_for_function("window.swarmlab.engine.call('swarm', 'history', {}).then((h) => h.markers.length > 0)")
+    wait_async(page, "() => window.swarmlab.engine.call('swarm', 'history', {}).then((h) => h.markers.length > 0)")
     settle(page, LAB)
     page.get_by_role("button", name="Copy link").click()
     page.wait_for_function("document.querySelector('#lab-swarm .copy-note').innerText.includes('not this run exactly')")
@@ -983,7 +983,7 @@ def test_reduced_motion_starts_paused_and_phone_layout(browser, server):
         assert page.locator(".swarm-group").count() >= 4
         assert page.locator(".swarm-group[open]").count() == 1
         play.tap()
-        page.wait_for_function("async () => (await window.swarmlab.engine.call('swarm', 'state', {})).step > 60")
+        wait_async(page, "async () => (await window.swarmlab.engine.call('swarm', 'state', {})).step > 60")
         screenshot(page, "swarm-phone")
         # a trial started from its card, far below the stage: the stage and the trial's
         # question come into view, and Play/Pause is kept (it was playing)
@@ -998,7 +998,7 @@ def test_reduced_motion_starts_paused_and_phone_layout(browser, server):
         box = now.bounding_box()
         assert box["y"] + box["height"] <= 844  # the question is on screen with the stage
         assert page.locator(".swarm-play").inner_text() == "Pause"
-        page.wait_for_function("async () => (await window.swarmlab.engine.call('swarm', 'state', {})).step > 30")
+        wait_async(page, "async () => (await window.swarmlab.engine.call('swarm', 'state', {})).step > 30")
         assert engine_call(page, LAB, "state")["trial"] == "take-one-away"
         assert errors == []
     finally:
@@ -1111,7 +1111,7 @@ def test_on_a_phone_the_rule_switches_are_under_the_stage_with_the_live_charts(b
         assert box["chips"] - box["stage"] < 844 and box["charts"] < box["chips"], box
         assert box["play"] < box["chips"], box  # Play/Pause keeps its place on the first screen
         chips.nth(1).tap()
-        page.wait_for_function("async () => (await window.swarmlab.engine.call('swarm', 'state')).params.alignment === false")
+        wait_async(page, "async () => (await window.swarmlab.engine.call('swarm', 'state')).params.alignment === false")
         assert chips.nth(1).get_attribute("aria-pressed") == "false"
         assert not page.locator("#lab-swarm .ctl[data-param=alignment] input").is_checked()
         assert any(m["label"] == "alignment off" for m in engine_call(page, LAB, "history")["markers"])

@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from browserlib import ROOT, copied_link, engine_call, screenshot, wait_ready
+from browserlib import ROOT, copied_link, engine_call, screenshot, wait_async, wait_ready
 
 LAB = "vicsek"
 CTL = "window.swarmlab.labs.get('vicsek')"
@@ -541,7 +541,7 @@ def test_the_knob_moved_then_restart_at_once_restarts_with_the_knobs_value(page,
           knob.dispatchEvent(new Event('input', { bubbles: true }));
           document.querySelector('#lab-vicsek .vk-restart').click();
         }""", value)
-        page.wait_for_function("async () => (await window.swarmlab.engine.call('vicsek', 'state')).t === 0")
+        wait_async(page, "async () => (await window.swarmlab.engine.call('vicsek', 'state')).t === 0")
         ctl(page, "c.settle()")
         st = page.evaluate("() => window.swarmlab.engine.call('vicsek', 'state')")
         assert st["params"]["a"] == float(value), (value, st["params"])
