@@ -291,7 +291,9 @@ def test_steps_while_paused_bring_the_stage_name_and_the_chart_texts_up_to_date(
     """A review found Lab 2's chart text saying "P 0.04" at update 5, paused, beside a readout
     of 0.075: only Play, Pause and the actions' answers refreshed it.  Now any change to a paused
     lab (here Step, five times) refreshes the stage's name and the chart texts, and the words
-    Describe left under the stage (they read "Update 144" at update 210)."""
+    Describe left under the stage (they read "Update 144" at update 210).  The refresh also
+    comes while the lab keeps talking to the engine, as during its eight-seed check, which
+    sends a request every frame: here the test keeps requests going for 8 s after the steps."""
     open_lab(page, server, "vicsek")
     pause(page, "vicsek")
     settle(page, "vicsek")
@@ -304,13 +306,21 @@ def test_steps_while_paused_bring_the_stage_name_and_the_chart_texts_up_to_date(
         settle(page, "vicsek")
     d = engine_call(page, "vicsek", "describe")
     assert d["charts"] != before["charts"] and d["text"] != before["text"]  # the steps changed P
+    page.evaluate("""() => {  // a request every 30 ms, none of them changing what is described
+      const e = window.swarmlab.engine;
+      window.__chatterUntil = performance.now() + 8000;
+      (function again() {
+        if (performance.now() < window.__chatterUntil) e.call('vicsek', 'state').then(() => setTimeout(again, 30));
+      })();
+    }""")
+    chattering = "performance.now() < window.__chatterUntil"
     for key, text in d["charts"].items():
-        page.wait_for_function("([id, t]) => document.getElementById(id).textContent === t",
-                               arg=[f"access-chart-vicsek-{key}", text], timeout=3_000)
+        page.wait_for_function(f"([id, t]) => document.getElementById(id).textContent === t && {chattering}",
+                               arg=[f"access-chart-vicsek-{key}", text], timeout=5_000)
     page.wait_for_function("(t) => document.querySelector('#lab-vicsek .vk-canvas').getAttribute('aria-label')"
-                           ".endsWith('Now: ' + t)", arg=d["text"], timeout=3_000)
-    page.wait_for_function("(t) => document.querySelector('#lab-vicsek .access-said').textContent === t",
-                           arg=d["text"], timeout=3_000)
+                           f".endsWith('Now: ' + t) && {chattering}", arg=d["text"], timeout=5_000)
+    page.wait_for_function("(t) => document.querySelector('#lab-vicsek .access-said').textContent === t"
+                           f" && {chattering}", arg=d["text"], timeout=5_000)
 
 
 @pytest.mark.parametrize("lab", ["swarm", "boids"])
@@ -362,17 +372,17 @@ def test_quick_repeated_actions_get_one_answer_that_says_how_many(page, server):
     pause(page, "swarm")
     restart = page.locator("#lab-swarm .swarm-restart")
     page.evaluate("() => { window.__accessLog = []; }")
-    for _ in range(5):
-        restart.click()
+    # the presses within one task (a click each through Playwright could, on a loaded machine,
+    # come further apart than an answer's wait, which is the behaviour asked for then)
+    press = "([sel, n]) => { const b = document.querySelector(sel); for (let k = 0; k < n; k++) b.click(); }"
+    page.evaluate(press, ["#lab-swarm .swarm-restart", 5])
     said = wait_said(page, "5 times: Restarted.")
     settle(page, "swarm")
     time.sleep(1.0)
     responses = log(page, "response")
     assert len(responses) == 1 and responses[0]["text"].startswith("5 times: Restarted. 150 animals"), responses
     page.evaluate("() => { window.__accessLog = []; }")
-    plus = page.locator("#lab-swarm .swarm-pop-plus")
-    for _ in range(3):
-        plus.click()
+    page.evaluate(press, ["#lab-swarm .swarm-pop-plus", 3])
     said = wait_said(page, "3 times: Added 10 animals.")
     assert " 180 animals" in said["text"], said  # the summary of where the presses ended
     time.sleep(1.0)

@@ -624,6 +624,8 @@ def test_touch_treat_on_a_phone(phone_page, open_lab):
     page.wait_for_timeout(150)
     screenshot(page, "boids-phone-390x844")
     touch(cdp, "touchEnd", 0, 0)
+    # (touch events reach the page asynchronously; the release is sent before the mark is set)
+    page.wait_for_function("() => document.getElementById('lab-boids').dataset.treat === 'off'", timeout=5_000)
     assert state(page)["treat"]["on"] is False
     # a finger does not leave a focus frame and the keyboard cursor behind on the sky
     assert page.evaluate("document.activeElement !== document.querySelector('#lab-boids canvas.bd-canvas')")

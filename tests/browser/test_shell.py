@@ -165,6 +165,7 @@ def test_another_labs_keys_are_said_and_copy_link_keeps_the_pages_look(page, ser
     notices = page.locator("#notices").text_content()  # (two notes: folded into one "details")
     assert "trial=passage was ignored: only lab=swarm reads it" in notices
     assert "world=20x10 was ignored: only lab=boids reads it" in notices
+    page.evaluate("() => navigator.clipboard.writeText('')")  # (not an earlier test's link)
     page.locator("#lab-vicsek .vk-copy").click()
     url = copied_link(page, "vicsek")
     assert url == f"{server}/?lab=vicsek&controls=minimal&theme=projector&shapes=large&a=0.5", url

@@ -905,7 +905,7 @@ def test_url_settings_and_copy_link(page, server):
     page.evaluate("() => { for (const d of document.querySelectorAll('#lab-swarm details')) d.open = true; }")
     control(page, "start").locator("select").select_option("scattered")
     page.wait_for_function("document.querySelector('#notices').innerText.includes('will be used when you press Restart')")
-    page.evaluate("() => navigator.clipboard.writeText('')")
+    page.evaluate("async () => { await navigator.clipboard.writeText(''); document.querySelector('#lab-swarm .copy-note').textContent = ''; }")
     page.get_by_role("button", name="Copy link").click()
     assert "start=" not in copied_link(page, "swarm")  # the run started as a loose patch
     page.wait_for_function("document.querySelector('#lab-swarm .copy-note').innerText.includes('replays this run from its start')")

@@ -371,6 +371,7 @@ def test_copy_link_includes_a(vpage):
     page = vpage
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     set_slider(page, "a", 0.4)
+    page.evaluate("() => navigator.clipboard.writeText('')")  # (not an earlier test's link)
     page.click(f"{SECTION} .vk-copy")
     url = copied_link(page, "vicsek")
     assert "lab=vicsek" in url and "a=0.4" in url, url

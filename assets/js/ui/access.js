@@ -75,6 +75,28 @@ export function liveRegion() {
 
 /** How long an action's answer waits for another action, which would answer for both. */
 export const QUIET_MS = 350;
+/** A paused lab that keeps changing (Lab 2's eight-seed check talks to the engine every
+ *  frame) is still described this long after its first change at the latest. */
+export const CHANGES_MAX_WAIT_MS = 1000;
+
+/** `fn(key)` once the changes of `key` pause for `quietMs`, or, when they go on, `maxMs`
+ *  (plus at most `quietMs`) after the first change not yet answered: a debounce that
+ *  continuous changes cannot put off for ever.  Returns `changed(key)`; `timers` are
+ *  {setTimeout, clearTimeout, now} (a test's fake clock). */
+export function settledCalls(fn, quietMs, maxMs, timers = globalThis) {
+  const due = new Map(); // key -> {timer, since}
+  const now = () => (timers.now ? timers.now() : performance.now());
+  return (key) => {
+    const t = now();
+    const d = due.get(key);
+    if (d && t - d.since >= maxMs) return; // waited long enough: its timer fires as set
+    if (d) timers.clearTimeout(d.timer);
+    due.set(key, {
+      since: d ? d.since : t,
+      timer: timers.setTimeout(() => { due.delete(key); fn(key); }, quietMs),
+    });
+  };
+}
 
 /** The words of actions answered together: a run of the same words once, after its count
  *  ("3 times: Restarted."; the count first, as words may end with a number: "Already at the
@@ -308,15 +330,13 @@ export function installAccess({ engine, activeLab, controller }) {
   // The poll refreshes the stage's name, the chart texts and the words under the stage only while
   // a lab plays, so after a change made while paused they kept the numbers of before it.  Any
   // request that changed a paused lab's session is followed, once the requests of that moment are
-  // done, by a description (which only reads, so it triggers nothing itself).
-  const changedWhilePaused = new Map(); // lab -> timer
+  // done, by a description (which only reads, so it triggers nothing itself); a lab whose
+  // requests do not stop (Lab 2 during its check) within CHANGES_MAX_WAIT_MS.
+  const changedWhilePaused = settledCalls((lab) => { if (!playing(lab)) describe(lab); },
+    QUIET_MS, CHANGES_MAX_WAIT_MS);
   engine.listeners.add((lab, reply) => {
     if (reply.reads || !LAB_ACCESS[lab] || playing(lab)) return;
-    clearTimeout(changedWhilePaused.get(lab));
-    changedWhilePaused.set(lab, setTimeout(() => {
-      changedWhilePaused.delete(lab);
-      if (!playing(lab)) describe(lab);
-    }, QUIET_MS));
+    changedWhilePaused(lab);
   });
 
   // ---- per lab, once it is mounted: the access bar, chart texts, action responses ----
