@@ -321,11 +321,15 @@ def specs_to_json(specs: Iterable[ParamSpec]) -> list[dict]:
 def _called(s: ParamSpec) -> str:
     """How a message names a setting: its label and its name, as the page and a link write them
     ("Separation weight w_s"); the label alone where it already ends with the name ("Speed v");
-    the name alone where the label is the name ("sample", as Python and a link write it)."""
+    the name alone where the label is the name ("sample", as Python and a link write it); the
+    name in brackets where the label has it as a word ("Sample number (sample)", not "Sample
+    number sample")."""
     label = (s.label or "").strip()
     if not label or label.lower() == s.name.lower():
         return s.name
-    return label if label.endswith(" " + s.name) else f"{label} {s.name}"
+    if label.endswith(" " + s.name):
+        return label
+    return f"{label} ({s.name})" if s.name.lower() in label.lower().split() else f"{label} {s.name}"
 
 
 def _within(s: ParamSpec) -> str:
