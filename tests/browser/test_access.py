@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from browserlib import LABS, ROOT, SHOTS, each_lab, engine_call, open_lab, pause, png_rows, settle, show_lab, wait_async, wait_ready
 
@@ -430,6 +431,24 @@ def test_help_dialog_lists_every_shortcut_and_escape_closes_it(page, server):
     assert dlg.is_visible()
     page.keyboard.press("Escape")
     assert dlg.is_hidden()
+
+
+def test_help_lists_only_the_keys_that_work_in_the_open_lab(page, server):
+    """An outside review: Three rules' key list offered T (a threat) and N/P (individuals),
+    which only the other labs have.  Each lab lists its own, and names its own letters."""
+    shown = {"swarm": ["Space", "R", "T", "N", "P", "D", "?", "Esc"],
+             "vicsek": ["Space", "R", "N", "P", "D", "?", "Esc"],
+             "boids": ["Space", "R", "D", "?", "Esc"]}
+    letters = {"swarm": "R, T, N, P, D and ?", "vicsek": "R, N, P, D and ?", "boids": "R, D and ?"}
+    for lab in each_lab(page, server, LABS):
+        press_on_body(page, "Shift+Slash")
+        dlg = page.locator("#access-help")
+        expect(dlg).to_be_visible()
+        keys = dlg.locator(".access-keys-global tr:not([hidden]) th kbd").all_inner_texts()
+        assert keys == shown[lab], (lab, keys)
+        assert f"Single-letter keys ({letters[lab]})" in dlg.inner_text(), lab
+        page.keyboard.press("Escape")
+        expect(dlg).to_be_hidden()
 
 
 def test_visible_key_hints_by_each_stage(page, server):

@@ -587,6 +587,12 @@ def test_desktop_screenshot_with_treat(lab):
     screenshot(page, "boids-desktop-1280x800")
     page.mouse.up()
     settle(page, LAB)
+    # a link copied after the treat says the run is not in it, in this lab's words (no threat here)
+    page.locator("#lab-boids .bd-copy").click()
+    note = page.locator("#lab-boids .copy-note")
+    page.wait_for_function("() => document.querySelector('#lab-boids .copy-note').innerText.includes('Link copied')")
+    assert "(setting changes or the treat) is not in the link" in note.inner_text(), note.inner_text()
+    assert "threat" not in note.inner_text()
     # the stage and the side column sit side by side and nothing overflows the viewport width
     assert page.evaluate("document.documentElement.scrollWidth") <= 1280
     stage = page.locator("#lab-boids .bd-stage").bounding_box()

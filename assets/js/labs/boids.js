@@ -265,7 +265,7 @@ export async function mount(section, ctx) {
    *  with the run's own sample, and the world's size, so the run replays on any screen). */
   const linkUrl = () => linkOf(engine, LAB, specs);
   $(".bd-copy").addEventListener("click", () =>
-    copyLink(stepper.whenSettled(linkUrl), $(".bd-copy"), () => copiedWords(hist.changedDuringRun || treatUsed)));
+    copyLink(stepper.whenSettled(linkUrl), $(".bd-copy"), () => copiedWords(hist.changedDuringRun || treatUsed, "setting changes or the treat")));
 
   async function restart() {
     releaseTreat();

@@ -760,7 +760,7 @@ export async function mount(section, ctx) {
   });
   // (a link, or a promise of one while a setting is on its way: copyLink asks for the clipboard
   // within the click either way)
-  copyBtn.addEventListener("click", () => copyLink(stepper.whenSettled(linkUrl), copyBtn, () => copiedWords(hist.changedDuringRun)));
+  copyBtn.addEventListener("click", () => copyLink(stepper.whenSettled(linkUrl), copyBtn, () => copiedWords(hist.changedDuringRun, "setting changes, a threat, a turned individual")));
   csvBtn.addEventListener("click", downloadCsv);
   pngBtn.addEventListener("click", saveImage);
   if (typeof ResizeObserver !== "undefined") {

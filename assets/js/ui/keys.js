@@ -10,16 +10,24 @@
 // reader in focus mode passes its own letters through there), and the key list turns them
 // off (WCAG 2.1.4; the choice is kept in localStorage where the browser allows it).
 
+// `does`: the lab shortcut a key calls (LAB_ACCESS[lab].shortcuts); the list shows a key only
+// in the labs that have it (Three rules has no threat and no individual to step through).
 export const GLOBAL_KEYS = [
-  { key: " ", show: "Space", what: "play or pause (on a stage with a Space of its own, below, that comes first)" },
-  { key: "r", show: "R", what: "restart" },
-  { key: "t", show: "T", what: "send a threat past the selected animal (Swarm Lab)" },
-  { key: "n", show: "N", what: "next individual (Swarm Lab: animal; Few turns: followed arrow)" },
-  { key: "p", show: "P", what: "previous individual" },
+  { key: " ", show: "Space", does: "play", what: "play or pause (on a stage with a Space of its own, below, that comes first)" },
+  { key: "r", show: "R", does: "restart", what: "restart" },
+  { key: "t", show: "T", does: "threat", what: "send a threat past the selected animal" },
+  { key: "n", show: "N", does: "next", what: "next individual (Swarm Lab: animal; Few turns: followed arrow)" },
+  { key: "p", show: "P", does: "prev", what: "previous individual" },
   { key: "d", show: "D", what: "describe what the stage shows now" },
   { key: "?", show: "?", what: "this list of keys" },
   { key: "Escape", show: "Esc", what: "close this list, or the time-limit note" },
 ];
+
+/** The global keys that do something in `lab` (all of them for an unknown lab). */
+export function labKeys(lab) {
+  const shortcuts = (LAB_ACCESS[lab] || {}).shortcuts;
+  return GLOBAL_KEYS.filter((k) => !k.does || !shortcuts || k.does in shortcuts);
+}
 
 function clickIn(section, selector) {
   const b = section.querySelector(selector);
@@ -267,13 +275,13 @@ function helpDialog() {
   dlg.innerHTML = `
     <h2 id="access-help-title">Keyboard</h2>
     <p>These keys work anywhere in the lab except while a box, slider or checkbox has the focus.</p>
-    <p><label class="access-letter-keys"><input type="checkbox"> Single-letter keys (R, T, N, P, D and ?)</label>
+    <p><label class="access-letter-keys"><input type="checkbox"> Single-letter keys (<span class="access-letter-names">R, T, N, P, D and ?</span>)</label>
       <span class="help">Turn them off if they get in the way of your screen reader's or voice tool's own keys;
       the buttons do the same. This browser remembers the choice.</span></p>
     <p><label class="access-summaries"><input type="checkbox"> Spoken updates while a lab plays</label>
       <span class="help">A short summary when the picture changes (at most every 10 s, then less often); off, only
       Describe and your own actions are answered. This browser remembers the choice.</span></p>
-    <table class="access-keys-global"><caption>Every lab</caption><tbody></tbody></table>
+    <table class="access-keys-global"><caption>In this lab</caption><tbody></tbody></table>
     <table class="access-keys-lab"><caption>On this lab's stage</caption><tbody></tbody></table>
     <p>Elsewhere: <kbd>Tab</kbd> moves between controls; <kbd>←</kbd> <kbd>→</kbd> move along the lab tabs
       (<kbd>Enter</kbd> or <kbd>Space</kbd> opens one) and change a focused slider; <kbd>↑</kbd> <kbd>↓</kbd> <kbd>Home</kbd> <kbd>End</kbd> move within the list of chart markers.</p>
@@ -281,6 +289,7 @@ function helpDialog() {
   const body = dlg.querySelector(".access-keys-global tbody");
   for (const k of GLOBAL_KEYS) {
     const tr = document.createElement("tr");
+    tr.dataset.key = k.key;
     const th = document.createElement("th");
     th.scope = "row";
     const kbd = document.createElement("kbd");
@@ -309,6 +318,11 @@ export function installKeys({ activeLab, controller, describe, summaries = null 
   function openHelp(lab, from = null) {
     const dlg = helpDialog();
     const cfg = LAB_ACCESS[lab] || {};
+    const here = new Set(labKeys(lab).map((k) => k.key));
+    for (const tr of dlg.querySelectorAll(".access-keys-global tr")) tr.hidden = !here.has(tr.dataset.key);
+    const letters = labKeys(lab).filter((k) => k.key.length === 1 && k.key !== " ").map((k) => k.show);
+    dlg.querySelector(".access-letter-names").textContent =
+      `${letters.slice(0, -1).join(", ")} and ${letters[letters.length - 1]}`;
     const body = dlg.querySelector(".access-keys-lab tbody");
     body.textContent = "";
     for (const [k, w] of cfg.stageKeys || []) {

@@ -101,10 +101,11 @@ export async function linkOf(engine, lab, specs) {
 
 /** What a copied link opens.  A run with nothing changed during it (no marker on its chart,
  *  no treat) replays exactly; after a change, the link starts from the beginning with what is
- *  on screen now, which is another run, and says so. */
-export function copiedWords(changedDuringRun = false) {
+ *  on screen now, which is another run, and says so, naming what this lab lets a student do
+ *  during a run (`done`: Lab 3 has a treat and no threat). */
+export function copiedWords(changedDuringRun = false, done = "setting changes") {
   return changedDuringRun
-    ? "Link copied. Opening it starts from the beginning with the settings on screen now; what was done during this run (setting changes, a threat or a treat) is not in the link, so it is not this run exactly."
+    ? `Link copied. Opening it starts from the beginning with the settings on screen now; what was done during this run (${done}) is not in the link, so it is not this run exactly.`
     : "Link copied. Opening it replays this run from its start with the same settings.";
 }
 
