@@ -175,8 +175,8 @@ PRESET_WORDS: dict[str, dict[str, str]] = {
     "balanced": {
         "title": "All three balanced",
         "look": "Keeping space, matching and staying close together turn the scattered boids into streams "
-                "that meet and merge, split and rejoin, while whole groups suddenly swing round; it keeps "
-                "flowing for as long as you watch.",
+                "that meet and merge, split and rejoin, while whole groups suddenly swing round. Now and "
+                "then one stream closes into a ring round the wrapping sky and cruises on for minutes.",
     },
 }
 

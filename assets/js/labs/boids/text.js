@@ -180,7 +180,10 @@ export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
   <p>At the start every boid is in a random place with a random heading. Close neighbours soon agree, and the sky fills
   with small groups and streams. They meet and join, yet the flock does not freeze into one block flying straight
   on, although nothing random is added after the start: the liveliness comes from the rules themselves. (In all
-  ${say(c.goal_samples)} sample numbers we tested, groups were still splitting and swinging round after ${say(c.goal_seconds / 60)} minutes.)</p>
+  ${say(c.goal_samples)} sample numbers we tested, groups were still splitting and swinging round after ${say(c.goal_seconds / 60)} minutes.)
+  The wrapping sky has one trap. A stream can grow all the way round the sky and join its own tail: a ring with no
+  front, so nobody leads a turn, and it may cruise straight on for minutes until a group tears off at its side.
+  Hold the treat for a moment to break the ring. A real sky has no such ring.</p>
   <p>The blind spot is the key. The boids at the front of a group see nobody ahead, only the few beside them, so they
   are pulled sideways and swing off; the boids behind see them turn and follow, and the whole group wheels round. A
   stream that turns away from the rest may tear off as a group of its own; cohesion, which reaches a little further
