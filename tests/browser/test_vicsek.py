@@ -524,6 +524,19 @@ def test_phone_layout_reduced_motion_and_share_link(phone_page, server):
     b = page.locator(f"{SECTION} .vk-canvas").bounding_box()
     page.touchscreen.tap(b["x"] + f[3 * k] * b["width"], b["y"] + (1 - f[3 * k + 1]) * b["height"])
     page.wait_for_function(f"document.querySelector('{SECTION}').dataset.selected === '{k}'", timeout=5_000)
+    # a finger put down and moved (a swipe, which scrolls the page: touch-action) neither follows
+    # another arrow nor stops following; only a tap picks (an outside review lost its arrow)
+    canvas = page.locator(f"{SECTION} .vk-canvas")
+    assert canvas.evaluate("(c) => getComputedStyle(c).touchAction") == "manipulation"
+    cdp = page.context.new_cdp_session(page)
+    x0, y0 = b["x"] + 0.5 * b["width"], b["y"] + 0.8 * b["height"]
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]})
+    for dy in (20, 60, 120):
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x0, "y": y0 - dy}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    page.wait_for_timeout(300)
+    ctl(page, "c.settle()")
+    assert page.evaluate(f"document.querySelector('{SECTION}').dataset.selected") == str(k)
     page.evaluate("window.scrollTo(0, 0)")
     screenshot(page, "vicsek-phone")
     assert page.rec.page_errors == []

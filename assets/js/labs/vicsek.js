@@ -289,8 +289,13 @@ export async function mount(section, ctx) {
     const none = selected < 0 ? [["select", {}]] : null;
     return stepper.track(stepper.idle().then(() => stepper.send(0, none)));
   }
-  canvas.addEventListener("pointerdown", (ev) => {
-    const tol = ev.pointerType === "touch" ? PICK_TOLERANCE_PX * 1.4 : PICK_TOLERANCE_PX;
+  // A tap or click picks (not a finger put down: on a phone a swipe that starts on the stage
+  // scrolls the page, and must not follow another arrow or stop following).
+  let pointerType = "mouse";
+  canvas.addEventListener("pointerdown", (ev) => { pointerType = ev.pointerType || "mouse"; });
+  canvas.addEventListener("click", (ev) => {
+    if (ev.detail === 0) return; // a click with no pointer (a key, a screen reader): no point to pick at
+    const tol = pointerType === "touch" ? PICK_TOLERANCE_PX * 1.4 : PICK_TOLERANCE_PX;
     const i = stage.pick(ev.clientX, ev.clientY, tol);
     select(i);
   });
@@ -387,7 +392,7 @@ export async function mount(section, ctx) {
         `With <var>a</var> = 1 they average P = ${m.a1}: the same start and the same nudges, ` +
         `and only the alignment turned on. ` +
         `<span class="vk-muted">(Done in ${(info.elapsedMs / 1000).toFixed(1)} s, in ${info.calls} short turns between ` +
-        "the stage's pictures, so the stage kept moving.)</span>";
+        "the stage's pictures, so the stage never had to wait for it.)</span>";
       setText(announce, `The ${checkName(consts)} is done: mean P ${m.a0} with a = 0 and ${m.a1} with a = 1. The table follows.`);
       section.dataset.check = "done";
       section.dataset.checkMaxMs = info.maxCallMs.toFixed(1);
