@@ -936,6 +936,8 @@ def test_quick_presses_on_the_scaling_slider_end_at_the_last_size(page, server):
     # (a size between the slider's steps says so: the thumb stands on the nearest step)
     page.wait_for_function("(t) => document.querySelector('#lab-boids .bd-scale-out').textContent === t",
                            arg=f"{want - 1:,} boids")
-    assert panel.locator("input[type=range]").get_attribute("aria-valuetext") == f"{want - 1:,} boids (between this slider's steps)"
+    assert panel.locator("input[type=range]").get_attribute("aria-valuetext") == f"{want - 1:,} boids (between this slider's sizes)"
     assert panel.locator(".bd-scale-between").is_visible()
+    assert panel.locator(".bd-scale-between").inner_text() == (
+        f"The flock has {want - 1:,} boids, between this slider's sizes: the thumb stands at the nearest, {want:,}.")
     assert state(page)["N"] == want - 1

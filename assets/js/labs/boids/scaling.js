@@ -43,8 +43,7 @@ export class ScalingPanel {
     this.out = el("output", { for: id, class: "bd-scale-out", "aria-hidden": "true" });
     // a flock sized between the slider's steps (by the Population slider or a link): the thumb
     // stands on the nearest step, and this line says why (aria-valuetext says it too)
-    this.between = el("p", { class: "help bd-scale-between", "aria-hidden": "true",
-      text: "Between this slider's steps: the thumb stands on the nearest one." });
+    this.between = el("p", { class: "help bd-scale-between", "aria-hidden": "true" });
     this.between.hidden = true;
     this.measureBtn = el("button", { type: "button", class: "btn bd-scale-all", text: "Measure every size" });
     // what is timed now, on screen; a live region says only a size's result or a sweep's start
@@ -81,11 +80,16 @@ export class ScalingPanel {
 
   /** Show a population on the slider (the nearest size) without changing the run. */
   showSize(n) {
-    let k = 0;
-    this.sizes.forEach((s, i) => { if (Math.abs(Math.log(s / n)) < Math.abs(Math.log(this.sizes[k] / n))) k = i; });
-    this.slider.value = String(k);
+    this.slider.value = String(this.nearest(n));
     this.current = n;
     this.label(n);
+  }
+
+  /** The index of the slider's size nearest `n` on its log scale. */
+  nearest(n) {
+    let k = 0;
+    this.sizes.forEach((s, i) => { if (Math.abs(Math.log(s / n)) < Math.abs(Math.log(this.sizes[k] / n))) k = i; });
+    return k;
   }
 
   /** The slider's visible and spoken value.  A flock the Population slider (or a link) sized
@@ -94,7 +98,10 @@ export class ScalingPanel {
     const between = !this.sizes.includes(n);
     this.out.textContent = `${fmtN(n)} boids`;
     this.between.hidden = !between;
-    this.slider.setAttribute("aria-valuetext", `${fmtN(n)} boids` + (between ? " (between this slider's steps)" : ""));
+    // (the page opens with 80 boids, between 30 and 100: said plainly, not as a puzzle)
+    if (between) this.between.textContent = `The flock has ${fmtN(n)} boids, between this slider's sizes: ` +
+      `the thumb stands at the nearest, ${fmtN(this.sizes[this.nearest(n)])}.`;
+    this.slider.setAttribute("aria-valuetext", `${fmtN(n)} boids` + (between ? " (between this slider's sizes)" : ""));
   }
 
   /** Restart with n boids at the default density, then time it.  A size asked for while
