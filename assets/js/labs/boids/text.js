@@ -239,8 +239,10 @@ export function worldCaption(world, p, C, linked = false, stretched = false) {
   // the sky takes the stage's shape (the default sky's area), so a phone flies a taller one than
   // a wide screen: the same sample gives another run there, unless a copied link brings the sky;
   // a sky too big to take this stage's shape (the scaling experiment's 10,000 boids) is drawn
-  // stretched to it, and says so
-  const shape = linked ? " (the link's sky)"
+  // stretched to it, and says so, as does a link's sky on a stage of another shape
+  const shape = linked && stretched
+    ? " (the link's sky, drawn stretched to this stage's other shape, so headings look slanted)"
+    : linked ? " (the link's sky)"
     : stretched ? ", drawn stretched to fit this stage (a sky this big cannot take its shape, so headings look slanted),"
       : ", shaped like this stage (a copied link keeps it, to replay this run on any screen),";
   return `The sky is ${Math.round(world.width)} × ${Math.round(world.height)} body lengths${shape} and its edges wrap around. ` +
