@@ -63,12 +63,12 @@ KIND = RuleKind("turn", sys.modules[__name__], "new headings in radians, one per
 
 # Ideas to try (edits of turn's source; tests/unit/test_rules.py measures each "look").
 IDEAS = (
-    Idea("no-kicks", "Switch off the random kicks",
+    Idea("no-kicks", "Switch off the random nudges (kick)",
          "With nothing to knock them off course the arrows end up flying exactly one way: P climbs to 1.",
          (("return theta + a * np.where(cancel, 0.0, wrap_angle(mean - theta)) + kick",
            "return theta + a * np.where(cancel, 0.0, wrap_angle(mean - theta))  # no kick"),)),
-    Idea("strong-kicks", "Kicks three times as strong",
-         "Alignment still pulls the arrows together, but the kicks keep breaking the agreement up: "
+    Idea("strong-kicks", "Nudges (kick) three times as strong",
+         "Alignment still pulls the arrows together, but the nudges keep breaking the agreement up: "
          "P falls from about 0.94 to about 0.6.",
          (("return theta + a * np.where(cancel, 0.0, wrap_angle(mean - theta)) + kick",
            "return theta + a * np.where(cancel, 0.0, wrap_angle(mean - theta)) + 3 * kick"),)),

@@ -14,7 +14,7 @@ export const headerHtml = (c) => `
     <p class="lab-kicker">Collective motion, hands on · Lab 2</p>
     <h1>How can a few local turns become one shared direction?</h1>
     <p class="lab-lead">Take ${c.n} arrows, each one turning towards the average heading of the arrows right
-    next to it, with a random wobble on top. Nobody sees the whole box and nobody is in charge. Play it, change one
+    next to it, with a small random nudge on top. Nobody sees the whole box and nobody is in charge. Play it, change one
     knob, and see whether a common heading appears anyway, and how sure we can be that it is not luck.</p>
   </header>`;
 
@@ -77,7 +77,8 @@ export const ruleHtml = (c) => `
     <li>wrap(…) turns the difference into the smaller of the two possible turns (between −π and π), so an
       arrow never turns by more than half a circle.</li>
     <li><var>ξ</var><sub>i</sub> is a fresh random number, equally likely anywhere between −1 and 1, for each
-      arrow at each update, so the nudge is at most ${c.kick} rad (about ${degrees(c.kick)}°) either way.</li>
+      arrow at each update, so the nudge is at most ${c.kick} rad (about ${degrees(c.kick)}°) either way
+      (in the rules' code it is called <code>kick</code>).</li>
     <li>All arrows turn at once, using everyone's positions and headings from before the update; then
       each moves ${num(c.speed / c.box)} of the box side along its new heading.</li>
     <li><var>a</var> = 1 is the rule of Vicsek and colleagues (1995) with noise amplitude η = ${c.eta}; <var>a</var> = 0 leaves
