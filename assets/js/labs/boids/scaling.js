@@ -61,8 +61,9 @@ export class ScalingPanel {
         "the same few neighbours (each size starts the flock again). Each size is timed here, in your browser. The time per boid per step of this " +
         "model does not grow with the flock: it even falls at first, while a step's fixed cost is shared by more " +
         "boids, then levels off. Making every boid check every other boid costs more per boid the bigger the flock: " +
-        "for a handful of boids it is the cheaper way, but from about a hundred on the local search wins, and by more " +
-        "the bigger the flock." }),
+        "for a handful of boids it is the cheaper way, but once the flock has a few hundred boids the local way wins, " +
+        "and by more the bigger the flock. The lines cross where your device says: the local line times the whole " +
+        "step, rules included, and the other only the checking, which flatters it." }),
       el("div", { class: "ctl bd-scale-ctl" }, el("label", { for: id, text: o.words.slider }), this.out, this.slider,
         this.between),
       el("div", { class: "bd-scale-actions" }, this.measureBtn),
