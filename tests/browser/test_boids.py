@@ -590,7 +590,7 @@ def test_desktop_screenshot_with_treat(lab):
     # a link copied after the treat says the run is not in it, in this lab's words (no threat here)
     page.locator("#lab-boids .bd-copy").click()
     note = page.locator("#lab-boids .copy-note")
-    page.wait_for_function("() => document.querySelector('#lab-boids .copy-note').innerText.includes('Link copied')")
+    page.wait_for_function("() => (document.querySelector('#lab-boids .copy-note') || {innerText: ''}).innerText.includes('Link copied')")
     assert "(setting changes or the treat) is not in the link" in note.inner_text(), note.inner_text()
     assert "threat" not in note.inner_text()
     # the stage and the side column sit side by side and nothing overflows the viewport width

@@ -319,6 +319,8 @@ def test_tap_selects_an_arrow_and_draws_its_neighbourhood(vpage):
     assert k is not None, "no isolated arrow found to tap"
     ctl(page, "c.settle()")
     x, y = f[3 * k], f[3 * k + 1]
+    # the whole stage in view (an earlier test on this page may have scrolled it half away)
+    page.evaluate("() => document.querySelector('#lab-vicsek .vk-canvas').scrollIntoView({block: 'center'})")
     before = _circle_hits(page, x, y, 0.12)
     rect = page.evaluate("(() => { const r = document.querySelector('#lab-vicsek .vk-canvas').getBoundingClientRect();"
                          " return {left: r.left, top: r.top, width: r.width, height: r.height}; })()")

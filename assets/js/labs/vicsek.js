@@ -36,6 +36,7 @@ const MIN_CHECK_MS = 3;
 const CHECK_MAX_MS = 60;
 const CHECK_AFTER_TICKS = 6;  // start the check once the first frames are drawn
 const PICK_TOLERANCE_PX = 26;
+const TAP_SLOP_PX = 10; // a pointer that moved further between down and up dragged, not tapped
 
 /** The page's HTML; its numbers (R, the kick, the random level) and readout labels come from
  *  the session: `c` its constants, `display` its readouts and the P plot's words; `name` is the
@@ -290,14 +291,20 @@ export async function mount(section, ctx) {
     return stepper.track(stepper.idle().then(() => stepper.send(0, none)));
   }
   // A tap or click picks (not a finger put down: on a phone a swipe that starts on the stage
-  // scrolls the page, and must not follow another arrow or stop following).
-  let pointerType = "mouse";
-  canvas.addEventListener("pointerdown", (ev) => { pointerType = ev.pointerType || "mouse"; });
+  // scrolls the page, and must not follow another arrow or stop following).  The arrow is the
+  // one under the pointer when it went down (the press may scroll a half-hidden stage into
+  // view as it takes the focus), and a pointer that moved on the way is no tap.
+  let pressed = null; // {i, x, y}: the arrow picked at pointerdown, and where (screen px)
+  canvas.addEventListener("pointerdown", (ev) => {
+    const tol = ev.pointerType === "touch" ? PICK_TOLERANCE_PX * 1.4 : PICK_TOLERANCE_PX;
+    pressed = { i: stage.pick(ev.clientX, ev.clientY, tol), x: ev.screenX, y: ev.screenY };
+  });
+  canvas.addEventListener("pointercancel", () => { pressed = null; }); // the browser scrolled instead
   canvas.addEventListener("click", (ev) => {
-    if (ev.detail === 0) return; // a click with no pointer (a key, a screen reader): no point to pick at
-    const tol = pointerType === "touch" ? PICK_TOLERANCE_PX * 1.4 : PICK_TOLERANCE_PX;
-    const i = stage.pick(ev.clientX, ev.clientY, tol);
-    select(i);
+    const p = pressed;
+    pressed = null;
+    if (!p || ev.detail === 0 || Math.hypot(ev.screenX - p.x, ev.screenY - p.y) > TAP_SLOP_PX) return;
+    select(p.i);
   });
   /** Follow the next (delta 1) or previous (-1) arrow of the N, wrapping round; from none
    *  followed, the first or the last.  The stage's arrow keys and the access bar's buttons. */
