@@ -364,7 +364,8 @@ def boids(v: np.ndarray, m: Mapping[str, float], *, treat: bool = False,
         which = "one flock" if flocks == 1 else f"{flocks} flocks"
         where = ""
         if known:  # "80 boids, 2 flocks flying one way (10 in them, 69 in groups not flying one way, 1 boid alone)"
-            where = f" ({', '.join([f'{in_flocks} in them', *rest])})" if rest else " (all in them)"
+            them = "it" if flocks == 1 else "them"  # "one flock … (66 in it, …)"
+            where = f" ({', '.join([f'{in_flocks} in {them}', *rest])})" if rest else f" (all in {them})"
         shape = f"{head}, {which} flying one way{where}{heading}"
     parts = [shape]
     # the chart's own words when there is a history (the session's HISTORY_SERIES)

@@ -381,8 +381,11 @@ def test_a_link_copied_at_ten_thousand_boids_opens_at_ten_thousand():
         BoidsSession().op_reset(population=1)  # below every range: refused, nothing changes
     small = BoidsSession()
     before = small.state.n
-    with pytest.raises(ValueError, match="sky"):  # 10,000 in the slider's sky: refused
+    with pytest.raises(ValueError, match="sky") as refused:  # 10,000 in the slider's sky: refused
         small.op_reset(population=10000)
+    # (numbers this big with separators, as the page writes them)
+    assert "10,000 boids need the scaling experiment's sky of at least 2,000,000 square lengths" in str(refused.value)
+    assert "(the population slider goes to 2,000)" in str(refused.value)
     assert small.state.n == before
 
 

@@ -232,7 +232,9 @@ def test_boids_words_follow_flocks_and_heading():
     d = describe.boids(v, {"P": 0.3, "spacing": 2.0, "flocks": 2, "in_flocks": 10, "loners": 1})
     assert d["text"].startswith("80 boids, 2 flocks flying one way (10 in them, 69 in groups not flying one way, 1 boid alone);")
     d = describe.boids(v, {"P": 0.9, "spacing": 2.0, "flocks": 1, "in_flocks": 80, "loners": 0})
-    assert d["text"].startswith("80 boids, one flock flying one way (all in them), heading north;")
+    assert d["text"].startswith("80 boids, one flock flying one way (all in it), heading north;")
+    d = describe.boids(v, {"P": 0.9, "spacing": 2.0, "flocks": 1, "in_flocks": 66, "loners": 2})
+    assert d["text"].startswith("80 boids, one flock flying one way (66 in it, 12 in groups not flying one way, 2 boids alone)")
     assert describe.boids(v, {"P": 0.1, "spacing": 5.0, "flocks": 0})["text"].startswith("80 boids, no flock yet;")
 
 
@@ -245,7 +247,8 @@ def test_boids_readout_and_summary_say_where_the_boids_are_in_the_same_words():
     grouped = m["N"] - m["in_flocks"] - m["loners"]
     assert m["flocks"] > 0 and grouped > 0 and m["loners"] > 0, m
     assert m["where"] == f"{grouped} in groups not flying one way, {m['loners']} boid{'s' * (m['loners'] != 1)} alone"
-    assert f"({m['in_flocks']} in them, {m['where']})" in s.op_describe()["text"]
+    them = "it" if m["flocks"] == 1 else "them"
+    assert f"({m['in_flocks']} in {them}, {m['where']})" in s.op_describe()["text"]
     assert describe.flocks_where(80, 10, 1) == "69 in groups not flying one way, 1 boid alone"
     assert describe.flocks_where(80, 70, 10) == "10 boids alone"
     assert describe.flocks_where(80, 80, 0) == "all in flocks" and describe.flocks_where(0, 0, 0) == "no boids"
