@@ -82,7 +82,7 @@ import numpy as np
 from . import cells, detmath
 from .params import ParamSpec, listed, step_count, validate
 from .rules import Rule, RuleError, read_only
-from .space import Box, shift, wrap_angle
+from .space import Box, distance, shift, wrap_angle
 
 __all__ = [
     "VicsekParams",
@@ -267,6 +267,15 @@ def start_state(seed: int, params: VicsekParams = TEACHING) -> tuple[VicsekState
     """Start of one replica and its kick stream, positioned at update 0."""
     stream = KickStream(seed, params.n)
     return stream.start(params.box), stream
+
+
+def central_agent(x: np.ndarray, space: Box) -> int:
+    """The agent nearest the middle of the box (minimum image; ties: the smaller index).
+
+    x : (N, 2) positions.  The page follows it from the start, so the neighbourhood circle and
+    the nudge wedge are first seen whole, not cut up by the wrapping edges."""
+    middle = np.array([[0.5 * space.width, 0.5 * space.height]])
+    return int(np.argmin(distance(x, middle, space)))
 
 
 # ----------------------------------------------------------------------------- rules

@@ -90,13 +90,14 @@ def test_lab2_summary_names_the_arrow_the_page_follows(page, server):
     pause(page, "vicsek")
     canvas = page.locator("#lab-vicsek .vk-canvas")
     sel = lambda: page.evaluate("() => window.swarmlab.labs.get('vicsek').selected")  # noqa: E731
-    assert sel() == 0
-    assert "Following arrow 1," in engine_call(page, "vicsek", "describe")["text"]
+    k = page.evaluate("() => window.swarmlab.engine.layout('vicsek').then((l) => l.constants.follow)")
+    assert sel() == k
+    assert f"Following arrow {k + 1}," in engine_call(page, "vicsek", "describe")["text"]
     canvas.focus()
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("() => window.swarmlab.labs.get('vicsek').selected === 1")
-    wait_async(page, "() => window.swarmlab.engine.call('vicsek', 'describe')"
-                           ".then((d) => d.text.includes('Following arrow 2,'))")
+    page.wait_for_function(f"() => window.swarmlab.labs.get('vicsek').selected === {k + 1}")
+    wait_async(page, "(k) => window.swarmlab.engine.call('vicsek', 'describe')"
+                     ".then((d) => d.text.includes(`Following arrow ${k + 2},`))", arg=k)
     page.keyboard.press("Escape")
     page.wait_for_function("() => window.swarmlab.labs.get('vicsek').selected === -1")
     wait_async(page, "() => window.swarmlab.engine.call('vicsek', 'describe')"

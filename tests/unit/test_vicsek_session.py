@@ -182,6 +182,20 @@ def test_neighbours_match_brute_force(s):
     assert "error" in call(s, "neighbours", i=-1)
 
 
+def test_the_arrow_followed_from_the_start_is_the_one_nearest_the_middle():
+    """Arrow 1 of the live seed starts in a corner, where its circle is cut into pieces by the
+    wrapping edges: the page follows the arrow the session names, nearest the middle."""
+    s = vs.VicsekSession()
+    k = s.constants()["follow"]
+    x = s.ens.state.x[0]  # update 0 of the live seed
+    wrapped = [min(abs(a - 0.5), 1.0 - abs(a - 0.5)) for a in x.ravel()]  # per coordinate, the short way
+    dist = [float(np.hypot(wrapped[2 * i], wrapped[2 * i + 1])) for i in range(64)]
+    assert dist[k] == min(dist) and dist.index(min(dist)) == k
+    assert dist[k] + 0.12 < 0.5  # its whole circle (radius 0.12) clears the edges
+    call(s, "step", n=40)
+    assert s.constants()["follow"] == k  # the start's, whatever the run has done since
+
+
 def test_no_aim_is_given_while_a_students_rule_runs(s):
     """The stage's aim and kick wedge are the original rule's turn: with a student's rule (here
     kicks three times as strong) they showed what the arrows do not do; the rule is not called

@@ -284,7 +284,9 @@ class VicsekSession(Session):
                 "eta": p.eta, "kick": p.kick, "seed": LIVE_SEED, "seeds": list(vicsek.CHECK_SEEDS),
                 "baseline": metrics.random_polarization(p.n),  # P of random headings
                 "warmup": vicsek.CHECK_WARMUP, "measure": vicsek.CHECK_MEASURE,
-                "p_elsewhere": metrics.P_WHOLE_GROUP}  # the Swarm Lab's name for P
+                "p_elsewhere": metrics.P_WHOLE_GROUP,  # the Swarm Lab's name for P
+                # the arrow the page follows from the start: the live seed's nearest the middle
+                "follow": vicsek.central_agent(vicsek.start_state(LIVE_SEED, p)[0].x, p.space)}
 
     def frame(self) -> np.ndarray:
         box = self.params.space

@@ -152,7 +152,9 @@ export async function mount(section, ctx) {
   let t = st.t;
   let lastIngestT = -1;
   let P = st.P;
-  let selected = 0; // one arrow is followed from the start, so its circle and wedge are on screen
+  // one arrow is followed from the start, so its circle and wedge are on screen: the one the
+  // session names, nearest the middle (arrow 1 started in a corner, its circle cut in four)
+  let selected = consts.follow;
   let neighbourCount = 0;
 
   /** Put a frame on the stage. `fresh` = a new run (restart): the trail starts over. */
