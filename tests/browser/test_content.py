@@ -234,7 +234,7 @@ def test_lab2_follows_an_arrow_from_the_start(page, server):
     assert f"Following arrow {k + 1} of 64" in page.inner_text("#lab-vicsek .vk-follow")
     # the circle and the wedge the legend describes are drawn from the start
     assert int(page.get_attribute("#lab-vicsek", "data-neighbours")) >= 0
-    assert page.evaluate("() => window.swarmlab.labs.get('vicsek').stage.selected") == 0
+    assert page.evaluate("() => window.swarmlab.labs.get('vicsek').stage.selected") == k
 
 
 def test_lab1_caption_quotes_the_trails_the_stage_draws(page, server):
