@@ -133,6 +133,8 @@ class VicsekSession(Session):
             new[name] = validate(self.SPECS, name, value)
         self.values = new
         self.ens = vicsek.Ensemble([(LIVE_SEED, self.values["a"])], self.params)
+        # the arrow the page follows from the start (constants): nearest the middle at update 0
+        self.follow = vicsek.central_agent(self.ens.state.x[0], self.params.space)
         self.ens.turn = self.rule  # a student's rule stays in use across a restart
         self.prev = self.ens.state
         self._new_history()
@@ -285,8 +287,7 @@ class VicsekSession(Session):
                 "baseline": metrics.random_polarization(p.n),  # P of random headings
                 "warmup": vicsek.CHECK_WARMUP, "measure": vicsek.CHECK_MEASURE,
                 "p_elsewhere": metrics.P_WHOLE_GROUP,  # the Swarm Lab's name for P
-                # the arrow the page follows from the start: the live seed's nearest the middle
-                "follow": vicsek.central_agent(vicsek.start_state(LIVE_SEED, p)[0].x, p.space)}
+                "follow": self.follow}  # the live seed's arrow nearest the middle at update 0
 
     def frame(self) -> np.ndarray:
         box = self.params.space
