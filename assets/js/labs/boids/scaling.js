@@ -81,16 +81,11 @@ export class ScalingPanel {
 
   /** Show a population on the slider (the nearest size) without changing the run. */
   showSize(n) {
-    this.slider.value = String(this.nearest(n));
-    this.current = n;
-    this.label(n);
-  }
-
-  /** The index of the slider's size nearest `n` on its log scale. */
-  nearest(n) {
     let k = 0;
     this.sizes.forEach((s, i) => { if (Math.abs(Math.log(s / n)) < Math.abs(Math.log(this.sizes[k] / n))) k = i; });
-    return k;
+    this.slider.value = String(k);
+    this.current = n;
+    this.label(n);
   }
 
   /** The slider's visible and spoken value.  A flock the Population slider (or a link) sized
@@ -101,7 +96,7 @@ export class ScalingPanel {
     this.between.hidden = !between;
     // (the page opens with 80 boids, between 30 and 100: said plainly, not as a puzzle)
     if (between) this.between.textContent = `The flock has ${fmtN(n)} boids, between this slider's sizes: ` +
-      `the thumb stands at the nearest, ${fmtN(this.sizes[this.nearest(n)])}.`;
+      `the thumb stands at the nearest, ${fmtN(this.sizes[Number(this.slider.value)])}.`;
     this.slider.setAttribute("aria-valuetext", `${fmtN(n)} boids` + (between ? " (between this slider's sizes)" : ""));
   }
 
