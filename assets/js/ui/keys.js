@@ -23,6 +23,9 @@ export const GLOBAL_KEYS = [
   { key: "Escape", show: "Esc", what: "close this list, or the time-limit note" },
 ];
 
+/** Letter -> the lab shortcut it calls (GLOBAL_KEYS' `does`; Space has its own test). */
+const LETTER_ACTIONS = new Map(GLOBAL_KEYS.filter((k) => k.does && k.key !== " ").map((k) => [k.key, k.does]));
+
 /** The global keys that do something in `lab` (all of them for an unknown lab). */
 export function labKeys(lab) {
   const shortcuts = (LAB_ACCESS[lab] || {}).shortcuts;
@@ -275,7 +278,7 @@ function helpDialog() {
   dlg.innerHTML = `
     <h2 id="access-help-title">Keyboard</h2>
     <p>These keys work anywhere in the lab except while a box, slider or checkbox has the focus.</p>
-    <p><label class="access-letter-keys"><input type="checkbox"> Single-letter keys (<span class="access-letter-names">R, T, N, P, D and ?</span>)</label>
+    <p><label class="access-letter-keys"><input type="checkbox"> Single-letter keys (<span class="access-letter-names"></span>)</label>
       <span class="help">Turn them off if they get in the way of your screen reader's or voice tool's own keys;
       the buttons do the same. This browser remembers the choice.</span></p>
     <p><label class="access-summaries"><input type="checkbox"> Spoken updates while a lab plays</label>
@@ -318,9 +321,10 @@ export function installKeys({ activeLab, controller, describe, summaries = null 
   function openHelp(lab, from = null) {
     const dlg = helpDialog();
     const cfg = LAB_ACCESS[lab] || {};
-    const here = new Set(labKeys(lab).map((k) => k.key));
+    const keys = labKeys(lab);
+    const here = new Set(keys.map((k) => k.key));
     for (const tr of dlg.querySelectorAll(".access-keys-global tr")) tr.hidden = !here.has(tr.dataset.key);
-    const letters = labKeys(lab).filter((k) => k.key.length === 1 && k.key !== " ").map((k) => k.show);
+    const letters = keys.filter((k) => k.key.length === 1 && k.key !== " ").map((k) => k.show);
     dlg.querySelector(".access-letter-names").textContent =
       `${letters.slice(0, -1).join(", ")} and ${letters[letters.length - 1]}`;
     const body = dlg.querySelector(".access-keys-lab tbody");
@@ -381,11 +385,8 @@ export function installKeys({ activeLab, controller, describe, summaries = null 
     else if (key === "Escape") done = act("escape");
     else if (ev.repeat) return;
     else if (key === " ") { if (!spaceTaken(ev.target)) done = act("play"); }
-    else if (key === "r") done = act("restart");
-    else if (key === "t") done = act("threat");
-    else if (key === "n") done = act("next");
-    else if (key === "p") done = act("prev");
     else if (key === "d") { describe(lab); done = true; }
+    else if (LETTER_ACTIONS.has(key)) done = act(LETTER_ACTIONS.get(key)); // R, T, N, P
     if (done) ev.preventDefault();
   });
 
