@@ -95,6 +95,13 @@ def wait_async(page, predicate: str, arg=None, timeout=15_000):
     return value
 
 
+def touch(cdp, kind, x, y):
+    """One touch event of one finger through a CDP session (``page.context.new_cdp_session``):
+    ``kind`` touchStart, touchMove or touchEnd (whose x, y are not used), in CSS px."""
+    points = [] if kind == "touchEnd" else [{"x": x, "y": y, "id": 1}]
+    cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+
 def screenshot(page, name: str):
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"

@@ -11,7 +11,7 @@ import math
 import time
 
 import pytest
-from browserlib import copied_link, engine_call, screenshot, settle, wait_async, wait_ready
+from browserlib import copied_link, engine_call, screenshot, settle, touch, wait_async, wait_ready
 
 LAB = "boids"
 
@@ -599,11 +599,6 @@ def test_desktop_screenshot_with_treat(lab):
     side = page.locator("#lab-boids .bd-side").bounding_box()
     assert side["x"] >= stage["x"] + stage["width"] - 1
     assert stage["y"] + stage["height"] <= 800  # the whole stage is above the fold
-
-
-def touch(cdp, kind, x, y):
-    points = [] if kind == "touchEnd" else [{"x": x, "y": y, "id": 1}]
-    cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
 
 
 def test_touch_treat_on_a_phone(phone_page, open_lab):

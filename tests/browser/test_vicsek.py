@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from browserlib import ROOT, copied_link, engine_call, screenshot, wait_async, wait_ready
+from browserlib import ROOT, copied_link, engine_call, screenshot, touch, wait_async, wait_ready
 
 LAB = "vicsek"
 CTL = "window.swarmlab.labs.get('vicsek')"
@@ -532,10 +532,10 @@ def test_phone_layout_reduced_motion_and_share_link(phone_page, server):
     assert canvas.evaluate("(c) => getComputedStyle(c).touchAction") == "manipulation"
     cdp = page.context.new_cdp_session(page)
     x0, y0 = b["x"] + 0.5 * b["width"], b["y"] + 0.8 * b["height"]
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]})
+    touch(cdp, "touchStart", x0, y0)
     for dy in (20, 60, 120):
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x0, "y": y0 - dy}]})
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        touch(cdp, "touchMove", x0, y0 - dy)
+    touch(cdp, "touchEnd", 0, 0)
     page.wait_for_timeout(300)
     ctl(page, "c.settle()")
     assert page.evaluate(f"document.querySelector('{SECTION}').dataset.selected") == str(k)
