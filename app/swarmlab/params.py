@@ -97,6 +97,7 @@ class ParamSpec:
             text = f"{float(value):.{self.decimals}f}"
             if float(text) != float(value):
                 text = repr(float(value))
+        text = grouped(text)
         unit = self.unit_for(value)
         return f"{text} {unit}" if unit else text
 
@@ -266,6 +267,13 @@ def listed(values: Any, name: str) -> list:
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
         raise ValueError(f"{name} must be a list of whole numbers, such as [3, 17], got {shown(values)}")
     return list(values)
+
+
+def grouped(text: str) -> str:
+    """A number's text with the digits before its point grouped in threes ("10,000",
+    "1,234.5"), as the page's prose writes numbers; ui/controls.js grouped() is the same rule."""
+    whole, point, rest = text.partition(".")
+    return re.sub(r"\B(?=(\d{3})+$)", ",", whole) + point + rest
 
 
 def shown(value: Any) -> str:

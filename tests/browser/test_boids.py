@@ -202,8 +202,8 @@ def test_population_slider_up_to_2000_and_back(lab):
     page.evaluate(set_pop, 2000)
     st = state(page)
     assert st["N"] == 2000 and st["t"] >= t0
-    assert page.locator("#lab-boids .bd-N").inner_text() in ("80", "2000")  # readout refreshes within 0.25 s
-    page.wait_for_function("document.querySelector('#lab-boids .bd-N').textContent === '2000'", timeout=10_000)
+    assert page.locator("#lab-boids .bd-N").inner_text() in ("80", "2,000")  # readout refreshes within 0.25 s
+    page.wait_for_function("document.querySelector('#lab-boids .bd-N').textContent === '2,000'", timeout=10_000)
     wait_model_time_passes(page, st["t"], timeout=30_000)
     n = page.evaluate("async () => (await window.swarmlab.engine.frame('boids'))[0]")
     assert n == 2000
@@ -321,7 +321,7 @@ def test_heavy_settings_keep_the_page_responsive(lab):
                         i.value = v; i.dispatchEvent(new Event("input", {bubbles: true})); }"""
     page.evaluate(set_pop, 2000)
     engine_call(page, LAB, "resize", {"width": 10, "height": 10})
-    page.wait_for_function("document.querySelector('#lab-boids .bd-N').textContent === '2000'", timeout=30_000)
+    page.wait_for_function("document.querySelector('#lab-boids .bd-N').textContent === '2,000'", timeout=30_000)
     t0 = state(page)["t"]
     gaps = page.evaluate("""() => new Promise((resolve) => {
       const gaps = []; let last = performance.now();

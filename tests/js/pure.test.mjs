@@ -10,7 +10,7 @@ import { drawArrow } from "../../assets/js/ui/marks.js";
 import { HistoryMirror } from "../../assets/js/ui/history.js";
 import { tabListMove } from "../../assets/js/ui/dom.js";
 import { CheckRunner } from "../../assets/js/labs/vicsek/check.js";
-import { choiceLabel, groupSpecs, formatReadout, formatValue, labelParts, spokenValue } from "../../assets/js/ui/controls.js";
+import { choiceLabel, groupSpecs, formatReadout, formatValue, grouped, labelParts, spokenValue } from "../../assets/js/ui/controls.js";
 import { pitchFor } from "../../assets/js/ui/sound.js";
 import { ANIMAL_PX, SensePanel, arrowUnit } from "../../assets/js/labs/swarm/panel.js";
 
@@ -262,6 +262,12 @@ test("the words of controls and readouts come from the engine's specs", () => {
   assert.equal(formatReadout({ decimals: 0 }, 150), "150");
   assert.equal(formatReadout({}, 0.12345), "0.123");
   assert.equal(formatReadout({}, NaN), "–");
+  // digits grouped as the prose writes them, on readouts and controls alike (Lab 3's 10,000 boids)
+  assert.equal(formatReadout({ decimals: 0 }, 10000), "10,000");
+  assert.equal(formatReadout({ unit: "s", decimals: 1 }, 1234.5), "1,234.5 s");
+  assert.equal(formatValue({ kind: "int", unit: "boids" }, 10000), "10,000 boids");
+  assert.equal(spokenValue({ kind: "int", unit: "boids" }, 2000), "2,000 boids");
+  assert.equal(formatValue({ kind: "float", step: 1, decimals: 0 }, 12345.5), "12,345.5"); // off the step: in full, grouped
   assert.equal(formatReadout({}, null), "–");
 });
 
@@ -467,4 +473,12 @@ test("the projector palette: through the filter the sky is white and every hue a
   }
   assert.equal(headingStyles(24, true).length, 24);
   assert.notDeepEqual(headingStyles(24, true), headingStyles(24));
+});
+
+
+test("grouped: the same digit groups as params.grouped, case for case (tests/shared/grouped.json)", async () => {
+  const { readFile } = await import("node:fs/promises");
+  const { cases } = JSON.parse(await readFile(new URL("../shared/grouped.json", import.meta.url), "utf8"));
+  assert.ok(cases.length > 10);
+  for (const [text, want] of cases) assert.equal(grouped(text), want, text);
 });

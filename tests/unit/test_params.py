@@ -188,6 +188,26 @@ def test_every_unit_a_control_shows_is_said_in_words():
     assert ParamSpec("x", 1.0, "X", unit="lengths", unit_one="length").shown(1.0) == "1 lengths"  # a float: its unit
 
 
+def test_values_group_their_digits_as_the_page_writes_them():
+    """"10,000 boids" on a marker or notice, as on the slider and readout (ui/controls.js), and
+    params.grouped agrees with the page's grouped() on every case of tests/shared/grouped.json."""
+    import json
+    from pathlib import Path
+
+    from swarmlab import boids
+    from swarmlab.params import grouped, spec_named
+
+    pop = spec_named(boids.SPECS, "population")
+    assert pop.shown(10_000) == "10,000 boids" and pop.shown(80) == "80 boids"
+    assert pop.marker(2000).endswith("2,000 boids"), pop.marker(2000)
+    assert ParamSpec("t", 1.0, "T", step=0.1, unit="s").shown(1234.5) == "1,234.5 s"
+    assert ParamSpec("t", 1.0, "T", step=0.1).shown(12345.25) == "12,345.25"  # off the step: in full
+    cases = json.loads((Path(__file__).parents[1] / "shared" / "grouped.json").read_text())["cases"]
+    assert len(cases) > 10
+    for text, want in cases:
+        assert grouped(text) == want, text
+
+
 def test_python_values_are_checked_where_they_enter():
     """From Python as from the page: Params(...) checks every value (sizes may exceed the
     sliders), numpy's integers are whole numbers, and step counts are whole and >= 0."""

@@ -24,6 +24,7 @@ export function formatValue(spec, value) {
   const v = Number(value);
   let text = v.toFixed(spec.kind === "int" ? 0 : spec.decimals ?? 0);
   if (Number(text) !== v) text = String(v); // off the step (a link's 12.25): in full, never rounded
+  text = grouped(text);
   const unit = unitFor(spec, v).shown;
   return unit ? `${text} ${unit}` : text;
 }
@@ -55,7 +56,16 @@ export function choiceLabel(spec, value) {
  *  its unit (a table's column names the unit once); "–" if none. */
 export function readoutNumber(r, v) {
   if (v === null || v === undefined || !Number.isFinite(v)) return "–";
-  return (v * (r.scale ?? 1)).toFixed(r.decimals ?? 3);
+  return grouped((v * (r.scale ?? 1)).toFixed(r.decimals ?? 3));
+}
+
+/** A number's text with the digits before its point grouped in threes, as the page's prose
+ *  writes numbers ("10,000 boids", "1,234.5 s"); params.py grouped() is the same rule, so a
+ *  value reads alike on a slider, a readout and a chart marker. */
+export function grouped(text) {
+  const point = text.indexOf(".");
+  const whole = point < 0 ? text : text.slice(0, point);
+  return whole.replace(/\B(?=(\d{3})+$)/g, ",") + (point < 0 ? "" : text.slice(point));
 }
 
 /** A readout's text as the session's Readout spec says ({unit, decimals, scale}); "–" if none. */
