@@ -210,7 +210,7 @@ SPECS: tuple[ParamSpec, ...] = (
               group="steering", advanced=True, help="Boids never fly slower (no hovering)."),
     ParamSpec("v_max", V_MAX, "Maximum speed", min=1.0, max=30.0, step=0.5, unit="lengths/s",
               group="steering", advanced=True, help="Boids never fly faster; the rules' desired speed."),
-    ParamSpec("sample", 42, "Sample number", kind="int", min=0, max=2**31 - 1, step=1, group="flock",
+    ParamSpec("sample", 42, "Sample number", kind="int", min=0, max=2**31 - 1, step=1, group="flock", identifier=True,
               help="Seeds the starting positions and headings; applies at restart.", advanced=True),
 )
 

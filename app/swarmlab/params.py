@@ -62,6 +62,7 @@ class ParamSpec:
     advanced: bool = False
     above_min: bool = False  # the minimum itself is refused: values must be greater (R > 0)
     unit_one: str = ""  # the unit after exactly 1 of a whole number ("1 animal"); else ``unit``
+    identifier: bool = False  # the number names something (a sample, a seed): no digit groups
 
     def __post_init__(self) -> None:
         if self.choice_labels and len(self.choice_labels) != len(self.choices):
@@ -97,7 +98,8 @@ class ParamSpec:
             text = f"{float(value):.{self.decimals}f}"
             if float(text) != float(value):
                 text = repr(float(value))
-        text = grouped(text)
+        if not self.identifier:
+            text = grouped(text)  # "10,000 boids", but "sample 12345"
         unit = self.unit_for(value)
         return f"{text} {unit}" if unit else text
 

@@ -153,7 +153,7 @@ SPECS: tuple[ParamSpec, ...] = (
     ParamSpec("appearance", "birds", "Appearance", kind="choice", choices=("birds", "fish"),
               choice_labels=("birds", "fish"), group="display",
               help="Changes only the drawing, never the model."),
-    ParamSpec("sample", 42, "Sample", kind="int", min=0, max=999_999_999, step=1, group="run",
+    ParamSpec("sample", 42, "Sample", kind="int", min=0, max=999_999_999, step=1, group="run", identifier=True,
               help="Seeds the start and all the noise. Takes effect when the run restarts."),
     ParamSpec("start", "cluster", "Start", kind="choice", choices=("cluster", "scattered"),
               choice_labels=("a loose patch", "scattered over the world"), group="run",

@@ -132,7 +132,7 @@ GENERAL_SPECS: tuple[ParamSpec, ...] = (
               help="updates before measuring"),
     ParamSpec("measure", CHECK_MEASURE, "Measured updates", kind="int", min=1, max=10_000_000, step=1,
               help="updates over which P is averaged"),
-    ParamSpec("seed", LIVE_SEED, "Seed", kind="int", min=0, max=2**63 - 1, step=1,
+    ParamSpec("seed", LIVE_SEED, "Seed", kind="int", min=0, max=2**63 - 1, step=1, identifier=True,
               help="key of the Philox kick stream (start and kicks)"),
 )
 _DEFAULT = {s.name: s.default for s in GENERAL_SPECS}

@@ -268,6 +268,7 @@ test("the words of controls and readouts come from the engine's specs", () => {
   assert.equal(formatValue({ kind: "int", unit: "boids" }, 10000), "10,000 boids");
   assert.equal(spokenValue({ kind: "int", unit: "boids" }, 2000), "2,000 boids");
   assert.equal(formatValue({ kind: "float", step: 1, decimals: 0 }, 12345.5), "12,345.5"); // off the step: in full, grouped
+  assert.equal(formatValue({ kind: "int", identifier: true }, 123456), "123456"); // a sample number names a run
   assert.equal(formatReadout({}, null), "–");
 });
 

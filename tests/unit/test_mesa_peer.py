@@ -95,3 +95,17 @@ def test_own_process_child_prints_one_block(capsys):
 
 def test_bench_is_registered():
     assert "mesa_peer" in _load("__main__", "bench_dispatch").BENCHES
+
+
+def test_no_rules_row_is_lab1s_step_with_the_rules_and_noise_off():
+    """The bench's bound 'if the three rules cost nothing': the same start and search as the
+    swarmlab row, no rule weighted and no noise, so its agents only turn for obstacles."""
+    full, bare = mp.SwarmLab(300), mp.NoRules(300)
+    assert (bare.p.ws, bare.p.wa, bare.p.wc, bare.p.sigma) == (0.0, 0.0, 0.0, 0.0)
+    assert (full.p.ws, full.p.wa, full.p.wc) != (0.0, 0.0, 0.0) and full.p.sigma > 0
+    assert np.array_equal(bare.positions(), full.positions())  # the same start
+    bare.step()
+    assert np.abs(bare.state.theta - full.state.theta).max() < 1e-12  # nothing turned it: no rule, no noise
+    full.step()
+    assert np.abs(bare.state.theta - full.state.theta).max() > 1e-3
+    assert mp.NoRules in mp.METHODS and mp.BLOCK["no-rules"] > 0 and mp.QUICK_BLOCK["no-rules"] > 0

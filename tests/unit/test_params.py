@@ -202,6 +202,12 @@ def test_values_group_their_digits_as_the_page_writes_them():
     assert pop.marker(2000).endswith("2,000 boids"), pop.marker(2000)
     assert ParamSpec("t", 1.0, "T", step=0.1, unit="s").shown(1234.5) == "1,234.5 s"
     assert ParamSpec("t", 1.0, "T", step=0.1).shown(12345.25) == "12,345.25"  # off the step: in full
+    # a number that names something is written as typed: "Sample 1000 will be used", "seed 123456"
+    from swarmlab import swarm, vicsek
+    assert spec_named(boids.SPECS, "sample").shown(123456) == "123456"
+    assert swarm.SPEC_BY_NAME["sample"].restart_notice(1000).count("1000") == 1
+    assert spec_named(vicsek.GENERAL_SPECS, "seed").to_json()["identifier"] is True
+    assert not pop.identifier and pop.to_json()["identifier"] is False
     cases = json.loads((Path(__file__).parents[1] / "shared" / "grouped.json").read_text())["cases"]
     assert len(cases) > 10
     for text, want in cases:

@@ -89,8 +89,10 @@ SEED = 42
 MISSING = ("mesa_peer: skipped, Mesa is not installed "
            "(an optional bench extra: pip install -e '.[mesa]', which make bench does)")
 # steps timed per round and method (the session's block is whole metric intervals)
-BLOCK = {"mesa": 3, "swarmlab": 30, "session": 30, "boids": 30, "search": 30, "swarmlab-own": 30, "search-own": 30}
-QUICK_BLOCK = {"mesa": 1, "swarmlab": 5, "session": 15, "boids": 5, "search": 5, "swarmlab-own": 5, "search-own": 5}
+BLOCK = {"mesa": 3, "swarmlab": 30, "session": 30, "boids": 30, "search": 30, "no-rules": 30,
+         "swarmlab-own": 30, "search-own": 30}
+QUICK_BLOCK = {"mesa": 1, "swarmlab": 5, "session": 15, "boids": 5, "search": 5, "no-rules": 5,
+               "swarmlab-own": 5, "search-own": 5}
 
 
 # --- the match (pure functions; tests/unit/test_mesa_peer.py checks them) -------------------
@@ -228,6 +230,18 @@ class Search(SwarmLab):
         cells.neighbour_pairs(self.state.x, swarm.BOX, self.p.cutoff, sort=nearest, half=not nearest)
 
 
+class NoRules(SwarmLab):
+    """Lab 1's step with the three rules' weights and the heading noise at 0: the search, the
+    personal and social pairs (field of view), the capped turn, the move and the wrap, with no
+    rule reduced and no noise drawn.  What the whole step could reach if the rules cost nothing."""
+
+    name = "no-rules"
+
+    def __init__(self, n: int):
+        super().__init__(n)
+        self.p = dataclasses.replace(self.p, w_s=0.0, w_a=0.0, w_c=0.0, sigma=0.0)
+
+
 class OwnProcess:
     """A method timed in a fresh Python that never imports Mesa (``--child NAME``).
 
@@ -250,7 +264,7 @@ class OwnProcess:
         return tuple(json.loads(out.strip().splitlines()[-1]))
 
 
-METHODS = (Mesa, SwarmLab, Session, Boids, Search, OwnProcess(SwarmLab), OwnProcess(Search))
+METHODS = (Mesa, SwarmLab, Session, Boids, Search, NoRules, OwnProcess(SwarmLab), OwnProcess(Search))
 CHILDREN = {m.name: m for m in (SwarmLab, Search)}
 
 
@@ -354,7 +368,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{cratio['swarmlab']:.1f}x CPU, {ratio['swarmlab']:.1f}x wall; swarmlab in its own process "
           f"{cratio['swarmlab-own']:.1f}x CPU, {ratio['swarmlab-own']:.1f}x wall; the page's session "
           f"{cratio['session']:.1f}x CPU; ceiling with today's search (Mesa / search alone) "
-          f"{cratio['search']:.1f}x, own process {cratio['search-own']:.1f}x CPU")
+          f"{cratio['search']:.1f}x, own process {cratio['search-own']:.1f}x CPU; ceiling if the three rules "
+          f"cost nothing (Mesa / the step with them and the noise off) {cratio['no-rules']:.1f}x CPU")
     print("notes:")
     print(f"  matched: Mesa BoidFlockers(width={kw['width']:g}, height={kw['height']:g}, vision={kw['vision']:g}, "
           f"separation={kw['separation']:g}) = Lab 1's {swarm.BOX.width:g} x {swarm.BOX.height:g} torus, R, "
@@ -370,6 +385,8 @@ def main(argv: list[str] | None = None) -> int:
           f"range {lab3.radius:g}")
     print("  search: Lab 1's neighbour search alone (cells.neighbour_pairs), the floor of swarm.step without "
           "changing cells.py")
+    print("  no-rules: swarm.step with w_s = w_a = w_c = 0 and sigma = 0: the search, personal and social pairs, "
+          "the capped turn, move and wrap, and no rule reduced and no noise drawn")
     print("  -own: the same in a fresh Python that never imports Mesa (after importing pandas, the search's big "
           "temporaries no longer cost page faults in glibc's malloc; the CLI runs without it)")
     total = time.perf_counter() - t_all

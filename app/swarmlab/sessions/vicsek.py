@@ -101,7 +101,7 @@ _CHECK_SPECS = (
 _POINT_SPECS = (
     ParamSpec("x", 0.5, "x", min=-1e6, max=1e6),
     ParamSpec("y", 0.5, "y", min=-1e6, max=1e6),
-    ParamSpec("index", 0, "Agent", kind="int", min=0, max=vicsek.TEACHING.n - 1, step=1),
+    ParamSpec("index", 0, "Agent", kind="int", min=0, max=vicsek.TEACHING.n - 1, step=1, identifier=True),
 )
 
 

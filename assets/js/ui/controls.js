@@ -24,7 +24,7 @@ export function formatValue(spec, value) {
   const v = Number(value);
   let text = v.toFixed(spec.kind === "int" ? 0 : spec.decimals ?? 0);
   if (Number(text) !== v) text = String(v); // off the step (a link's 12.25): in full, never rounded
-  text = grouped(text);
+  if (!spec.identifier) text = grouped(text); // "10,000 boids", but "sample 12345" (ParamSpec.identifier)
   const unit = unitFor(spec, v).shown;
   return unit ? `${text} ${unit}` : text;
 }
