@@ -32,7 +32,8 @@ Each rule gives a direction, and the boid's *desired velocity* is full speed
 capped at the maximum force ``max_force`` (an acceleration, lengths/s^2)::
 
     separation  s_i = sum_{j in S_i} (p_i - p_j) / (|p_i - p_j|^2 + EPS)   (inverse-square
-                weight on the displacement: each term is about 1/distance long)
+                weight on the displacement: each term is r / (r^2 + EPS) long, about
+                1/distance beyond sqrt(EPS) = 1 length; closer, it eases off to 0 at r = 0)
     alignment   a_i = mean_{j in A_i} v_j                                  (neighbours' velocity)
     cohesion    c_i = mean_{j in C_i} (p_j - p_i)                          (towards their centre)
 
@@ -119,6 +120,7 @@ order of population changes.  Steps themselves are deterministic.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -604,9 +606,16 @@ def acceleration(state: BoidsState, pairs: cells.Pairs, params: Params, treat: T
 def limit_speed(v: np.ndarray, v_prev: np.ndarray, v_min: float = V_MIN, v_max: float = V_MAX) -> np.ndarray:
     """Scale each velocity so its speed lies in [v_min, v_max].
 
-    A velocity that came out exactly zero keeps the heading of ``v_prev``.
+    A velocity that came out exactly zero keeps the heading of ``v_prev``.  One too large to
+    measure (|v| past ~1e154, whose square overflows; a rule's huge but finite output) keeps
+    its direction and flies at v_max (without this it would read as infinitely fast and stop).
     """
     s = norm(v)
+    huge = s == np.inf
+    if huge.any():
+        m = np.abs(v).max(axis=1)
+        v = np.where(huge[:, None], v / np.where(huge, m, 1.0)[:, None] * 1e10, v)  # |v| in [1e10, 1.5e10]
+        s = norm(v)
     zero = s == 0.0
     if zero.any():  # (array methods and ufuncs: no Python wrapper per call, as np.any has)
         v = np.where(zero[:, None], v_prev, v)
@@ -843,6 +852,8 @@ def liveliness_many(params: Params, samples: Iterable[int], seconds: float = 300
 
     ``seconds`` must be a whole number of model seconds past ``start``: before it nothing
     is measured (a summary of NaN and zero counts would read like a measurement)."""
+    if isinstance(start, bool) or not isinstance(start, numbers.Real) or not 0 <= start < math.inf:
+        raise ValueError(f"start must be a number of model seconds, 0 or more, got {shown(start)}")
     whole = whole_number(seconds)
     if whole is None or whole <= start:
         raise ValueError(f"seconds must be a whole number of model seconds after start = {start:g} s "
@@ -890,9 +901,14 @@ def cohesion_only(params: Params, seconds: float = CLUMP_SECONDS) -> dict:
 
 def cohesion_only_many(params: Params, samples: Iterable[int], seconds: float = CLUMP_SECONDS) -> list[dict]:
     """:func:`cohesion_only` with each sample of ``samples``, stepped together (:func:`run_many`)."""
+    if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real) or not 0 < seconds < math.inf:
+        raise ValueError(f"seconds must be a number of model seconds above 0, got {shown(seconds)}")
+    steps = int(round(seconds * STEPS_PER_SECOND))
+    if steps < 1:
+        raise ValueError(f"seconds must hold one step ({1 / STEPS_PER_SECOND:.3g} s) or more, got {shown(seconds)}")
     p = params.with_values(**PRESETS["cohesion"])
     return [{"clumps": big_groups(state, p), "compact": metrics.concentration(state.x, p.box)}
-            for state in run_many(initial_states(p, samples), p, int(round(seconds * STEPS_PER_SECOND)))]
+            for state in run_many(initial_states(p, samples), p, steps)]
 
 
 def goal_row(params: Params, seconds: float = GOAL_SECONDS) -> dict:

@@ -61,8 +61,8 @@ def steering(i, j, d, r, v, p):
     ahead = u[i, 0] * d[:, 0] + u[i, 1] * d[:, 1]  # u_i . d_ij
     seen = (ahead >= cos_half_view(p.view) * r) | (p.view >= 360)
 
-    # Separation: away from the boids that are too close, each pushing with d / distance^2,
-    # so its push falls as 1 / distance.
+    # Separation: away from the boids that are too close, each pushing with d / (distance^2 + EPS),
+    # so its push falls as 1 / distance (closer than sqrt(EPS), EPS eases it off: finite at 0).
     near = seen & (r <= p.sep_radius) & (p.k_sep > 0)  # a rule weighted 0 looks at nobody
     away = sum_by(i[near], d[near] * (-1.0 / (r[near] * r[near] + EPS))[:, None], n)
 

@@ -210,9 +210,13 @@ class SwarmParams:
 
     @classmethod
     def from_values(cls, values: Mapping[str, Any] | None = None, **more: Any) -> "SwarmParams":
-        """Defaults updated by ``values`` and ``more``, all through ``params.validate``."""
+        """Defaults updated by ``values`` and ``more``, all through ``params.validate``; a name
+        in both must have the same value there (ValueError otherwise: no silent winner)."""
         merged = dict(values or {})
-        merged.update(more)
+        for name, value in more.items():
+            if name in merged and merged[name] != value:
+                raise ValueError(f"{name} is given twice, as {merged[name]!r} and as {value!r}; give it once")
+            merged[name] = value
         d = defaults(SPECS)
         d.update(validate_many(SPECS, merged))
         return cls(**d)

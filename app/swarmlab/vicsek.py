@@ -475,6 +475,10 @@ class Ensemble:
         self.state = VicsekState(x, theta, 0)
         self.order = order_parameter(theta)  # (B,) P of the current state
         self.turn = None  # the turn rule (None = the built-in rules_vicsek.turn); see _advance
+        # When the turn rule fails: raise its RuleError (False, for scripts: no numbers from
+        # another rule), or hand that update and the rest to the built-in rule and keep the
+        # error in ``failure`` (True: the page's session, which tells the student).
+        self.fallback = False
         self.failure = None  # the RuleError of a student's turn rule that failed (see step)
         self._trig = (None, None, None)  # (state, sin, cos): the headings' trig, kept by step
 
@@ -505,6 +509,8 @@ class Ensemble:
         try:
             self.state, c, s = _advance(self.state, self.params, xi, self.align, self.turn, trig, pairs)
         except RuleError as exc:  # a student's rule failed: the built-in one takes over, same kicks
+            if not self.fallback:
+                raise
             self.turn, self.failure = None, exc
             self.state, c, s = _advance(self.state, self.params, xi, self.align, None, trig, pairs)
         self._trig = (self.state, s, c)
@@ -672,11 +678,11 @@ def run_general(params: VicsekParams, seed: int, warmup: int, measure: int, turn
     ens.turn = turn
 
     def step() -> float:
-        p = float(ens.step()[0])
-        if ens.failure is not None:
-            ens.failure.update = ens.t
-            raise ens.failure
-        return p
+        try:
+            return float(ens.step()[0])
+        except RuleError as exc:  # (an Ensemble raises a failing rule's error by default)
+            exc.update = ens.t + 1  # the update it was computing
+            raise
 
     for _ in range(warmup):
         step()

@@ -284,6 +284,36 @@ def test_limit_speed_keeps_heading_and_handles_zero():
     np.testing.assert_allclose(out, [[10.0, 0.0], [0.0, 3.0], [3.0, 4.0], [0.0, -3.0]])
 
 
+def test_a_velocity_too_large_to_measure_keeps_its_direction_at_the_top_speed():
+    """|v| past ~1e154 squares to inf: such a row once read as infinitely fast and came out at
+    speed 0 (below v_min); now it keeps its heading at v_max, and other rows are untouched."""
+    v = np.array([[3e200, 4e200], [-1e300, 0.0], [3.0, 4.0]])
+    prev = np.ones((3, 2))
+    with np.errstate(over="ignore"):
+        out = B.limit_speed(v, prev, 3.0, 10.0)
+    np.testing.assert_allclose(out[:2], [[6.0, 8.0], [-10.0, 0.0]], rtol=1e-12)
+    assert np.array_equal(out[2], [3.0, 4.0])
+    p = B.Params()  # a rule's huge but finite output, run as the page runs it
+    with np.errstate(over="ignore"):
+        st = B.run(B.initial_state(p), p, 2, rule=lambda i, j, d, r, v, p: v * 1e200)
+    speed = B.norm(st.v)
+    assert np.allclose(speed, p.v_max, rtol=1e-12), (speed.min(), speed.max())
+
+
+def test_watch_windows_and_clump_times_from_python_are_checked():
+    """A start or a duration that is no number of seconds is refused with its name, not
+    measured as NaN or failing inside numpy."""
+    for bad in (float("nan"), -1.0, "5", True, float("inf")):
+        with pytest.raises(ValueError, match="start must be"):
+            B.liveliness(B.Params(), 62, start=bad)
+    for bad in (float("nan"), 0.0, -2.0, "1", float("inf")):
+        with pytest.raises(ValueError, match="seconds must be"):
+            B.cohesion_only(B.Params(), bad)
+    with pytest.raises(ValueError, match="one step"):
+        B.cohesion_only(B.Params(), 0.001)
+    assert B.cohesion_only(B.Params(), np.int64(1)) == B.cohesion_only(B.Params(), 1.0)
+
+
 def test_steps_are_deterministic_and_pure():
     p = B.Params(sample=7)
     a = B.initial_state(p)

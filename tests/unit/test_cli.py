@@ -409,3 +409,20 @@ def test_a_researchers_bad_input_is_named_plainly(capsys, tmp_path):
     assert capsys.readouterr().out.startswith("swarm sample 42: ")
     assert cli.main(["swarm", "--seconds", "0.25"]) == 0
     assert capsys.readouterr().out.startswith("swarm sample 42 with the defaults: ")
+
+
+def test_a_setting_given_twice_with_two_values_is_refused(capsys):
+    """--set k_sep=0 --set k_sep=2 once ran k_sep=2 without a word; the same value twice is fine."""
+    from swarmlab.commands import parse_sets
+
+    assert parse_sets(["N=20", "N=20"]) == {"N": "20"}
+    with pytest.raises(ValueError, match="k_sep=0 and --set k_sep=2 disagree"):
+        parse_sets(["k_sep=0", "k_sep=2"])
+    with pytest.raises(SystemExit):
+        cli.main(["boids", "--seconds", "0.1", "--set", "k_sep=0", "--set", "k_sep=2"])
+    assert "disagree" in capsys.readouterr().err
+    from swarmlab import swarm
+
+    with pytest.raises(ValueError, match="N is given twice"):
+        swarm.SwarmParams.from_values({"N": 300}, N=200)
+    assert swarm.SwarmParams.from_values({"N": 300}, N=300).N == 300

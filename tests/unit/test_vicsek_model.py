@@ -465,3 +465,24 @@ def test_run_general_reproducible_and_sane():
     assert r1 == r2 and set(r1) == {"order_mean", "order_std"}
     assert 0 <= r1["order_mean"] <= 1 and r1["order_std"] >= 0
     assert vicsek.run_general(params, seed=5, warmup=100, measure=50) != r1
+
+
+def test_an_ensemble_raises_a_failing_turn_rule_unless_the_page_asks_for_the_fallback():
+    """From Python, a failing rule stops the run (no numbers of the built-in rule under the
+    student's name); the page's session opts in to the fallback and says what happened."""
+    from swarmlab.rules import RuleError
+
+    bad = lambda i, j, d, r, theta, a, kick: theta * np.nan  # noqa: E731
+    ens = vicsek.Ensemble([(3, 1.0)])
+    ens.turn = bad
+    with pytest.raises(RuleError, match="NaN"):
+        ens.run(5)
+    assert ens.t == 0 and ens.turn is bad and ens.failure is None  # nothing advanced, nothing swapped
+    ref = vicsek.Ensemble([(3, 1.0)])
+    ens = vicsek.Ensemble([(3, 1.0)])
+    ens.turn, ens.fallback = bad, True
+    assert np.array_equal(ens.run(5), ref.run(5))  # the built-in rule took over from update 1
+    assert ens.turn is None and isinstance(ens.failure, RuleError)
+    with pytest.raises(RuleError) as exc:  # run_general names the update that failed, from 1
+        vicsek.run_general(vicsek.general_params()[0], 3, 4, 2, turn=bad)
+    assert exc.value.update == 1

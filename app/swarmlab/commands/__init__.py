@@ -53,13 +53,17 @@ def param_table(specs, notes: list[str]) -> str:
 
 def parse_sets(items: list[str]) -> dict:
     """``--set`` items ``["name=value", ...]`` -> ``{name: value}`` as text (each lab's specs
-    validate them); ValueError for an item that is not NAME=VALUE."""
+    validate them); ValueError for an item that is not NAME=VALUE, or for a name given twice
+    with different values (a silent winner would run other settings than the ones written)."""
     values = {}
     for item in items:
         name, sep, value = item.partition("=")
-        if not sep or not name.strip():
+        name, value = name.strip(), value.strip()
+        if not sep or not name:
             raise ValueError(f"--set expects NAME=VALUE, got {item!r}")
-        values[name.strip()] = value.strip()
+        if name in values and values[name] != value:
+            raise ValueError(f"--set {name}={values[name]} and --set {name}={value} disagree; give {name} once")
+        values[name] = value
     return values
 
 

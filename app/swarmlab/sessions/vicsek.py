@@ -133,6 +133,7 @@ class VicsekSession(Session):
             new[name] = validate(self.SPECS, name, value)
         self.values = new
         self.ens = vicsek.Ensemble([(LIVE_SEED, self.values["a"])], self.params)
+        self.ens.fallback = True  # a failing rule: the page says so, and the stage goes on
         # the arrow the page follows from the start (constants): nearest the middle at update 0
         self.follow = vicsek.central_agent(self.ens.state.x[0], self.params.space)
         self.ens.turn = self.rule  # a student's rule stays in use across a restart
@@ -216,7 +217,7 @@ class VicsekSession(Session):
         ens = vicsek.Ensemble([(LIVE_SEED, a)], self.params)
         x, theta, px, pth = arrays
         ens.resume(vicsek.VicsekState(x[None], theta[None], t))
-        ens.turn = self.rule
+        ens.turn, ens.fallback = self.rule, True
         self.ens, self.prev = ens, vicsek.VicsekState(px[None], pth[None], t - 1)
         self._new_history()
         self._rule_mark("restarted from the last good update")

@@ -132,7 +132,8 @@ export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
   </math></div>
   <p>Each close neighbour adds an arrow along the line from it to you, longer the closer it is: the
   displacement is divided by the squared distance (an inverse-square weight), so the arrow's length
-  falls as about 1/distance, and <var>ε</var> = ${c.eps} length² keeps it finite when two boids touch.
+  falls as about 1/distance. <var>ε</var> = ${c.eps} length² keeps it finite when two boids touch: closer
+  than about ${c.eps === 1 ? "one length" : `√${c.eps} lengths`} the arrow eases off instead of growing without end, and two boids at the very same point push neither.
   So the nearest decide which way to turn. How hard the boid turns away does not depend on how close they are: see the steering below.</p>
   <div class="formula"><math display="block" data-formula="alignment">
     <msub>${b("r")}<mtext>ali</mtext></msub><mo>=</mo>${mean("A")}${sum("A")}${vj}
