@@ -743,18 +743,20 @@ def describe(p: SwarmParams, n_social: int, n_personal: int, n_excluded: int, ve
     if n_social == 0 and n_personal == 0:
         text = "Waiting for the first neighbourhood: no one is within reach of its senses"
         if n_excluded:
-            text += f" ({n_excluded} nearby but out of view or range)"
+            text += f" ({n_excluded} nearby but out of view or range)"  # (none seen: so none is beyond k)
         extra = [name for name in ("obstacle", "threat") if _length(vectors[name]) > 1e-9]
         if extra:
             text += "; it is " + " and ".join(_RULE_WORDS[e] for e in extra)
         return text + "."
-    who = "nearest-few" if p.mode == "nearest" else "in range"
+    nearest = p.mode == "nearest"
+    why = f"out of view, out of range or beyond the nearest {p.k:g}" if nearest else "out of view or range"  # (SPEC: excluded)
+    who = "nearest-few" if nearest else "in range"
     parts = [f"It senses {n_social} social neighbour{'s' if n_social != 1 else ''} ({who}, within {p.R:g} lengths "
              f"in its {FOV_DEG:g}° view)"]
     if n_personal:
         parts.append(f"{n_personal} inside its personal space")
     if n_excluded:
-        parts.append(f"and ignores {n_excluded} more within {nearby_radius(p):g} lengths (out of view or range)")
+        parts.append(f"and ignores {n_excluded} more within {nearby_radius(p):g} lengths ({why})")
     mags = {name: _length(vectors[name]) for name in Steering.NAMES}
     top = max(mags, key=lambda k: mags[k])
     text = ", ".join(parts) + "."

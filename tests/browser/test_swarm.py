@@ -1061,6 +1061,31 @@ def test_quick_presses_of_add_and_remove_all_count(lab):
     assert control(page, "N").locator("output").inner_text().startswith(str(n0 - 50))
 
 
+def test_add_and_remove_say_on_screen_when_they_stop_at_a_bound(lab):
+    """At 1,995 animals Add 10 added 5 and then nothing, with no word on screen (only the
+    spoken reply); now a note beside the buttons says what the press did and why."""
+    page = lab
+    paused_restart(page)
+    note = page.locator("#lab-swarm .swarm-pop-note")
+    n_max = int(control(page, "N").locator("input").get_attribute("max"))  # the engine's spec: 2,000
+    try:
+        engine_call(page, LAB, "population", {"n": n_max - 5})
+        for want in (f"Added 5 animals. {n_max} is the most.", f"Already at the most animals, {n_max}."):
+            page.click("#lab-swarm .swarm-pop-plus")
+            page.wait_for_function("(w) => document.querySelector('#lab-swarm .swarm-pop-note').textContent === w", arg=want)
+            assert note.is_visible()
+        page.click("#lab-swarm .swarm-pop-minus")  # a whole ten: nothing to explain
+        page.wait_for_function("() => document.querySelector('#lab-swarm .swarm-pop-note').textContent === ''")
+        assert not note.is_visible()
+        engine_call(page, LAB, "population", {"n": 5})
+        for want in ("Removed the 4 most recently added animals. 1 is the fewest.", "Already at the fewest animals, 1."):
+            page.click("#lab-swarm .swarm-pop-minus")
+            page.wait_for_function("(w) => document.querySelector('#lab-swarm .swarm-pop-note').textContent === w", arg=want)
+    finally:
+        engine_call(page, LAB, "population", {"n": 150})
+        paused_restart(page)
+
+
 def test_a_bad_value_typed_again_is_one_notice(lab):
     """Every bad sample typed gave two identical notices (the lab's and the control's), and
     each typo added two more.  Now a setting has one notice, replaced by the next word on it."""

@@ -5,14 +5,14 @@ import assert from "node:assert/strict";
 
 globalThis.window = globalThis;
 globalThis.devicePixelRatio = 2;
-const { LineChart } = await import("../../assets/js/ui/chart.js");
+const { LineChart, X_TICK_GAP, timeStep } = await import("../../assets/js/ui/chart.js");
 
 /** A canvas whose 2-D context draws nothing and counts measureText calls. */
 function fakeCanvas(width, height) {
   const noop = () => {};
   const g = { measured: 0, measureText(s) { this.measured++; return { width: 6.5 * s.length }; } };
   for (const k of ["setTransform", "clearRect", "fillRect", "fillText", "beginPath", "moveTo", "lineTo", "stroke",
-    "setLineDash", "strokeRect", "save", "restore", "translate", "rotate", "rect", "clip"]) g[k] = noop;
+    "setLineDash", "strokeRect", "save", "restore", "translate", "rotate", "rect", "clip", "arc"]) g[k] = noop;
   const canvas = { width: 0, height: 0, style: {}, getContext: () => g, hasAttribute: () => false,
     setAttribute() {}, addEventListener() {}, getBoundingClientRect: () => ({ width, height }) };
   return { canvas, g, resizeTo(w, h) { width = w; height = h; } };
@@ -103,4 +103,28 @@ test("a compact chart names its axes only when asked (axisTitles), and keeps its
   assert.ok(!plain.texts.includes("update") && !plain.texts.includes("P"), "a live strip beside its own titles stays bare");
   assert.ok(titled.texts.includes("update") && titled.texts.includes("P"), titled.texts);
   assert.ok(titled.plot.x > plain.plot.x && titled.plot.h < plain.plot.h, "room for the titles is kept");
+});
+
+
+test("a narrow chart's time labels never run together, and a lone first sample shows as a dot", () => {
+  // a phone's small chart after five model minutes: "0:001:002:003:004:005:00" was drawn as one string
+  const f = fakeCanvas(170, 120);
+  const labels = [];
+  f.g.fillText = (text, x, y) => { if (/^\d+:\d\d$/.test(text)) labels.push(x); };
+  const arcs = [];
+  f.g.arc = (x, y) => arcs.push([x, y]);
+  const chart = new LineChart(f.canvas, { ...OPTS, compact: true, legend: false });
+  chart.setData(data(1201));  // 0 to 300 s
+  assert.ok(labels.length >= 2, `${labels.length} time labels`);
+  for (let k = 1; k < labels.length; k++) assert.ok(labels[k] - labels[k - 1] >= X_TICK_GAP, `labels at ${labels}`);
+  assert.equal(arcs.length, 0, "no dots in a run of lines");
+  // a run that starts paused has one sample: each series shows it as a dot, not an empty frame
+  labels.length = 0;
+  chart.setData({ t: [0], series: { P: [0.4], local: [null], spacing: [3] }, markers: [] });
+  assert.equal(arcs.length, 2, "P and spacing, not the missing local");
+  // the step rule itself: at most `most` intervals, m:ss steps for a clock
+  assert.equal(timeStep(300, 5, 2, true), 300);
+  assert.equal(timeStep(300, 5, 10, true), 60);
+  assert.equal(timeStep(100, 5, 3, false), 50);
+  assert.equal(timeStep(100, 5, 10, false), 20);
 });

@@ -446,3 +446,18 @@ def test_population_by_adds_to_the_population_the_engine_has():
         before = s.state.n
         out = json.loads(s.call("population", json.dumps(bad)))
         assert "error" in out and s.state.n == before, (bad, out)
+
+
+def test_panel_text_names_beyond_k_as_a_reason_only_in_nearest_few_mode():
+    """SPEC (Display): excluded means outside the field of view, beyond k, or out of range.
+    In nearest-few mode with a small k most ignored animals are ignored for being beyond k."""
+    zero = {name: [0.0, 0.0] for name in swarm.Steering.NAMES}
+    push = dict(zero, alignment=[0.3, 0.0])
+    near = swarm.SwarmParams.from_values(mode="nearest", k=7, R=5)
+    text = swarm.describe(near, 7, 0, 13, push)
+    assert "ignores 13 more within" in text and "(out of view, out of range or beyond the nearest 7)" in text, text
+    ranged = swarm.SwarmParams.from_values(R=5)
+    text = swarm.describe(ranged, 7, 0, 13, push)
+    assert "(out of view or range)" in text and "nearest" not in text, text
+    # nobody sensed at all: then none is beyond k, in either mode
+    assert swarm.describe(near, 0, 0, 3, zero).endswith("(3 nearby but out of view or range).")

@@ -21,6 +21,7 @@ import { openLab, PlayButton, Readouts, readoutRowHtml, frameOps, eachResult } f
 import { HistoryMirror } from "../ui/history.js";
 import { onLookChange } from "../ui/look.js";
 import { el, capital, ordinal, say, setText } from "../ui/dom.js";
+import { popResultWords } from "../ui/keys.js";
 import { NARROW } from "../ui/reflow.js";
 import { FRAMED, showInFrame } from "../embed.js";
 import { MinimalControls } from "../ui/minimal.js";
@@ -303,15 +304,21 @@ export async function mount(section, ctx) {
         "aria-label": `Add ${POP_STEP} animals` });
       // A press is a setting on its way: a Restart waits for it (stepper.applying).  Its answer, the
       // engine's {N, added, removed}, is kept on the button for the spoken reply (ui/keys.js).
+      // What a press did, in words, when it did less than asked (at the population's bounds:
+      // "Already at the most animals, 2000."); spoken by the access layer, so shown only here.
+      const popNote = el("span", { class: "swarm-pop-note", "aria-hidden": "true" });
       const press = (button, by) => {
         button.pressed = stepper.applying(changePopulation({ by }).then((res) => {
           if (!res.ok) ctx.settingNotice(res.error, "N");
+          const done = res.ok ? (by > 0 ? res.value.added : res.value.removed) : Math.abs(by);
+          const bound = done > 0 ? ` ${res.value.N} is the ${by > 0 ? "most" : "fewest"}.` : "";  // (a part of the ten)
+          popNote.textContent = done < Math.abs(by) ? popResultWords(res, Math.sign(by)) + bound : "";
           return res;
         }));
       };
       minus.addEventListener("click", () => press(minus, -POP_STEP));
       plus.addEventListener("click", () => press(plus, POP_STEP));
-      const popRow = el("div", { class: "btn-row swarm-pop" }, minus, plus);
+      const popRow = el("div", { class: "btn-row swarm-pop" }, minus, plus, popNote);
       mini.hide(popRow);
       const nRow = rowsBy.get("N")?.row;
       if (nRow) nRow.after(popRow); else body.append(popRow);

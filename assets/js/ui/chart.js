@@ -101,6 +101,20 @@ export const SERIES_STYLE = {
  *  phone's live strip, gets fewer ticks instead of labels drawn over each other. */
 export const TICK_LABEL_GAP = 14;
 
+/** Horizontal room per time label, CSS px ("10:00" in the 11 px tick font and some air): a
+ *  narrow chart, such as a phone's small charts, gets fewer time ticks, never labels run together. */
+export const X_TICK_GAP = 44;
+
+/** The time axis's tick step: about `count` intervals over `span` (m:ss steps when `clock`),
+ *  widened until at most `most` intervals cover it. */
+export function timeStep(span, count, most, clock) {
+  let step = clock ? clockStep(span, Math.min(count, most)) : niceStep(span, Math.min(count, most));
+  while (Math.ceil(span / step - 1e-9) > most) {
+    step = clock ? CLOCK_STEPS.find((c) => c > step) || 2 * step : nextNiceStep(step);
+  }
+  return step;
+}
+
 /** m:ss for a time in seconds (m may exceed 59). */
 export function formatClock(t) {
   const s = Math.max(0, Math.floor(t + 1e-9));
@@ -324,14 +338,15 @@ export class LineChart {
     const t = this.data.t;
     const tLast = t.length ? t[t.length - 1] : 0;
     let xStep;
+    const xMost = Math.max(1, Math.floor(plot.w / X_TICK_GAP));  // time labels that fit side by side
     if (o.window) {  // the last `window` units: [tLast - window + 1, tLast], or from 0 at first
-      xStep = niceStep(o.window, 5);
+      xStep = timeStep(o.window, 5, xMost, false);
       this.xMin = Math.max(0, tLast - o.window + 1);
       this.xMax = this.xMin + o.window - 1;
     } else {
       const minSpan = o.minSpan || 10;
       const span = Math.max(minSpan, tLast);
-      xStep = !o.xFormat && span > CLOCK_ABOVE_S ? clockStep(span, 5) : niceStep(span, 5);  // (m:ss ticks)
+      xStep = timeStep(span, 5, xMost, !o.xFormat && span > CLOCK_ABOVE_S);  // (m:ss ticks)
       this.xMax = Math.max(minSpan, Math.ceil(Math.max(tLast, 1e-9) / xStep) * xStep);
     }
     const xMin = this.xMin;
@@ -469,6 +484,11 @@ export class LineChart {
         const x = this.xOf(t[k]);
         const y = this._yOf(side, v);
         if (pen) g.lineTo(x, y); else g.moveTo(x, y);
+        const next = k + 1 < n ? vals[k + 1] : null;
+        if (!pen && (next === null || !Number.isFinite(next))) {  // a lone sample (a run's first): a dot
+          g.moveTo(x + 1, y);
+          g.arc(x, y, 1, 0, 2 * Math.PI);
+        }
         pen = true;
       }
       g.stroke();

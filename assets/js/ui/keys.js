@@ -159,7 +159,12 @@ export function keyHints(lab) {
  *  press ({N, added, removed}, which the lab keeps on the button as `pressed`: quick presses
  *  all count, so the slider before the click cannot tell); at a bound they do nothing. */
 async function popWords(button, sign) {
-  const res = await button.pressed;
+  return popResultWords(await button.pressed, sign);
+}
+
+/** The words for one answer of Add (sign 1) or Remove (-1): spoken (above), and shown beside
+ *  the buttons when a press did less than asked (Lab 1's population note). */
+export function popResultWords(res, sign) {
   if (!res || !res.ok) return ""; // the lab's notice says what went wrong
   const k = sign > 0 ? res.value.added : res.value.removed;
   if (!(k > 0)) return sign > 0 ? `Already at the most animals, ${res.value.N}.` : `Already at the fewest animals, ${res.value.N}.`;
