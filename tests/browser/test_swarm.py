@@ -985,18 +985,26 @@ def test_reduced_motion_starts_paused_and_phone_layout(browser, server):
         play.tap()
         wait_async(page, "async () => (await window.swarmlab.engine.call('swarm', 'state', {})).step > 60")
         screenshot(page, "swarm-phone")
-        # a trial started from its card, far below the stage: the stage and the trial's
-        # question come into view, and Play/Pause is kept (it was playing)
+        # a trial started from its card, far below the stage: the stage (at most a quarter of
+        # it above the window), the rule switches the trial asks for and the trial's question
+        # come into view together, and Play/Pause is kept (it was playing).  The switches sat
+        # under the question, below the window: a rule could not be switched with the stage in view.
         start = page.locator(".swarm-trial-start[data-trial=take-one-away]")
         start.scroll_into_view_if_needed()
         assert page.evaluate("document.querySelector('.swarm-stage').getBoundingClientRect().bottom") < 0
         start.tap()
-        page.wait_for_function("document.querySelector('.swarm-stage').getBoundingClientRect().top > -2")
+        page.wait_for_function("""() => { const s = document.querySelector('.swarm-stage').getBoundingClientRect();
+            return s.top >= -0.25 * s.height - 1 && s.top <= 1; }""")
         now = page.locator(".swarm-trial-now")
         assert now.is_visible() and "Take one rule away" in now.inner_text()
         assert "Predict first" in now.inner_text() and "Then:" in now.inner_text()
         box = now.bounding_box()
         assert box["y"] + box["height"] <= 844  # the question is on screen with the stage
+        switches = page.locator(".swarm-rule-switches").bounding_box()
+        stage = page.locator(".swarm-stage").bounding_box()
+        assert stage["y"] + stage["height"] < switches["y"] and switches["y"] + switches["height"] <= box["y"]
+        assert page.evaluate("""() => { const r = document.querySelector('.swarm-rule-switches');  // focus order = visual order
+            return Boolean(r.compareDocumentPosition(document.querySelector('.swarm-trial-now')) & Node.DOCUMENT_POSITION_FOLLOWING); }""")
         assert page.locator(".swarm-play").inner_text() == "Pause"
         wait_async(page, "async () => (await window.swarmlab.engine.call('swarm', 'state', {})).step > 30")
         assert engine_call(page, LAB, "state")["trial"] == "take-one-away"

@@ -263,6 +263,15 @@ export async function mount(section, ctx) {
   };
   placeStrip();
   narrow.addEventListener("change", placeStrip);
+  // On a phone the running trial's box is taller than the space left under the stage, so the
+  // rule switches go above it: a rule switched while the flock runs, with the stage and the
+  // spacing trace still in view (SPEC, Lab 1 goals; "Take one rule away").  On a wide screen
+  // they stay after it, where the box's question keeps its place beside the stage.
+  const placeSwitches = () => {
+    if (narrow.matches) trialNow.before(ruleSwitches); else trialNow.after(ruleSwitches);
+  };
+  placeSwitches();
+  narrow.addEventListener("change", placeSwitches);
 
   // ---------------------------------------------------------------- controls from the specs
   const controlSets = [];
