@@ -167,7 +167,7 @@ def shape_phrase(n: int, found: list[dict], noun: str, *, milling: float = math.
         text = f"{head}; one group of {first['size']} {words}, the rest on their own"
         key = ("one-part", way)
     else:
-        text = f"{head} in {len(found)} groups; the largest, {first['size']} {noun}, {words}"
+        text = f"{head} in {len(found)} groups; the largest has {first['size']} {noun}, {words}"
         key = ("many", min(len(found), 4), way)
         if alone:
             text += f"; {alone} on {'its' if alone == 1 else 'their'} own"

@@ -318,9 +318,12 @@ def clamp(specs: Iterable[ParamSpec], name: str, value: Any) -> tuple[Any, str |
                 v = min(max(v, s.min), s.max)
                 if s.kind == "int":
                     v = math.floor(v + 0.5)  # halves up, as a reader rounds (round() gives 12 for 12.5)
+                said = _called(s)
+                said = said[:1].upper() + said[1:]  # it starts the sentence ("Sample was ...")
+                value_said = _fmt(v) if s.identifier else grouped(_fmt(v))  # ("set to 2,000")
                 if inside:  # in range but not a whole number
-                    return v, f"{_called(s)} must be a whole number and was rounded to {_fmt(v)}"
-                return v, f"{_called(s)} was out of range and was set to {_fmt(v)}"
+                    return v, f"{said} must be a whole number and was rounded to {value_said}"
+                return v, f"{said} was out of range and was set to {value_said}"
         return None, f"ignored: {exc}"
 
 

@@ -483,3 +483,10 @@ test("grouped: the same digit groups as params.grouped, case for case (tests/sha
   assert.ok(cases.length > 10);
   for (const [text, want] of cases) assert.equal(grouped(text), want, text);
 });
+
+test("the key hint under a stage says what N and P step through in that lab", async () => {
+  const { keyHints } = await import("../../assets/js/ui/keys.js");
+  assert.match(keyHints("swarm"), /<kbd>P<\/kbd> next\/previous animal ·/);
+  assert.match(keyHints("vicsek"), /<kbd>P<\/kbd> next\/previous arrow ·/);
+  assert.doesNotMatch(keyHints("boids"), /next\/previous/);  // Lab 3 has no N/P
+});

@@ -81,7 +81,7 @@ def test_shape_phrases():
     assert text.endswith("heading south") and angle == 270.0
     two = [{"size": 60, "agreement": 0.2, "heading": 0.3}, {"size": 30, "agreement": 0.95, "heading": 0.0}]
     text, key, angle = describe.shape_phrase(100, two, "animals")
-    assert text == "100 animals in 2 groups; the largest, 60 animals, heading many ways; 10 on their own"
+    assert text == "100 animals in 2 groups; the largest has 60 animals, heading many ways; 10 on their own"
     assert key == ("many", 2, "many ways") and angle is None
     text, key, _ = describe.shape_phrase(100, two[:1], "animals", milling=0.7)
     assert "circling" in text and "one group of 60" in text and key == ("one-part", "circling")
@@ -170,7 +170,7 @@ def test_two_separate_clusters_read_as_two_groups():
     pairs = cells.neighbour_pairs(x, swarm.BOX, 10.0)
     m = {"P": metrics.polarization(u), "local": 1.0, "spacing": 1.5, "milling": 0.0}
     d = describe.swarm(70, u, pairs, m)
-    assert d["text"].startswith("70 animals in 2 groups; the largest, 40 animals, heading north;")
+    assert d["text"].startswith("70 animals in 2 groups; the largest has 40 animals, heading north;")
 
 
 def test_vicsek_summary():

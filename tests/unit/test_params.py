@@ -47,7 +47,7 @@ def test_validate_many_is_all_or_nothing():
 
 
 def test_clamp_for_urls():
-    assert clamp(SPECS, "speed", "99") == (30, "speed was out of range and was set to 30")
+    assert clamp(SPECS, "speed", "99") == (30, "Speed was out of range and was set to 30")
     v, note = clamp(SPECS, "speed", "nan")
     assert v is None and "ignored" in note
     assert clamp(SPECS, "k", "5") == (5, None)
@@ -64,8 +64,8 @@ def test_link_values_read_as_a_person_typed_them():
     typed in capitals is that choice."""
     assert clamp(SPECS, "k", "4.5") == (5, "Neighbours k must be a whole number and was rounded to 5")
     assert clamp(SPECS, "k", "7.5")[0] == 8 and clamp(SPECS, "k", "12.5")[0] == 13
-    assert clamp(SPECS, "speed", "1e400") == (30, "speed was out of range and was set to 30")
-    assert clamp(SPECS, "speed", "-Infinity") == (1, "speed was out of range and was set to 1")
+    assert clamp(SPECS, "speed", "1e400") == (30, "Speed was out of range and was set to 30")
+    assert clamp(SPECS, "speed", "-Infinity") == (1, "Speed was out of range and was set to 1")
     assert clamp(SPECS, "k", "")[1] == "ignored: Neighbours k must be a whole number in [1, 20], got nothing (it was empty)"
     assert clamp(SPECS, "mode", "Nearest") == ("nearest", None)
     assert clamp(SPECS, "mode", " RANGE ") == ("range", None)
@@ -73,6 +73,11 @@ def test_link_values_read_as_a_person_typed_them():
     # a name that is a word of its label is given in brackets ("Sample number sample" read as a slip)
     from swarmlab import boids
     assert clamp(boids.SPECS, "sample", "-5") == (0, "Sample number (sample) was out of range and was set to 0")
+    # a message starts with a capital even where it names a setting by its name alone, and a
+    # quantity is written as the page writes it (a sample number as typed)
+    from swarmlab import swarm
+    assert clamp(swarm.SPECS, "sample", "-5") == (0, "Sample was out of range and was set to 0")
+    assert clamp(swarm.SPECS, "N", "1e9") == (2000, "Population N was out of range and was set to 2,000")
 
 
 def test_a_link_setting_typed_in_another_case_is_that_setting():

@@ -47,6 +47,7 @@ export const LAB_ACCESS = {
     heading: [".swarm-layout", "Simulation, controls and measurements"],
     roledescription: "simulation stage",
     stageKeys: [["← →", "previous / next animal (stage focused)"]],
+    hintWords: { next: "<kbd>N</kbd>/<kbd>P</kbd> next/previous animal" },
     shortcuts: {
       play: (s) => clickIn(s, ".swarm-play"),
       restart: (s) => clickIn(s, ".swarm-restart"),
@@ -94,6 +95,7 @@ export const LAB_ACCESS = {
     heading: [".vk-layout", "Simulation and controls"],
     roledescription: "simulation stage",
     stageKeys: [["← → ↑ ↓", "follow the next / previous arrow (stage focused)"], ["Esc", "stop following"]],
+    hintWords: { next: "<kbd>N</kbd>/<kbd>P</kbd> next/previous arrow" },
     shortcuts: {
       play: (s) => clickIn(s, ".vk-play"),
       restart: (s) => clickIn(s, ".vk-restart"),
