@@ -9,6 +9,8 @@
 // The space (separation) arrow keeps the coral of the personal-space neighbours it
 // pushes away from, and the threat arrow the red of the threat.
 
+import { projectorColours } from "../../ui/look.js";
+
 export const SELECTED = "#ffd24a";       // the selected animal (stage and panel)
 export const THREAT = "#ff4d6d";
 export const NEIGHBOURS = {
@@ -54,6 +56,10 @@ export const ARROW_STYLES = {
   threat: { color: ARROWS.threat, dash: [], head: "double", weight: 1.5, words: "thick, double head" },
 };
 
+// Through the projector filter (ui/look.js) the threat's red edge read 2.2:1 on the white
+// stage; there it is drawn opaque in a lighter pink, which the filter shows as a crimson at
+// 4:1 (on the dark sky the red edge stands 3.3:1; tests/js/stage.test.mjs computes both).
+export const THREAT_EDGE_PROJECTOR = "#ff8095";
 const THREAT_DASH = [6, 5];
 const NO_DASH = [];
 
@@ -65,7 +71,7 @@ export function drawThreat(g, px, py, reachPx, pointPx) {
   g.fillStyle = SHADES.threatZone;
   g.fill();
   g.setLineDash(THREAT_DASH);
-  g.strokeStyle = SHADES.threatEdge;
+  g.strokeStyle = projectorColours() ? THREAT_EDGE_PROJECTOR : SHADES.threatEdge;
   g.lineWidth = 1.5;
   g.stroke();
   g.setLineDash(NO_DASH);
