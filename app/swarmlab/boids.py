@@ -224,10 +224,12 @@ WORLD_SPECS: tuple[ParamSpec, ...] = (
 # What Params(...) made from Python checks: the same specs without the sliders' upper bounds
 # (tools/bench runs 100,000 boids; the tests' oracles lift the force cap with max_force=1e9),
 # and >= 0 for the settings (the population >= 2 and the world >= 10 lengths, as the page's);
-# the sample keeps its range, since the page and the CLI can replay only those.
+# the sample keeps its range, since the page and the CLI can replay only those, and the field
+# of view its 360 degrees, since a wider view means nothing (720 once ran silently as 360).
 _PYTHON_SPECS: tuple[ParamSpec, ...] = tuple(
     s if s.name == "sample"
-    else replace(s, max=None, min=s.min if s.name in ("population", "width", "height") else min(s.min, 0))
+    else replace(s, max=s.max if s.name == "view" else None,
+                 min=s.min if s.name in ("population", "width", "height") else min(s.min, 0))
     for s in SPECS + WORLD_SPECS)
 
 

@@ -572,4 +572,10 @@ def _fmt_time(t: float) -> str:
 
 
 def _fmt_value(v: float) -> str:
-    return "" if not math.isfinite(v) else f"{v:.6g}"
+    """A measurement as a CSV cell: the shortest text that reads back as the same float (so a
+    researcher's analysis sees the numbers Python has, not six digits of them), "2" for 2.0,
+    and empty for a missing value."""
+    if not math.isfinite(v):
+        return ""
+    text = repr(float(v))
+    return text[:-2] if text.endswith(".0") else text

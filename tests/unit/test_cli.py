@@ -426,3 +426,25 @@ def test_a_setting_given_twice_with_two_values_is_refused(capsys):
     with pytest.raises(ValueError, match="N is given twice"):
         swarm.SwarmParams.from_values({"N": 300}, N=200)
     assert swarm.SwarmParams.from_values({"N": 300}, N=300).N == 300
+
+
+def test_goal_table_check_exits_1_when_a_goal_reads_no(capsys):
+    """--samples printed 'NO' and exited 0, so a script could not tell; --check makes it 1.
+    One sample for 61 s cannot show three splits, so that goal reads NO here."""
+    assert cli.main(["boids", "--samples", "1", "--seconds", "61"]) == 0
+    plain = capsys.readouterr().out
+    assert cli.main(["boids", "--samples", "1", "--seconds", "61", "--check"]) == 1
+    checked = capsys.readouterr().out
+    assert checked == plain and "splits >= 3: NO" in checked.splitlines()[-1]
+    with pytest.raises(SystemExit):
+        cli.main(["boids", "--seconds", "1", "--check"])
+    assert "give --samples too" in capsys.readouterr().err
+
+
+def test_a_field_of_view_past_360_degrees_is_refused_from_python():
+    """Params(view=720) ran silently as 360: a wider view means nothing."""
+    from swarmlab import boids
+
+    with pytest.raises(ValueError, match="Field of view must be in"):
+        boids.Params(view=720)
+    assert boids.Params(view=360).view == 360 and boids.Params(max_force=1e9).max_force == 1e9

@@ -269,6 +269,18 @@ def test_csv_units_markers_and_order():
     assert rows[5] == ["0.5", "0.3", "2.5", ""]
 
 
+def test_csv_values_read_back_as_the_same_floats():
+    """The CSV kept six significant digits (0.0187532 for 0.018753172...): a researcher's
+    analysis of it differed from the same run's numbers in Python."""
+    h = _hist(capacity=100)
+    values = [0.018753172000000002, 1 / 3, 2.0, 1e-07, 123456.789012345]
+    for k, v in enumerate(values):
+        h.record(15 * k, {"P": v, "s": -v})
+    rows = list(csv.reader(io.StringIO(h.to_csv())))[1:]
+    assert [float(r[1]) for r in rows] == values and [float(r[2]) for r in rows] == [-v for v in values]
+    assert rows[2][1] == "2" and rows[0][1] == "0.018753172000000002"
+
+
 # ----------------------------------------------------------------------------------------
 # groups (connected pieces of the neighbour graph)
 

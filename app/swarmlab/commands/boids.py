@@ -65,6 +65,8 @@ def register(subparsers) -> None:
     p.add_argument("--samples", default=None, metavar="LIST",
                    help="instead of one run: the liveliness table over these samples (e.g. 1-8 or 1,5,9), "
                         "each --seconds long, plus cohesion only at 60 s, checked against the liveliness goals (the README's table)")
+    p.add_argument("--check", action="store_true",
+                   help="with --samples: exit with status 1 when a goal reads NO (for scripts and CI)")
     add_rules_options(p, rules_boids.KIND, "steering(i, j, d, r, v, p)", "boids")
     p.set_defaults(func=run)
 
@@ -184,8 +186,10 @@ def run(args) -> int:
         if not (args.seconds == int(args.seconds) and args.seconds > boids.WATCH_START):
             raise ValueError(f"--samples measures from {boids.WATCH_START:g} s on, once a model second: "
                              f"--seconds must be a whole number above {boids.WATCH_START:g}, got {args.seconds:g}")
-        table(params, parse_samples(args.samples), args.seconds)
-        return 0
+        met = table(params, parse_samples(args.samples), args.seconds)
+        return 1 if args.check and not all(met.values()) else 0
+    if args.check:
+        raise ValueError("--check checks the goal table; give --samples too (e.g. --samples 1-8 --seconds 300)")
     watch = boids.FlockWatch(params)
     history = new_history()
     try:
