@@ -79,7 +79,7 @@ def lab(module_page, server):
     page = module_page
     page.goto(f"{server}/?lab=swarm")
     wait_ready(page)
-    page.wait_for_function(f"{CTL}.frame.step > 0")  # it runs by itself
+    page.wait_for_function("window.swarmlab?.labs?.get('swarm')?.test?.frame?.step > 0")  # it runs by itself (null-safe: a throwing predicate fails at once)
     return page
 
 
@@ -660,6 +660,36 @@ def test_a_change_while_paused_updates_readouts_and_panel_at_once(lab):
     assert after["social"] == ",".join(map(str, sel["social"])) != before["social"]
     control(page, "R").locator("input").fill("10")
     settle(page, LAB)
+
+
+def test_the_panels_scale_label_sits_on_a_backdrop(lab):
+    """'1 unit of steering' was drawn straight over whatever lay under it (an obstacle's disc, a
+    threat's ring), as the review's projector screenshot showed; now it has the range label's
+    backdrop, drawn before it and around both the words and the bar."""
+    page = lab
+    paused_restart(page)
+    step(page, 30)
+    page.evaluate("""() => {
+        const c = document.querySelector('#lab-swarm .sense-canvas'), g = c.getContext('2d');
+        const calls = window.__senseCalls = [], fr = g.fillRect, ft = g.fillText;
+        g.fillRect = function (...a) { calls.push(['rect', ...a, this.fillStyle]); return fr.apply(this, a); };
+        g.fillText = function (t, x, y) { calls.push(['text', t, x, y, this.measureText(t).width]); return ft.call(this, t, x, y); };
+    }""")
+    page.click("#lab-swarm .sense-next")  # another animal: the panel draws it
+    page.wait_for_function("() => window.__senseCalls.some((c) => c[1] === '1 unit of steering')")
+    got = page.evaluate("""() => {
+        const g = document.querySelector('#lab-swarm .sense-canvas').getContext('2d');
+        delete g.fillRect; delete g.fillText;
+        const calls = window.__senseCalls, end = calls.findIndex((c) => c[1] === '1 unit of steering');
+        const start = calls.slice(0, end).findLastIndex((c) => c[0] === 'rect' && c[1] === 0 && c[2] === 0);
+        return calls.slice(start + 1, end + 1);  // this drawing, after its background
+    }""")
+    texts = [k for k, c in enumerate(got) if c[0] == "text" and c[1] == "1 unit of steering"]
+    assert len(texts) == 1, got
+    _, _, x, y, width = got[texts[0]]  # right-aligned at x, baseline y, 11 px type
+    under = [c for c in got[:texts[0]] if c[0] == "rect" and c[1] <= x - width and c[1] + c[3] >= x
+             and c[2] <= y - 11 and c[2] + c[4] >= y + 6]
+    assert any(c[5] == "rgba(11, 29, 42, 0.8)" for c in under), got[:texts[0]]
 
 
 def test_a_pause_shows_the_paused_states_readouts(lab):

@@ -29,6 +29,7 @@ const EXCLUDED = NEIGHBOURS.excluded;
 export const NEIGHBOUR_SHAPES = { social: "disc", personal: "square", excluded: "ring" };
 
 const RANGE_DASH = [4, 4], NO_DASH = [];
+const SCALE_TEXT = "1 unit of steering";
 
 /** Whether two lists of indices are the same, element for element. */
 function sameList(a, b) {
@@ -316,8 +317,12 @@ export class SensePanel {
     g.fillRect(2, 3, this.ring.width + 8, 15);
     g.fillStyle = SHADES.viewText;
     g.fillText(this.ring.text, 6, 14);
-    // scale bar for one unit
+    // scale bar for one unit, on the same backdrop (an obstacle or a threat's ring may lie under it)
     const by = h - 10;
+    if (this.scaleWidth === undefined) this.scaleWidth = g.measureText(SCALE_TEXT).width;  // (once)
+    const scaleW = Math.max(unit, this.scaleWidth);
+    g.fillStyle = "rgba(11, 29, 42, 0.8)";
+    g.fillRect(w - 14 - scaleW, by - 19, scaleW + 8, 23);
     g.strokeStyle = "#e8f3fb";
     g.lineWidth = 2;
     g.beginPath();
@@ -326,7 +331,7 @@ export class SensePanel {
     g.stroke();
     g.fillStyle = "#e8f3fb";
     g.textAlign = "right";
-    g.fillText("1 unit of steering", w - 10, by - 7);
+    g.fillText(SCALE_TEXT, w - 10, by - 7);
     if (!info.social.length && !info.personal.length) {
       g.textAlign = "center";
       g.fillStyle = "#e8f3fb";
