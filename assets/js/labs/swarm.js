@@ -311,11 +311,11 @@ export async function mount(section, ctx) {
         "aria-label": `Remove ${POP_STEP}, the most recently added animals` });
       const plus = el("button", { type: "button", class: "btn swarm-pop-plus", text: `Add ${POP_STEP}`, "data-step": POP_STEP,
         "aria-label": `Add ${POP_STEP} animals` });
+      // What a press did, in words, when it did less than asked (at the population's bounds:
+      // "Already at the most animals, 2000."); the access layer speaks it, so it is only shown here.
+      const popNote = el("span", { class: "swarm-pop-note", "aria-hidden": "true" });
       // A press is a setting on its way: a Restart waits for it (stepper.applying).  Its answer, the
       // engine's {N, added, removed}, is kept on the button for the spoken reply (ui/keys.js).
-      // What a press did, in words, when it did less than asked (at the population's bounds:
-      // "Already at the most animals, 2000."); spoken by the access layer, so shown only here.
-      const popNote = el("span", { class: "swarm-pop-note", "aria-hidden": "true" });
       const press = (button, by) => {
         button.pressed = stepper.applying(changePopulation({ by }).then((res) => {
           if (!res.ok) ctx.settingNotice(res.error, "N");
