@@ -123,18 +123,9 @@ test("a look listener stops when asked (a lab built afresh lets go of its old dr
 
 test("Lab 1's threat edge stands 3:1 from its zone on the dark sky and through the projector filter", async () => {
   const { SHADES, THREAT, THREAT_EDGE_PROJECTOR, drawThreat } = await import("../../assets/js/labs/swarm/palette.js");
-  const { projected } = await import("../../assets/js/ui/heading.js");
+  const { contrast: ratio, projected } = await import("../../assets/js/ui/heading.js");
   const { setProjectorColours } = await import("../../assets/js/ui/look.js");
-  const hex = (h) => [1, 3, 5].map((k) => parseInt(h.slice(k, k + 2), 16) / 255);
-  const rgba = (c) => c.match(/[\d.]+/g).map(Number);
-  const over = (top, ground) => {  // rgba(r, g, b, a) or #rrggbb composited on an sRGB ground (0-1)
-    if (top.startsWith("#")) return hex(top);
-    const [r, g, b, a] = rgba(top);
-    return [r, g, b].map((v, k) => a * (v / 255) + (1 - a) * ground[k]);
-  };
-  const lin = (v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
-  const lum = (c) => 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2]);
-  const ratio = (a, b) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05);
+  const { hex, over } = await import("./colour.mjs");
   const zone = over(SHADES.threatZone, hex("#0b1d2a"));
   assert.ok(ratio(over(SHADES.threatEdge, zone), zone) >= 3);
   assert.ok(ratio(projected(over(THREAT_EDGE_PROJECTOR, zone)), projected(zone)) >= 3);

@@ -81,24 +81,17 @@ test("Lab 2's stage draws a box of side 2 exactly as the same run in a box of si
 
 test("Lab 2's box edge stands 3:1 from the ground in both looks, and the grid stays as faint", async () => {
   const { BG, EDGE, GRID } = await import("../../assets/js/labs/vicsek/stage.js");
-  const { projected } = await import("../../assets/js/ui/heading.js");
+  const { contrast, projected } = await import("../../assets/js/ui/heading.js");
   const { setProjectorColours } = await import("../../assets/js/ui/look.js");
-  const hex = (h) => [1, 3, 5].map((k) => parseInt(h.slice(k, k + 2), 16) / 255);
-  const over = (rgba, ground) => {  // a canvas stroke of rgba(r, g, b, a) composited on the ground
-    const [r, g, b, a] = rgba.match(/[\d.]+/g).map(Number);
-    return [r, g, b].map((v, k) => a * (v / 255) + (1 - a) * ground[k]);
-  };
-  const lin = (v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
-  const lum = (c) => 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2]);
-  const ratio = (a, b) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05);
+  const { hex, over } = await import("./colour.mjs");
   const sky = hex(BG);
   const looks = {
-    dark: (c) => ratio(c, sky),
-    projector: (c) => ratio(projected(c), projected(sky)),  // the canvas as the filter shows it
+    dark: (c) => contrast(c, sky),
+    projector: (c) => contrast(projected(c), projected(sky)),  // the canvas as the filter shows it
   };
-  for (const [look, contrast] of Object.entries(looks)) {
-    assert.ok(contrast(over(EDGE, sky)) >= 3, `${look}: edge ${contrast(over(EDGE, sky)).toFixed(2)}:1`);
-    const grid = contrast(over(GRID[look], sky));
+  for (const [look, ratio] of Object.entries(looks)) {
+    assert.ok(ratio(over(EDGE, sky)) >= 3, `${look}: edge ${ratio(over(EDGE, sky)).toFixed(2)}:1`);
+    const grid = ratio(over(GRID[look], sky));
     assert.ok(grid >= 1.1 && grid <= 1.4, `${look}: grid ${grid.toFixed(2)}:1 (a faint scale, visible)`);
   }
   // and the stage strokes the grid with the look's colour

@@ -53,11 +53,21 @@ export function projected([r, g, b]) {
     .map((v) => clamp(clamp((v - 0.5) * contrast + 0.5) * brightness));
 }
 
+/** WCAG relative luminance of an sRGB colour (channels 0-1). */
+export function luminance(rgb) {
+  const lin = (v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+  return 0.2126 * lin(rgb[0]) + 0.7152 * lin(rgb[1]) + 0.0722 * lin(rgb[2]);
+}
+
 /** WCAG contrast of an sRGB colour (0-1) against white. */
 export function contrastOnWhite(rgb) {
-  const lin = (v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
-  const y = 0.2126 * lin(rgb[0]) + 0.7152 * lin(rgb[1]) + 0.0722 * lin(rgb[2]);
-  return 1.05 / (y + 0.05);
+  return 1.05 / (luminance(rgb) + 0.05);
+}
+
+/** WCAG contrast between two sRGB colours (0-1), whichever is lighter. */
+export function contrast(a, b) {
+  const ya = luminance(a), yb = luminance(b);
+  return (Math.max(ya, yb) + 0.05) / (Math.min(ya, yb) + 0.05);
 }
 
 /** The lightness (%) of hue `h` in the projector palette: the least that, through the filter,
