@@ -88,20 +88,27 @@ class ParamSpec:
         """The value as the page writes it: "on"/"off", a choice's label, or a number (with
         :attr:`decimals` decimals, or in full when that would round it: a value off the
         slider's step, from a link or from Python, is never misstated) and its unit."""
-        if self.kind == "bool":
-            return "on" if value else "off"
         if self.kind == "choice":
             return self.choice_label(value)
-        if self.kind == "int":
-            text = str(int(value))
-        else:
-            text = f"{float(value):.{self.decimals}f}"
-            if float(text) != float(value):
-                text = repr(float(value))
+        text = self.plain(value)
+        if self.kind == "bool":
+            return text
         if not self.identifier:
             text = grouped(text)  # "10,000 boids", but "sample 12345"
         unit = self.unit_for(value)
         return f"{text} {unit}" if unit else text
+
+    def plain(self, value: Any) -> str:
+        """The value as ``--set`` and a link write it: "on"/"off", a choice's value, or the
+        number as :meth:`shown` writes it (its decimals, or in full) without digit groups or unit."""
+        if self.kind == "bool":
+            return "on" if value else "off"
+        if self.kind == "choice":
+            return str(value)
+        if self.kind == "int":
+            return str(int(value))
+        text = f"{float(value):.{self.decimals}f}"
+        return text if float(text) == float(value) else repr(float(value))
 
     def unit_for(self, value: Any) -> str:
         """The unit written after ``value``: ``unit_one`` after exactly 1 of a whole number

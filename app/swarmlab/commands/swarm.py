@@ -58,8 +58,7 @@ def parse_settings(items: list[str]) -> dict:
 
 def _as_set(name: str, value) -> str:
     """A setting as ``--set`` writes it: a choice's value, on/off, or the number."""
-    spec = swarm.SPEC_BY_NAME[name]
-    return value if spec.kind == "choice" else spec.shown(value).split(" ")[0].replace(",", "")  # (shown groups digits)
+    return swarm.SPEC_BY_NAME[name].plain(value)
 
 
 def run(args: argparse.Namespace) -> int:
