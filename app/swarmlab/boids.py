@@ -848,14 +848,23 @@ def liveliness(params: Params, seconds: float = 300.0, start: float = WATCH_STAR
     return liveliness_many(params, [params.sample], seconds, start)[0]
 
 
+def _model_seconds(value, name: str, above_zero: bool) -> None:
+    """A time given from Python must be a finite number of model seconds, 0 or more (or above
+    0): ValueError naming it otherwise (a NaN start was measured as NaN; text failed in numpy)."""
+    ok = (not isinstance(value, bool) and isinstance(value, numbers.Real)
+          and (0 < value if above_zero else 0 <= value) and value < math.inf)
+    if not ok:
+        least = "above 0" if above_zero else "0 or more"
+        raise ValueError(f"{name} must be a number of model seconds, {least}, got {shown(value)}")
+
+
 def liveliness_many(params: Params, samples: Iterable[int], seconds: float = 300.0, start: float = WATCH_START) -> list[dict]:
     """:func:`liveliness` of ``params`` with each sample of ``samples``, the flocks stepped
     together (:func:`run_many`: the same numbers as one run at a time).
 
     ``seconds`` must be a whole number of model seconds past ``start``: before it nothing
     is measured (a summary of NaN and zero counts would read like a measurement)."""
-    if isinstance(start, bool) or not isinstance(start, numbers.Real) or not 0 <= start < math.inf:
-        raise ValueError(f"start must be a number of model seconds, 0 or more, got {shown(start)}")
+    _model_seconds(start, "start", above_zero=False)
     whole = whole_number(seconds)
     if whole is None or whole <= start:
         raise ValueError(f"seconds must be a whole number of model seconds after start = {start:g} s "
@@ -903,8 +912,7 @@ def cohesion_only(params: Params, seconds: float = CLUMP_SECONDS) -> dict:
 
 def cohesion_only_many(params: Params, samples: Iterable[int], seconds: float = CLUMP_SECONDS) -> list[dict]:
     """:func:`cohesion_only` with each sample of ``samples``, stepped together (:func:`run_many`)."""
-    if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real) or not 0 < seconds < math.inf:
-        raise ValueError(f"seconds must be a number of model seconds above 0, got {shown(seconds)}")
+    _model_seconds(seconds, "seconds", above_zero=True)
     steps = int(round(seconds * STEPS_PER_SECOND))
     if steps < 1:
         raise ValueError(f"seconds must hold one step ({1 / STEPS_PER_SECOND:.3g} s) or more, got {shown(seconds)}")
