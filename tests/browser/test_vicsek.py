@@ -547,9 +547,13 @@ def test_phone_layout_reduced_motion_and_share_link(phone_page, server):
 def test_the_knob_moved_then_restart_at_once_restarts_with_the_knobs_value(page, server):
     """Restart reads the knob's value, which it learns once the engine has answered the move:
     a move and a Restart in one instant restarted with the old value (the knob read 0.30, the
-    model ran with a = 1).  Restart now waits for a move on its way."""
+    model ran with a = 1).  Restart now waits for a move on its way.  Paused first, so that the
+    restarted model stays at t = 0 for the wait to see (a playing one steps on at once, and a
+    slow machine's poll found t > 0 each time)."""
     page.goto(f"{server}/?lab=vicsek")
     wait_ready(page)
+    ctl(page, "c.pause()")
+    ctl(page, "c.settle()")
     for value in ("0.3", "0.65"):
         page.evaluate("""(v) => {
           const knob = document.querySelector('#lab-vicsek .ctl[data-param=a] input');
