@@ -95,6 +95,16 @@ def wait_async(page, predicate: str, arg=None, timeout=15_000):
     return value
 
 
+def wait_scrolled(page, quiet_ms=800):
+    """Wait until the page (a Page or a Frame) has stopped scrolling: scrollY unchanged for
+    ``quiet_ms``.  A smooth scroll passes through states that satisfy a test and may then end in
+    one that does not, and a fixed wait for it is too short on a slow machine."""
+    page.evaluate("() => { window.__still = { y: NaN, t: 0 }; }")
+    page.wait_for_function("""(ms) => { const w = window.__still;
+        if (scrollY !== w.y) { w.y = scrollY; w.t = performance.now(); }
+        return performance.now() - w.t > ms; }""", arg=quiet_ms, polling=100)
+
+
 def touch(cdp, kind, x, y):
     """One touch event of one finger through a CDP session (``page.context.new_cdp_session``):
     ``kind`` touchStart, touchMove or touchEnd (whose x, y are not used), in CSS px."""

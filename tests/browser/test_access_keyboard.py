@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from browserlib import LABS, SHOTS, each_lab, engine_call, open_lab, pause, settle, wait_async
+from browserlib import LABS, SHOTS, each_lab, engine_call, open_lab, pause, settle, wait_async, wait_scrolled
 
 
 # What the focused element is and where it is on the page (page coordinates, CSS px).
@@ -172,9 +172,7 @@ def test_after_a_trial_starts_the_next_trial_is_a_few_tabs_away(page, server):
     # here; the old scroll to the stage's top left the box cut off). Judged once the page has
     # stopped scrolling (scrollY unchanged for 0.8 s): a smooth scroll passes through states
     # that satisfy the test and may then end in one that does not.
-    page.wait_for_function("""() => { const w = window.__still || (window.__still = { y: NaN, t: 0 });
-        if (scrollY !== w.y) { w.y = scrollY; w.t = performance.now(); }
-        return performance.now() - w.t > 800; }""", polling=100)
+    wait_scrolled(page)
     box, stage = page.evaluate("""() => ['.swarm-trial-now', '.swarm-stage'].map((c) => {
         const r = document.querySelector('#lab-swarm ' + c).getBoundingClientRect();
         return { top: r.top, bottom: r.bottom, height: r.height, h: innerHeight }; })""")

@@ -6,7 +6,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from browserlib import LABS, each_lab, wait_async, wait_ready
+from browserlib import LABS, each_lab, wait_async, wait_ready, wait_scrolled
 
 # Sentences of the documents the labs were specified from; the page must say these in its own words.
 VERBATIM = [
@@ -125,12 +125,12 @@ def test_in_page_links_and_a_started_trial_scroll_the_course_page(browser, serve
         assert page.evaluate("scrollY") == 0
         frame.locator(".swarm-trials-link").click()
         page.wait_for_function("() => scrollY > 300")
-        page.wait_for_timeout(800)  # (a smooth scroll)
+        wait_scrolled(page)  # (a smooth scroll)
         assert -2 <= top_in_course_view("#swarm-trials-title") < 200
         assert frame.evaluate("document.activeElement.id") == "swarm-trials-title"  # the keyboard follows
         frame.locator(".swarm-trial-start").first.click()
         page.wait_for_function("(y) => scrollY < y - 300", arg=page.evaluate("scrollY"))
-        page.wait_for_timeout(800)
+        wait_scrolled(page)
         assert -60 <= top_in_course_view(".swarm-canvas") < 300
     finally:
         context.close()
@@ -279,8 +279,7 @@ def test_lab1_stage_and_live_charts_are_seen_together(browser, server, size):
             return s.parentElement.classList.contains('swarm-transport') && s.nextElementSibling === null
                    && s.getBoundingClientRect().bottom <= document.querySelector('#lab-swarm .access-bar').getBoundingClientRect().top; }""")
     # the live charts show the same samples as the full charts
-    page.wait_for_timeout(800)
-    assert page.evaluate("() => window.swarmlab.labs.get('swarm').test.history.t.length") > 0
+    page.wait_for_function("() => window.swarmlab.labs.get('swarm').test.history.t.length > 0")
     context.close()
 
 

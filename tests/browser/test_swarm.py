@@ -1013,7 +1013,7 @@ def test_reduced_motion_starts_paused_and_phone_layout(browser, server):
         assert page.locator(".swarm-group").count() >= 4
         assert page.locator(".swarm-group[open]").count() == 1
         play.tap()
-        wait_async(page, "async () => (await window.swarmlab.engine.call('swarm', 'state', {})).step > 60")
+        wait_async(page, "async () => (await window.swarmlab.engine.call('swarm', 'state', {})).step > 60", timeout=30_000)
         screenshot(page, "swarm-phone")
         # a trial started from its card, far below the stage: the stage (at most a quarter of
         # it above the window), the rule switches the trial asks for and the trial's question
