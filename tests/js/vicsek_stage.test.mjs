@@ -79,12 +79,12 @@ test("Lab 2's stage draws a box of side 2 exactly as the same run in a box of si
   assert.equal(circles.length, 4);
 });
 
-test("Lab 2's box edge stands 3:1 from the ground in both looks, and the grid stays as faint", async () => {
-  const { BG, EDGE, GRID } = await import("../../assets/js/labs/vicsek/stage.js");
+test("Lab 2's box edge stands 3:1 from the ground in both looks, and Labs 1 and 2 draw the grid as faint in each", async () => {
+  const { EDGE } = await import("../../assets/js/labs/vicsek/stage.js");
   const { contrast, projected } = await import("../../assets/js/ui/heading.js");
-  const { setProjectorColours } = await import("../../assets/js/ui/look.js");
+  const { GRID, SKY, setProjectorColours } = await import("../../assets/js/ui/look.js");
   const { hex, over } = await import("./colour.mjs");
-  const sky = hex(BG);
+  const sky = hex(SKY);
   const looks = {
     dark: (c) => contrast(c, sky),
     projector: (c) => contrast(projected(c), projected(sky)),  // the canvas as the filter shows it
@@ -107,6 +107,17 @@ test("Lab 2's box edge stands 3:1 from the ground in both looks, and the grid st
       seen.length = 0;
       stage.draw(0);
       assert.deepEqual(seen.slice(0, 2), [on ? GRID.projector : GRID.dark, EDGE]);
+    }
+    // Lab 1's stage strokes its grid (squares of 20 lengths) the same way: it had a fixed 0.05
+    // white, which the projector filter left at 1.02:1, nothing to see
+    const { StageRenderer } = await import("../../assets/js/labs/swarm/renderer.js");
+    const lab1 = new StageRenderer({ ...canvas, getBoundingClientRect: () => ({ left: 0, top: 0, width: 320, height: 200 }) },
+      { world: [160, 100], maxAgents: 4, trailSeconds: 1, trailEvery: 1, dt: 0.05 });
+    for (const on of [false, true]) {
+      setProjectorColours(on);
+      seen.length = 0;
+      lab1.draw(new Float32Array(8), { n: 0, selected: -1, threatActive: false, offset: 8, stride: 4 });
+      assert.equal(seen[0], on ? GRID.projector : GRID.dark);
     }
   } finally {
     setProjectorColours(false);

@@ -12,6 +12,13 @@
 
 export const LARGE_SHAPES = 1.8;
 
+/** Every stage's dark sky (app.css's --stage is the same colour, for the page around it). */
+export const SKY = "#0b1d2a";
+/** The faint grid some stages draw as a scale, about 1.2:1 against the sky in each look: the
+ *  projector filter flattens light greys, so it takes a stronger white there to look as faint
+ *  on white (tests/js/vicsek_stage.test.mjs computes both through ui/heading.js projected()). */
+export const GRID = { dark: "rgba(255, 255, 255, 0.06)", projector: "rgba(255, 255, 255, 0.15)" };
+
 /** The projector theme's CSS filter: the dark stage inverted, its hues turned back, with a
  *  little more contrast and light for a washed-out screen (heading.js computes through it). */
 export const PROJECTOR_FILTER = { invert: 1, hueRotate: 180, contrast: 1.4, brightness: 1.06 };
@@ -47,6 +54,9 @@ export function setLargeShapes(on) {
 
 /** Whether the projector colours are on. */
 export const projectorColours = () => projector;
+
+/** The grid's colour in the look now on. */
+export const gridColour = () => (projector ? GRID.projector : GRID.dark);
 
 /** Turn the projector colours on or off (the page's mark: html[data-theme=projector]). */
 export function setProjectorColours(on) {

@@ -15,13 +15,12 @@
 
 import { frameCount } from "../../ui/frame.js";
 import { headingBin, headingPalette } from "../../ui/heading.js";
-import { shapeScale } from "../../ui/look.js";
+import { SKY, shapeScale } from "../../ui/look.js";
 
 const GLYPH_LENGTH = 1.6;   // lengths: glyphs are drawn a little larger than a body
 const GLYPH_MIN_PX = 7;     // CSS px, so glyphs stay visible on small screens...
 const GLYPH_MIN_FAR = 3.5;  // ...and down to this when a big world is zoomed out (10,000 boids)
 const HUES = 24;            // heading colour buckets (one path per bucket)
-const SKY = "#0b1d2a";
 const NO_DASH = [];
 const TREAT_FILL = "#ffd666", TREAT_EDGE = "#8a5a00";
 

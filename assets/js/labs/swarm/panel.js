@@ -10,6 +10,7 @@
 import { fitCanvas, num, pixelRatio, plural, setText } from "../../ui/dom.js";
 import { ARROWS, ARROW_STYLES, NEIGHBOURS, NEIGHBOUR_WORDS, SELECTED, SHADES, drawThreat } from "./palette.js";
 import { drawArrow, drawMark } from "../../ui/marks.js";
+import { SKY } from "../../ui/look.js";
 import { minImage } from "../../ui/periodic.js";
 
 /** The session's urges ({key, label}, display().urges), each with its arrow's own colour and
@@ -209,7 +210,7 @@ export class SensePanel {
     const w = this.cssW;
     const h = this.cssH;
     g.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
-    g.fillStyle = "#0b1d2a";
+    g.fillStyle = SKY;
     g.fillRect(0, 0, w, h);
     const info = this.info;
     if (!info || info.index < 0 || info.index >= f.n) {

@@ -16,7 +16,7 @@ import { TrailBuffer } from "./trails.js";
 import { fitCanvas } from "../../ui/dom.js";
 import { periodicCopies, wrap } from "../../ui/periodic.js";
 import { SELECTED, SHADES, drawThreat } from "./palette.js";
-import { projectorColours, shapeScale } from "../../ui/look.js";
+import { SKY, gridColour, projectorColours, shapeScale } from "../../ui/look.js";
 
 /** Glyph length in model lengths (enlarged for visibility; the caption says so). */
 export const GLYPH_LENGTH = 2.0;
@@ -32,8 +32,6 @@ const FISH = new Float32Array([
 ]);
 
 const COLORS = {
-  background: "#0b1d2a",
-  grid: "rgba(255,255,255,0.05)",
   agent: "#e3eef6",
   trail: "rgba(120, 205, 235, ALPHA)",
   selected: SELECTED,
@@ -106,7 +104,7 @@ export class StageRenderer {
     const g = this.g;
     const s = this.scale;
     g.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
-    g.fillStyle = COLORS.background;
+    g.fillStyle = SKY;
     g.fillRect(0, 0, this.cssW, this.cssH);
     this._grid();
     this._obstacles();
@@ -122,7 +120,7 @@ export class StageRenderer {
 
   _grid() {
     const g = this.g;
-    g.strokeStyle = COLORS.grid;
+    g.strokeStyle = gridColour();
     g.lineWidth = 1;
     g.beginPath();
     for (let x = 20; x < this.W; x += 20) {
@@ -249,7 +247,7 @@ export class StageRenderer {
     // inside a dense flock (also through the projector colours' filter, where the band turns white)
     g.beginPath();
     g.arc(this.viewX(x), this.viewY(y), len * 1.5, 0, Math.PI * 2);
-    g.strokeStyle = COLORS.background;
+    g.strokeStyle = SKY;
     g.lineWidth = 6;
     g.stroke();
     g.strokeStyle = COLORS.selected;

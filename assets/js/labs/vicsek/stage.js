@@ -26,19 +26,15 @@
 import { pixelRatio } from "../../ui/dom.js";
 import { minImage, periodicCopies, wrap } from "../../ui/periodic.js";
 import { headingBin, headingPalette } from "../../ui/heading.js";
-import { projectorColours, shapeScale } from "../../ui/look.js";
+import { SKY, gridColour, shapeScale } from "../../ui/look.js";
 
 export const TRAIL = 8;            // updates of trail
 const RING = TRAIL + 1;            // positions kept: now and 8 before
 const HUES = 36;                   // heading colour wheel (ui/heading.js) in 10-degree bins
 const HUE_FILLS = headingPalette(HUES); // the dark sky's colours, or the projector's
 const TRAIL_STYLE = Array.from({ length: TRAIL }, (_, k) => `rgba(190, 215, 235, ${(0.55 * (1 - k / TRAIL)).toFixed(3)})`);
-// The grid of tenths is a faint scale (about 1.2:1 against the sky); the projector filter
-// flattens light greys, so it takes a stronger white there to look as faint on white.  The
-// box edge is where arrows wrap: 3:1 or more against the ground in both looks (WCAG 1.4.11;
+// The box edge is where arrows wrap: 3:1 or more against the ground in both looks (WCAG 1.4.11;
 // tests/js/vicsek_stage.test.mjs computes both through ui/heading.js projected()).
-export const BG = "#0b1d2a";
-export const GRID = { dark: "rgba(255, 255, 255, 0.06)", projector: "rgba(255, 255, 255, 0.15)" };
 export const EDGE = "rgba(255, 255, 255, 0.45)";
 const SEL_FILL = "#ffffff";
 const SEL_STROKE = "#ff7f66";
@@ -202,10 +198,10 @@ export class Stage {
     const g = this.g, S = this.size, n = this.n, L = this.box;
     this.s = s;
     g.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
-    g.fillStyle = BG;
+    g.fillStyle = SKY;
     g.fillRect(0, 0, S, S);
     // faint grid in tenths of the box, and the box edge (the wrap)
-    g.strokeStyle = projectorColours() ? GRID.projector : GRID.dark;
+    g.strokeStyle = gridColour();
     g.lineWidth = 1;
     g.beginPath();
     for (let k = 1; k < 10; k++) {
