@@ -38,6 +38,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from . import metrics
+from .params import grouped as _grouped
 from .space import norm, unit_headings
 
 GROUP_MIN = 5            # agents: the smallest piece of the neighbour graph called a group
@@ -68,16 +69,22 @@ def band(value: float, edges: Sequence[float] = AGREEMENT_BANDS) -> int:
     return int(sum(value >= e for e in edges))
 
 
+def count(n: int) -> str:
+    """A count as the page's prose writes it: "80", "2,000"."""
+    return _grouped(str(int(n)))
+
+
 def plural(n: int, one: str, many: str | None = None) -> str:
-    return f"{n} {one if n == 1 else (many or one + 's')}"
+    return f"{count(n)} {one if n == 1 else (many or one + 's')}"
 
 
 def flock_breakdown(n: int, in_flocks: int, loners: int) -> list[str]:
     """Where Lab 3's boids are besides its flocks, in the words of both the flocks readout and
-    the description: e.g. ``["69 in groups not flying one way", "1 boid alone"]`` (a clump or a
-    swirl is linked but is not a flock); empty when every boid is in a flock."""
-    grouped = n - in_flocks - loners
-    parts = [f"{grouped} in groups not flying one way"] if grouped > 0 else []
+    the description: e.g. ``["69 in small or mixed groups", "1 boid alone"]``; empty when every
+    boid is in a flock.  The first part holds every boid with a neighbour in reach that is in no
+    flock: its group is too small to be one, or mixes headings (a clump, a swirl)."""
+    others = n - in_flocks - loners
+    parts = [f"{count(others)} in small or mixed groups"] if others > 0 else []
     return parts + ([f"{plural(loners, 'boid')} alone"] if loners > 0 else [])
 
 
@@ -355,7 +362,7 @@ def boids(v: np.ndarray, m: Mapping[str, float], *, treat: bool = False,
     if not n:
         shape = "no boids"
     elif flocks == 0:
-        # linked but not flying one way (a clump, a swirl) is not "no flock yet"
+        # boids near others but in no flock (a small group, a clump, a swirl) are not "no flock yet"
         if grouped > 0:
             shape = f"{head}, no flock ({', '.join(rest)}){heading}"
         else:
@@ -363,9 +370,9 @@ def boids(v: np.ndarray, m: Mapping[str, float], *, treat: bool = False,
     else:
         which = "one flock" if flocks == 1 else f"{flocks} flocks"
         where = ""
-        if known:  # "80 boids, 2 flocks flying one way (10 in them, 69 in groups not flying one way, 1 boid alone)"
+        if known:  # "80 boids, 2 flocks flying one way (10 in them, 69 in small or mixed groups, 1 boid alone)"
             them = "it" if flocks == 1 else "them"  # "one flock … (66 in it, …)"
-            where = f" ({', '.join([f'{in_flocks} in {them}', *rest])})" if rest else f" (all in {them})"
+            where = f" ({', '.join([f'{count(in_flocks)} in {them}', *rest])})" if rest else f" (all in {them})"
         shape = f"{head}, {which} flying one way{where}{heading}"
     parts = [shape]
     # the chart's own words when there is a history (the session's HISTORY_SERIES)

@@ -102,7 +102,11 @@ async function loadLab(lab) {
     notify: (...a) => mine(notify(...a)), notifyMany: (...a) => mine(notifyMany(...a)), reducedMotion, embed,
     // one notice per setting: a second word on the same control replaces the first (a refused
     // value's box goes back to the value in use, so its warning stays as the reason)
-    settingNotice: (message, name, kind = "warn") => mine(notify(message, kind, { id: `${lab}-setting-${name}` })) };
+    settingNotice: (message, name, kind = "warn") => mine(notify(message, kind, { id: `${lab}-setting-${name}` })),
+    // a lab that starts paused for reduced motion says so where it can be seen (Lab 2's caption
+    // says it in its own words, with its Step)
+    saidStartsPaused: () => mine(notify(`Your system asks for reduced motion, so ${labNames(lab).name} starts paused. ` +
+      "Press Play to start it.", "info")) };
   const promise = (async () => {
     let mod;
     try {

@@ -458,6 +458,12 @@ def test_help_lists_only_the_keys_that_work_in_the_open_lab(page, server):
         keys = dlg.locator(".access-keys-global tr:not([hidden]) th kbd").all_inner_texts()
         assert keys == shown[lab], (lab, keys)
         assert f"Single-letter keys ({letters[lab]})" in dlg.inner_text(), lab
+        # ... in its own words: no other lab's animals, time-limit note or chart markers
+        words = dict(zip(keys, dlg.locator(".access-keys-global tr:not([hidden]) td").all_inner_texts()))
+        assert words["Esc"] == ("close this list, or the time-limit note" if lab == "swarm" else "close this list"), words
+        if lab != "boids":
+            assert words["N"] == {"swarm": "next animal", "vicsek": "follow the next arrow"}[lab], words
+        assert ("chart markers" in dlg.inner_text()) == (lab == "swarm"), lab
         page.keyboard.press("Escape")
         expect(dlg).to_be_hidden()
 
@@ -966,6 +972,9 @@ def test_sound_respects_reduced_motion(browser, server):
     try:
         open_lab(page, server, "swarm")
         assert page.evaluate("() => matchMedia('(prefers-reduced-motion: reduce)').matches")
+        # each lab says on the page why it stands still (Lab 3's said it to screen readers only)
+        paused_note = "Your system asks for reduced motion, so {} starts paused. Press Play to start it."
+        expect(page.locator("#notices .notice", has_text=paused_note.format("Swarm Lab"))).to_be_visible()
         btn = page.locator("#lab-swarm .access-sound")
         assert btn.get_attribute("aria-pressed") == "false"
         time.sleep(3)
@@ -983,6 +992,8 @@ def test_sound_respects_reduced_motion(browser, server):
         page.wait_for_selector("#lab-boids[data-access='1']")
         time.sleep(3)
         assert not lab_playing(page, "boids")
+        expect(page.locator("#notices .notice", has_text=paused_note.format("Three rules"))).to_be_visible()
+        expect(page.locator("#notices .notice", has_text=paused_note.format("Swarm Lab"))).to_be_hidden()  # (that lab's own)
         assert page.evaluate("() => window.swarmlab.access.sound.level") == 0
         assert page.locator("#lab-boids .access-sound").get_attribute("aria-pressed") == "true"
         # its words name P as every lab does, not in Lab 1's words ("whole-group agreement"), which

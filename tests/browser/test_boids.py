@@ -289,20 +289,28 @@ def test_reynolds_settings_are_live_and_the_text_follows(lab):
     before = state(page)
     set_value = """([name, v]) => { const i = document.querySelector(`#lab-boids .ctl[data-param=${name}] input`);
                        i.value = v; i.dispatchEvent(new Event("input", {bubbles: true})); }"""
-    for name, value in (("view", 360), ("max_force", 20), ("v_max", 12)):
+    for name, value in (("view", 360), ("max_force", 20), ("v_max", 12), ("coh_radius", 10)):
         page.evaluate(set_value, [name, value])
         settle(page, LAB)
         st = state(page)
         assert st["params"][name] == value and st["steps"] >= before["steps"], name
         _assert_quoted(page, name, value)
-    assert page.text_content("#lab-boids .bd-param[data-param=blind]") == "0"
+    # all round, the explanation no longer speaks of a blind cone (it had said "a cone of 0°
+    # behind it is blind")
+    said = page.inner_text("#lab-boids .bd-says[data-says=view]")
+    assert "sees all round" in said and "no blind spot" in said and "blind." not in said, said
+    assert page.locator("#lab-boids .bd-param[data-param=blind]").count() == 0
+    # cohesion reaching less far than alignment cannot pull a stream back (it had said "reaches a
+    # little further than alignment (10 against 15 lengths)")
+    said = page.inner_text("#lab-boids .bd-says[data-says=reach]")
+    assert "less far than alignment (10 against 15 lengths)" in said and "rejoins only by chance" in said, said
     assert "360° field of view" in page.inner_text("#lab-boids .bd-world")
     # a speed range that is not a range is refused with a message, and nothing changes
     page.evaluate(set_value, ["v_min", 15])
     settle(page, LAB)
     assert state(page)["params"]["v_min"] == before["params"]["v_min"]
     page.wait_for_function("() => document.querySelector('#notices').innerText.includes('v_min')")
-    for name in ("view", "max_force", "v_max", "v_min"):
+    for name in ("view", "max_force", "v_max", "v_min", "coh_radius"):
         page.evaluate(set_value, [name, before["params"][name]])
         settle(page, LAB)
     assert state(page)["params"] == before["params"]
@@ -359,6 +367,8 @@ def test_presets_change_weights_live_and_behave_as_taught(lab):
         assert (st["params"]["k_sep"], st["params"]["k_ali"], st["params"]["k_coh"]) == weights
         assert st["params"]["coh_radius"] == reach  # cohesion only also looks further, all round (one clump)
         assert st["params"]["view"] == (360.0 if name == "cohesion" else 200.0)
+        said = page.inner_text("#lab-boids .bd-says[data-says=reach]")  # the text follows the preset
+        assert f"reaches {'further' if name == 'cohesion' else 'a little further'} than alignment" in said, said
         assert st["t"] >= t_before  # live, no restart
         assert page.get_attribute(f"#lab-boids .bd-preset[data-preset={name}]", "aria-pressed") == "true"
         shown = [page.locator(f"#lab-boids .ctl[data-param={k}] output").inner_text() for k in ("k_sep", "k_ali", "k_coh")]
@@ -433,7 +443,7 @@ def test_flocks_readout_shows_groups_splitting_and_merging(lab):
             steps -= 4000
         m = engine_call(page, LAB, "metrics")
         others = m["N"] - m["in_flocks"] - m["loners"]
-        parts = ([f"{others} in groups not flying one way"] if others else []) + \
+        parts = ([f"{others} in small or mixed groups"] if others else []) + \
                 ([f"{m['loners']} {'boid' if m['loners'] == 1 else 'boids'} alone"] if m["loners"] else [])
         text = f"{m['flocks']} ({', '.join(parts) or 'all in flocks'})"
         page.wait_for_function("t => document.querySelector('#lab-boids .bd-flocks').textContent === t", arg=text)
@@ -661,8 +671,8 @@ def test_touch_treat_on_a_phone(phone_page, open_lab):
     page.evaluate("() => window.swarmlab.labs.get('boids').pause()")
     settle(page, LAB)
     sizes = []
-    for words in ("1 (all in flocks)", "3 (13 in groups not flying one way, 2 boids alone)",
-                  "12 (1234 in groups not flying one way, 12 boids alone)", "0 (no boids)"):
+    for words in ("1 (all in flocks)", "3 (13 in small or mixed groups, 2 boids alone)",
+                  "12 (1234 in small or mixed groups, 12 boids alone)", "0 (no boids)"):
         sizes.append(page.evaluate("""(words) => { document.querySelector('#lab-boids .bd-flocks').textContent = words;
                                       return [document.querySelector('#lab-boids .bd-readouts').offsetHeight,
                                               document.documentElement.scrollHeight]; }""", words))

@@ -164,6 +164,7 @@ def test_an_endless_loop_is_stopped_within_5_s_and_the_page_stays_responsive(lab
     frames = page.evaluate("window.__frames")
     assert elapsed < 5.0 and frames > 10, (elapsed, frames)
     assert "line 3" in status(page).inner_text().lower() or "line 2" in status(page).inner_text().lower()
+    assert status(page).inner_text().startswith("Your rule ran for more than"), status(page).inner_text()  # a sentence
     assert engine_call(page, LAB, "rules_source")["user"] is False
 
 

@@ -47,11 +47,11 @@ test("Readouts: each row as its spec formats it, a note after a value, unchanged
   const nodes = Object.fromEntries(specs.map((r) => [r.key, fakeNode()]));
   const box = { querySelector: (sel) => nodes[/data-key="([^"]+)"/.exec(sel)[1]] };
   const readouts = new Readouts(box, specs);
-  readouts.show({ P: 0.4567, very_close: 0.125, flocks: 2 }, { flocks: "69 in groups not flying one way" });
+  readouts.show({ P: 0.4567, very_close: 0.125, flocks: 2 }, { flocks: "69 in small or mixed groups" });
   assert.equal(nodes.P.textContent, "0.46");
   assert.equal(nodes.very_close.textContent, "13 %");
-  assert.equal(nodes.flocks.textContent, "2 (69 in groups not flying one way)");
-  readouts.show({ P: 0.4567, very_close: NaN, flocks: 2 }, { flocks: "69 in groups not flying one way" });
+  assert.equal(nodes.flocks.textContent, "2 (69 in small or mixed groups)");
+  readouts.show({ P: 0.4567, very_close: NaN, flocks: 2 }, { flocks: "69 in small or mixed groups" });
   assert.equal(nodes.very_close.textContent, "–", "no value reads as a dash");
   assert.equal(nodes.P.writes, 1, "the same text is not written again (screen readers, layout)");
   assert.equal(readouts.spec("flocks").label, "flocks");

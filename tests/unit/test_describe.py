@@ -218,7 +218,7 @@ def test_boids_words_follow_flocks_and_heading():
     v = np.tile([[0.0, -3.0]], (80, 1))  # everyone flying up the screen: north in Lab 3
     # a clump going nowhere together is a group, not "no flock yet"
     clump = describe.boids(v, {"P": 0.2, "spacing": 0.5, "flocks": 0, "in_flocks": 0, "loners": 0})
-    assert clump["text"].startswith("80 boids, no flock (80 in groups not flying one way);")
+    assert clump["text"].startswith("80 boids, no flock (80 in small or mixed groups);")
     scattered = describe.boids(v, {"P": 0.2, "spacing": 9.0, "flocks": 0, "in_flocks": 0, "loners": 80})
     assert scattered["text"].startswith("80 boids, no flock yet;")
     d = describe.boids(v, {"P": 1.0, "spacing": 2.0, "flocks": 1})
@@ -228,13 +228,13 @@ def test_boids_words_follow_flocks_and_heading():
     d = describe.boids(v, {"P": 0.3, "spacing": 2.0, "flocks": 3})
     assert d["text"].startswith("80 boids, 3 flocks flying one way; shared heading P 0.30")
     # where the other boids are, as the flocks readout says: "80 boids in 2 flocks" read as if
-    # every boid were in one when the readout said "2 (69 in groups not flying one way, 1 boid alone)"
+    # every boid were in one when the readout said "2 (69 in small or mixed groups, 1 boid alone)"
     d = describe.boids(v, {"P": 0.3, "spacing": 2.0, "flocks": 2, "in_flocks": 10, "loners": 1})
-    assert d["text"].startswith("80 boids, 2 flocks flying one way (10 in them, 69 in groups not flying one way, 1 boid alone);")
+    assert d["text"].startswith("80 boids, 2 flocks flying one way (10 in them, 69 in small or mixed groups, 1 boid alone);")
     d = describe.boids(v, {"P": 0.9, "spacing": 2.0, "flocks": 1, "in_flocks": 80, "loners": 0})
     assert d["text"].startswith("80 boids, one flock flying one way (all in it), heading north;")
     d = describe.boids(v, {"P": 0.9, "spacing": 2.0, "flocks": 1, "in_flocks": 66, "loners": 2})
-    assert d["text"].startswith("80 boids, one flock flying one way (66 in it, 12 in groups not flying one way, 2 boids alone)")
+    assert d["text"].startswith("80 boids, one flock flying one way (66 in it, 12 in small or mixed groups, 2 boids alone)")
     assert describe.boids(v, {"P": 0.1, "spacing": 5.0, "flocks": 0})["text"].startswith("80 boids, no flock yet;")
 
 
@@ -246,12 +246,15 @@ def test_boids_readout_and_summary_say_where_the_boids_are_in_the_same_words():
     m = s.op_metrics()
     grouped = m["N"] - m["in_flocks"] - m["loners"]
     assert m["flocks"] > 0 and grouped > 0 and m["loners"] > 0, m
-    assert m["where"] == f"{grouped} in groups not flying one way, {m['loners']} boid{'s' * (m['loners'] != 1)} alone"
+    assert m["where"] == f"{grouped} in small or mixed groups, {m['loners']} boid{'s' * (m['loners'] != 1)} alone"
     them = "it" if m["flocks"] == 1 else "them"
     assert f"({m['in_flocks']} in {them}, {m['where']})" in s.op_describe()["text"]
-    assert describe.flocks_where(80, 10, 1) == "69 in groups not flying one way, 1 boid alone"
+    assert describe.flocks_where(80, 10, 1) == "69 in small or mixed groups, 1 boid alone"
     assert describe.flocks_where(80, 70, 10) == "10 boids alone"
     assert describe.flocks_where(80, 80, 0) == "all in flocks" and describe.flocks_where(0, 0, 0) == "no boids"
+    # counts as the prose writes them, as the boids readout beside it does ("boids 2,000")
+    assert describe.flocks_where(2000, 0, 0) == "2,000 in small or mixed groups"
+    assert describe.flocks_where(10000, 8500, 1200) == "300 in small or mixed groups, 1,200 boids alone"
 
 
 def test_boids_sentence_names_p_with_the_histories_own_label():

@@ -35,7 +35,7 @@ import { wrap } from "../ui/periodic.js";
 import { STORY_HTML } from "./boids/story.js";
 import { MinimalControls } from "../ui/minimal.js";
 import { viewHeight } from "../embed.js";
-import { layoutHtml, HEADER_HTML, explainHtml, sourcesHtml, worldCaption, randomLevel } from "./boids/text.js";
+import { layoutHtml, HEADER_HTML, explainHtml, sourcesHtml, worldCaption, randomLevel, SAYS } from "./boids/text.js";
 import { BoidsStage } from "./boids/stage.js";
 import { ScalingPanel } from "./boids/scaling.js";
 import { mountRules, preloadEditor } from "../ui/rules.js";
@@ -133,6 +133,7 @@ export async function mount(section, ctx) {
 
   // ---- state mirrored in the page ----
   let playing = !ctx.reducedMotion;
+  if (ctx.reducedMotion) ctx.saidStartsPaused();
   let t = st.t;
   let frameBuf = new Float32Array(HEADER);
   let frameLen = 0;
@@ -435,10 +436,15 @@ export async function mount(section, ctx) {
     slowEl.hidden = !slow;
     if (slow) slowEl.textContent = `Slow motion: about ${stepper.pace.ratio.toFixed(1)}× real time with ${m.N} boids on this device.`;
   }
+  const saysShown = new Map(); // each .bd-says element -> the sentence it shows
   function showWorld() {
     const p = st.params;
     for (const el of section.querySelectorAll(".bd-radius")) el.textContent = String(p.radius);
     const derived = { blind: Math.max(0, 360 - p.view) };
+    for (const el of section.querySelectorAll(".bd-says")) {  // (first: they hold .bd-param spans)
+      const html = SAYS[el.dataset.says](p);
+      if (saysShown.get(el) !== html) { el.innerHTML = html; saysShown.set(el, html); }
+    }
     for (const el of section.querySelectorAll(".bd-param")) {
       const name = el.dataset.param;
       const v = name in derived ? derived[name] : p[name];

@@ -869,9 +869,7 @@ export async function mount(section, ctx) {
     }
   }
   setPlaying(playing);
-  if (ctx.reducedMotion) {
-    ctx.notify(`Your system asks for reduced motion, so the ${ctx.name} starts paused. Press Play to start it.`, "info");
-  }
+  if (ctx.reducedMotion) ctx.saidStartsPaused();
   await afterRestart(); // its refresh asks for the first frame (and the readouts) ...
   await stepper.idle(); // ... which is on screen before the lab is shown as ready
 

@@ -11,16 +11,17 @@
 // off (WCAG 2.1.4; the choice is kept in localStorage where the browser allows it).
 
 // `does`: the lab shortcut a key calls (LAB_ACCESS[lab].shortcuts); the list shows a key only
-// in the labs that have it (Three rules has no threat and no individual to step through).
+// in the labs that have it (Three rules has no threat and no individual to step through), in
+// the lab's own words where it has them (LAB_ACCESS[lab].keyWords).
 export const GLOBAL_KEYS = [
   { key: " ", show: "Space", does: "play", what: "play or pause (on a stage with a Space of its own, below, that comes first)" },
   { key: "r", show: "R", does: "restart", what: "restart" },
   { key: "t", show: "T", does: "threat", what: "send a threat past the selected animal" },
-  { key: "n", show: "N", does: "next", what: "next individual (Swarm Lab: animal; Few turns: followed arrow)" },
+  { key: "n", show: "N", does: "next", what: "next individual" },
   { key: "p", show: "P", does: "prev", what: "previous individual" },
   { key: "d", show: "D", what: "describe what the stage shows now" },
   { key: "?", show: "?", what: "this list of keys" },
-  { key: "Escape", show: "Esc", what: "close this list, or the time-limit note" },
+  { key: "Escape", show: "Esc", what: "close this list" },
 ];
 
 /** Letter -> the lab shortcut it calls (GLOBAL_KEYS' `does`; Space has its own test). */
@@ -48,6 +49,7 @@ export const LAB_ACCESS = {
     roledescription: "simulation stage",
     stageKeys: [["← →", "previous / next animal (stage focused)"]],
     hintWords: { next: "<kbd>N</kbd>/<kbd>P</kbd> next/previous animal" },
+    keyWords: { n: "next animal", p: "previous animal", Escape: "close this list, or the time-limit note" },
     shortcuts: {
       play: (s) => clickIn(s, ".swarm-play"),
       restart: (s) => clickIn(s, ".swarm-restart"),
@@ -96,6 +98,7 @@ export const LAB_ACCESS = {
     roledescription: "simulation stage",
     stageKeys: [["← → ↑ ↓", "follow the next / previous arrow (stage focused)"], ["Esc", "stop following"]],
     hintWords: { next: "<kbd>N</kbd>/<kbd>P</kbd> next/previous arrow" },
+    keyWords: { n: "follow the next arrow", p: "follow the previous arrow" },
     shortcuts: {
       play: (s) => clickIn(s, ".vk-play"),
       restart: (s) => clickIn(s, ".vk-restart"),
@@ -294,7 +297,7 @@ function helpDialog() {
     <table class="access-keys-global"><caption>In this lab</caption><tbody></tbody></table>
     <table class="access-keys-lab"><caption>On this lab's stage</caption><tbody></tbody></table>
     <p>Elsewhere: <kbd>Tab</kbd> moves between controls; <kbd>←</kbd> <kbd>→</kbd> move along the lab tabs
-      (<kbd>Enter</kbd> or <kbd>Space</kbd> opens one) and change a focused slider; <kbd>↑</kbd> <kbd>↓</kbd> <kbd>Home</kbd> <kbd>End</kbd> move within the list of chart markers.</p>
+      (<kbd>Enter</kbd> or <kbd>Space</kbd> opens one) and change a focused slider<span class="access-keys-markers">; <kbd>↑</kbd> <kbd>↓</kbd> <kbd>Home</kbd> <kbd>End</kbd> move within the list of chart markers</span>.</p>
     <p><button type="button" class="btn primary access-help-close">Close</button></p>`;
   const body = dlg.querySelector(".access-keys-global tbody");
   for (const k of GLOBAL_KEYS) {
@@ -330,7 +333,12 @@ export function installKeys({ activeLab, controller, describe, summaries = null 
     const cfg = LAB_ACCESS[lab] || {};
     const keys = labKeys(lab);
     const here = new Set(keys.map((k) => k.key));
-    for (const tr of dlg.querySelectorAll(".access-keys-global tr")) tr.hidden = !here.has(tr.dataset.key);
+    const words = cfg.keyWords || {};
+    for (const tr of dlg.querySelectorAll(".access-keys-global tr")) {
+      tr.hidden = !here.has(tr.dataset.key);
+      tr.querySelector("td").textContent = words[tr.dataset.key] || GLOBAL_KEYS.find((k) => k.key === tr.dataset.key).what;
+    }
+    dlg.querySelector(".access-keys-markers").hidden = !cfg.roving; // (Lab 1's chart markers)
     const letters = keys.filter((k) => k.key.length === 1 && k.key !== " ").map((k) => k.show);
     dlg.querySelector(".access-letter-names").textContent =
       `${letters.slice(0, -1).join(", ")} and ${letters[letters.length - 1]}`;

@@ -30,7 +30,7 @@ const WATCH_MARGIN_S = 1;    // the watchdog stops the worker this long after Py
 const SNAPSHOT_MS = 1000;    // while a student's rule runs, the run is saved this often
 const MAX_LINK_CODE = 6000;  // characters of fragment: longer code is not put in links
 
-import { ensureStylesheet, sentence } from "./dom.js";
+import { capital, ensureStylesheet, sentence } from "./dom.js";
 import { copyLink, linkCode } from "./share.js";
 import { formatReadout } from "./controls.js";
 import { crashReason } from "./stepper.js";
@@ -190,7 +190,7 @@ export async function mountRules(host, opts) {
         if (!user) stopGuard();
         const e = r.error;
         // (the message names the line itself; what runs meanwhile is said after it)
-        show(`${sentence(e.message)} ${user ? "Your rules from before keep running." : "The original rules keep running."}`,
+        show(`${sentence(capital(e.message))} ${user ? "Your rules from before keep running." : "The original rules keep running."}`,
           "error", e.line);
         return;
       }

@@ -89,6 +89,30 @@ export const layoutHtml = (C, D) => `
  *  first, so the text says how to reach it. */
 const moreSettings = (minimal) => (minimal ? "“Show all settings”, then “More settings”" : "“More settings”");
 
+// A setting's value, kept up to date by the lab (boids.js showWorld); with `unit`, written as
+// its control writes it, with the spec's unit ("5.0 lengths/s").
+const P = (name, unit = false) => `<span class="bd-param" data-param="${name}"${unit ? " data-unit" : ""}></span>`;
+
+/** The explanation's sentences whose words depend on the settings, as HTML (their numbers are
+ *  P spans, filled like the others): the lab puts the one that fits the settings `p` in each
+ *  .bd-says[data-says] whenever they change, so the words stay true for any values.  The
+ *  "Cohesion only" preset sees all round (no blind spot) and reaches far; a student may set
+ *  cohesion's reach below alignment's. */
+export const SAYS = {
+  view: (p) => (p.view < 360
+    ? `Like a bird, a boid looks ahead and to the sides but not straight back: its field of view is ${P("view")}° wide,
+      centred on where it is heading, so a cone of ${P("blind")}° behind it is blind.`
+    : `A bird looks ahead and to the sides but not straight back; with these settings a boid sees all round: its field
+      of view is ${P("view")}° wide, so it has no blind spot.`),
+  reach: (p) => (p.coh_radius > p.radius
+    ? `cohesion, which reaches ${p.coh_radius > 1.25 * p.radius ? "further" : "a little further"} than alignment
+      (${P("coh_radius")} against ${P("radius")} lengths), can pull it back later, so streams split and rejoin.`
+    : `cohesion, which here reaches ${p.coh_radius === p.radius ? "only as far as" : "less far than"} alignment
+      (${P("coh_radius")} against ${P("radius")} lengths), cannot pull it back once it is out of alignment's reach, so
+      a stream that tears off rejoins only by chance.`),
+};
+const says = (name) => `<span class="bd-says" data-says="${name}"></span>`;
+
 /** The page text below the lab.  ``minimal``: see moreSettings. */
 export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
   const more = moreSettings(minimal);
@@ -100,16 +124,11 @@ export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
   const sum = (set) => `<munder><mo largeop="true" class="bd-sum">∑</mo><mrow><mi>j</mi><mo>∈</mo><msub><mi>${set}</mi><mi>i</mi></msub></mrow></munder>`;
   const mean = (set) => `<mfrac><mn>1</mn><mrow><mo>|</mo><msub><mi>${set}</mi><mi>i</mi></msub><mo>|</mo></mrow></mfrac>`;
   const pi = sub(b("p"), "i"), pj = sub(b("p"), "j"), vi = sub(b("v"), "i"), vj = sub(b("v"), "j");
-  // a setting's value, kept up to date by the lab (boids.js showWorld); with `unit`, written as
-  // its control writes it, with the spec's unit ("5.0 lengths/s")
-  const P = (name, unit = false) => `<span class="bd-param" data-param="${name}"${unit ? " data-unit" : ""}></span>`;
   const steerOf = (rule) => `<msub>${b("s")}<mtext>${rule}</mtext></msub>`;
   return `
   <div class="bd-col">
   <h2>Three rules, and nothing else</h2>
-  <p>Every boid follows the same three habits, and it applies them only to the boids it can see. Like a bird, a boid
-  looks ahead and to the sides but not straight back: its field of view is ${P("view")}° wide, centred on where it is
-  heading, so a cone of ${P("blind")}° behind it is blind. Each habit also has its own reach:</p>
+  <p>Every boid follows the same three habits, and it applies them only to the boids it can see. ${says("view")} Each habit also has its own reach:</p>
   <ol>
     <li><strong>Separation — keep your space.</strong> Steer away from the boids in view closer than
       ${P("sep_radius")} body lengths; the closest count most in choosing which way.</li>
@@ -187,8 +206,7 @@ export function explainHtml(c, { minimal = false, scalingTitle } = {}) {
   Hold the treat for a moment to break the ring. A real sky has no such ring.</p>
   <p>The blind spot is the key. The boids at the front of a group see nobody ahead, only the few beside them, so they
   are pulled sideways and swing off; the boids behind see them turn and follow, and the whole group wheels round. A
-  stream that turns away from the rest may tear off as a group of its own; cohesion, which reaches a little further
-  than alignment (${P("coh_radius")} against ${P("radius")} lengths), can pull it back later, so streams split and rejoin. The force limit and the order of service add to
+  stream that turns away from the rest may tear off as a group of its own; ${says("reach")} The force limit and the order of service add to
   it: a boid that is crowded spends its whole allowance on keeping its space, and for that moment it does not match or
   gather, which keeps the boids from settling into a rigid grid. Open ${more} and widen the field of view to
   360°: with no blind spot the groups soon calm down into one flock cruising straight on.</p>
@@ -246,7 +264,7 @@ export function worldCaption(world, p, C, linked = false, stretched = false) {
     : linked ? " (the link's sky)"
     : stretched ? ", drawn stretched to fit this stage (a sky this big cannot take its shape, so headings look slanted),"
       : ", shaped like this stage (a copied link keeps it, to replay this run on any screen),";
-  return `The sky is ${Math.round(world.width)} × ${Math.round(world.height)} body lengths${shape} and its edges wrap around. ` +
+  return `The sky is ${num(Math.round(world.width))} × ${num(Math.round(world.height))} body lengths${shape} and its edges wrap around. ` +
     `Each boid sees the others within a ${p.view}° field of view: closer than ${p.sep_radius} lengths it keeps away, ` +
     `within ${p.radius} lengths it matches them, within ${p.coh_radius} lengths it is drawn to them. ` +
     `Boids are drawn a little larger than life; colour shows heading. ` +
