@@ -25,11 +25,12 @@ Units: lengths, as in :mod:`swarmlab.boids`.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
 from . import boids
-from .params import ParamSpec, spec_named
+from .params import ParamSpec, spec_named, validate
 from .space import Box, displacement, norm
 
 DEFAULT_POPULATION = spec_named(boids.SPECS, "population").default  # the default sky's flock
@@ -45,6 +46,31 @@ SCALE_SPECS: tuple[ParamSpec, ...] = (
     ParamSpec("n", DEFAULT_POPULATION, "Boids at the default density", kind="int", min=SIZES[0], max=SIZES[-1], step=1,
               help="The flock restarts with this many boids in a sky grown to keep the default density."),
 )
+
+
+def with_population(params: boids.Params, value) -> boids.Params:
+    """``params`` with the population ``value``: the slider's range, or one of the experiment's
+    sizes above it when the world is big enough for it at the default density (a link copied at
+    10,000 boids carries its grown world).  The page's restart and the command line both take a
+    population this way, so a link's run can be replayed from Python; ValueError names the bound."""
+    slider = spec_named(boids.SPECS, "population")
+    try:
+        n = validate(boids.SPECS, "population", value)
+    except ValueError as beyond_slider:
+        try:
+            n = validate(SCALE_SPECS, "n", value)
+        except ValueError:
+            raise ValueError(f"{beyond_slider}, or up to {SIZES[-1]:,} with a sky grown to match "
+                             f"(at least {AREA_PER_BOID:g} square lengths a boid)") from None
+    area = params.width * params.height
+    if n > slider.max and area < 0.99 * n * AREA_PER_BOID:
+        # (at the slider's world, 10,000 boids would have 125 times the neighbours)
+        raise ValueError(f"{n:,} boids need the scaling experiment's sky of at least "
+                         f"{n * AREA_PER_BOID:,.0f} square lengths; this one has {area:,.0f} "
+                         f"(the population slider goes to {slider.max:,})")
+    return replace(params, population=n)
+
+
 TIMED_BOID_STEPS = 20_000  # a cost measurement times about this many boid-steps (coarse browser clocks)
 TIMED_ROUNDS = 3  # ...in up to this many rounds, of which the fastest is the answer
 COST_SPECS: tuple[ParamSpec, ...] = (  # the default: one step a round, the least timed_steps gives

@@ -448,3 +448,24 @@ def test_a_field_of_view_past_360_degrees_is_refused_from_python():
     with pytest.raises(ValueError, match="Field of view must be in"):
         boids.Params(view=720)
     assert boids.Params(view=360).view == 360 and boids.Params(max_force=1e9).max_force == 1e9
+
+
+def test_a_link_from_the_scaling_experiment_replays_from_the_command_line(capsys, tmp_path):
+    """A page link may carry up to 10,000 boids with their grown sky (world=); the command line
+    refused that population (the slider's 2,000), so a researcher could not replay such a run.
+    Both now take a population the same way (scaling.with_population), and give the same run."""
+    from swarmlab.sessions.boids import BoidsSession
+
+    target = tmp_path / "big.csv"
+    assert cli.main(["boids", "--set", "width=1000", "--set", "height=1000", "--set", "population=5000",
+                     "--seconds", "0.1", "--csv", str(target)]) == 0
+    assert "N=5000" in capsys.readouterr().out
+    page = BoidsSession()
+    page.op_reset(population=5000, width=1000, height=1000)
+    page.op_step(n=4)  # 0.1 s
+    last = target.read_text().strip().split("\n")[-1].split(",")
+    assert float(last[1]) == page.op_metrics()["P"], (last, page.op_metrics())
+    # in the slider's sky it is refused, as the page refuses it, with the bound named
+    with pytest.raises(SystemExit):
+        cli.main(["boids", "--set", "population=5000", "--seconds", "0.1"])
+    assert "5,000 boids need the scaling experiment's sky" in capsys.readouterr().err

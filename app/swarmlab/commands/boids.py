@@ -27,7 +27,7 @@ import argparse
 import math
 import sys
 
-from .. import boids, rules, rules_boids
+from .. import boids, rules, rules_boids, scaling
 from ..cli import stopped_early, write_output
 from . import (MAX_SECONDS, add_rules_options, load_rules, one_sample, param_table, parse_sets, rules_template,
                run_steps)
@@ -82,7 +82,11 @@ def build_params(args) -> boids.Params:
     if args.preset:
         params = params.with_values(**boids.PRESETS[args.preset])
     sets = parse_sets(args.sets)
+    population = sets.pop("population", None)
     params = params.with_values(**sets)
+    if population is not None:  # (after the world: a link's 10,000 boids come with their grown sky)
+        params = scaling.with_population(params, population)
+        sets["population"] = population
     sample = one_sample(None if args.sample is None else validate(boids.SPECS, "sample", args.sample),
                         params.sample if "sample" in sets else None)
     return params if sample is None else params.with_values(sample=sample)

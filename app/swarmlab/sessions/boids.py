@@ -157,14 +157,7 @@ class BoidsSession(Session):
         population = params.pop("population", None)
         new = self.params.with_values(**params)  # raises before anything changes
         if population is not None:  # the slider's range, or a size of the scaling experiment
-            n = _population(population)
-            if n > spec_named(boids.SPECS, "population").max and new.width * new.height < 0.99 * n * scaling.AREA_PER_BOID:
-                # (at the slider's world, 10,000 boids would have 125 times the neighbours)
-                raise ValueError(f"{n:,} boids need the scaling experiment's sky of at least "
-                                 f"{n * scaling.AREA_PER_BOID:,.0f} square lengths; this one has "
-                                 f"{new.width * new.height:,.0f} (the population slider goes to "
-                                 f"{spec_named(boids.SPECS, 'population').max:,})")
-            new = replace(new, population=n)
+            new = scaling.with_population(new, population)
         return self._restart(new)
 
     def op_parse_query(self, query: dict) -> dict:
