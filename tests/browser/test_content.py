@@ -250,6 +250,21 @@ def test_lab1_caption_quotes_the_trails_the_stage_draws(page, server):
     assert f"the last {got['TRAILS']['seconds']} s of {words} animal's path" in got["caption"], got
 
 
+def test_lab1_charts_keep_their_width_in_a_short_window(page, server):
+    """A short desktop window (a 1366 x 768 laptop's browser, 625 px inside) narrows Lab 1's main
+    column with its stage, to 480 px: the charts were then 144 px wide beside the sensing panel,
+    their legends cut ("whole-group ag…").  The panel now goes under them there."""
+    page.set_viewport_size({"width": 1366, "height": 625})
+    page.goto(f"{server}/?lab=swarm")
+    wait_ready(page)
+    box = page.evaluate("""() => Object.fromEntries(['.swarm-main', '.swarm-charts', '.swarm-sense'].map((c) => {
+        const r = document.querySelector('#lab-swarm ' + c).getBoundingClientRect();
+        return [c, { left: r.left, top: r.top, width: r.width, bottom: r.bottom }]; }))""")
+    main, charts, sense = box[".swarm-main"], box[".swarm-charts"], box[".swarm-sense"]
+    assert main["width"] < 600, box  # (the case: a narrow main column beside a wide window)
+    assert charts["width"] >= main["width"] - 1 and sense["top"] >= charts["bottom"], box
+
+
 @pytest.mark.parametrize("size", [(1280, 800), (1366, 768), (390, 844)])
 def test_lab1_stage_and_live_charts_are_seen_together(browser, server, size):
     """The trials say "watch both the pattern and the spacing trace": without scrolling, the
