@@ -250,6 +250,27 @@ def test_lab1_caption_quotes_the_trails_the_stage_draws(page, server):
     assert f"the last {got['TRAILS']['seconds']} s of {words} animal's path" in got["caption"], got
 
 
+@pytest.mark.parametrize("size", [(1280, 800), (1366, 768), (1440, 900)])
+def test_lab3_stage_and_its_play_row_fit_a_laptop_window(page, server, size):
+    """A student review: at 1280 x 800 the stage ended at y = 783 and its Play row at 792 showed
+    8 px, below the window.  Now stage and Play row fit under the title and lead on the usual
+    laptop windows, and the stage keeps the default sky's shape (narrowed, not squashed)."""
+    w, h = size
+    page.set_viewport_size({"width": w, "height": h})
+    page.goto(f"{server}/?lab=boids")
+    wait_ready(page)
+    got = page.evaluate("""async () => {
+        const r = (s) => document.querySelector('#lab-boids ' + s).getBoundingClientRect();
+        const st = await window.swarmlab.engine.call('boids', 'state', {});
+        const c = (await window.swarmlab.engine.layout('boids')).constants.world_default;
+        return { stage: r('.bd-canvas').toJSON(), play: r('.bd-play').toJSON(), world: st.world, normal: c,
+                 scrollY: scrollY }; }""")
+    assert got["scrollY"] == 0 and got["play"]["bottom"] <= h and got["stage"]["bottom"] <= got["play"]["top"], got
+    aspect = got["world"]["width"] / got["world"]["height"]
+    assert abs(aspect / (got["normal"][0] / got["normal"][1]) - 1) < 0.005, got
+    assert got["stage"]["width"] >= 480
+
+
 def test_lab1_charts_keep_their_width_in_a_short_window(page, server):
     """A short desktop window (a 1366 x 768 laptop's browser, 625 px inside) narrows Lab 1's main
     column with its stage, to 480 px: the charts were then 144 px wide beside the sensing panel,

@@ -475,3 +475,19 @@ def test_a_link_carries_the_settings_the_runs_sample_and_the_world():
     assert link["extra"] == {"world": f"{round(w, 3):g}x{round(h, 3):g}"}
     s.op_resize(width=200.125, height=100)
     assert s.op_link()["extra"]["world"] == "200.125x100"
+
+
+def test_the_scaling_experiment_returns_to_the_flocks_own_sky():
+    """Every size's world takes the stage's shape, not the last size's rounded one: the way back
+    from 10,000 boids missed a 160 x 100 sky by a thousandth (160.001 x 100), and so the run."""
+    s = BoidsSession()
+    for world in ({"width": 160.0, "height": 100.0}, {"width": 159.928, "height": 100.045}):
+        s.op_reset(**world)
+        for n in (10, 30, 100, 300, 1000, 3000, 10000, 80):
+            s.op_scale(n)
+        assert (s.params.width, s.params.height) == (world["width"], world["height"])
+        s.op_scale(3000)  # ... and through a worker's restart in the middle of it
+        t = BoidsSession()
+        t.op_restore(json.loads(json.dumps(s.op_snapshot())))
+        t.op_scale(80)
+        assert (t.params.width, t.params.height) == (world["width"], world["height"])

@@ -110,6 +110,10 @@ class BoidsSession(Session):
         self.treat = boids.Treat()
         self.state = boids.initial_state(self.params)
         self.history = new_history()
+        # the sky's shape (width / height) as the stage or a restart gave it: the scaling
+        # experiment's worlds take it, not their own rounded sizes' (whose shape drifts by a
+        # thousandth a size, so the way back missed the flock's own sky: 160.001 x 100)
+        self.sky_aspect = self.params.width / self.params.height
         self._measured: tuple | None = None  # (state, params, measures): see _measure
         self._searched: tuple | None = None  # (state, params, pairs): see _search
         # (history, steps, all the measures) of that history's latest sample, for Describe
@@ -158,6 +162,7 @@ class BoidsSession(Session):
         new = self.params.with_values(**params)  # raises before anything changes
         if population is not None:  # the slider's range, or a size of the scaling experiment
             new = scaling.with_population(new, population)
+        self.sky_aspect = new.width / new.height
         return self._restart(new)
 
     def op_parse_query(self, query: dict) -> dict:
@@ -215,7 +220,7 @@ class BoidsSession(Session):
 
     def op_scale(self, n: Any) -> dict:
         n = validate(scaling.SCALE_SPECS, "n", n)
-        width, height = scaling.world_for(n, self.params.width / self.params.height)
+        width, height = scaling.world_for(n, self.sky_aspect)
         # the population may exceed the slider's range here: the world grows with it
         return self._restart(replace(self.params.with_values(width=width, height=height), population=n))
 
@@ -268,6 +273,7 @@ class BoidsSession(Session):
             self.treat = boids.Treat(True, *_wrap_point(self.treat.x * new.width / old.width,
                                                          self.treat.y * new.height / old.height, new))
         self.params = new
+        self.sky_aspect = new.width / new.height
         return self.op_state()
 
     def op_treat(self, x: Any = 0.0, y: Any = 0.0, on: Any = True) -> dict:
@@ -340,7 +346,7 @@ class BoidsSession(Session):
         s = self.state
         return {"lab": self.lab, "x": s.x.tolist(), "v": s.v.tolist(), "ids": s.ids.tolist(),
                 "t": s.t, "steps": s.steps, "next_id": s.next_id, "params": asdict(self.params),
-                "treat": asdict(self.treat), "run_sample": self.run_sample}
+                "treat": asdict(self.treat), "run_sample": self.run_sample, "sky_aspect": self.sky_aspect}
 
     def op_restore(self, snapshot: Any) -> dict:
         """Carry on from a :meth:`op_snapshot` (validated first; a bad one changes nothing).
@@ -358,12 +364,16 @@ class BoidsSession(Session):
             state = boids.BoidsState(x=x, v=v, ids=ids, steps=steps, next_id=int(snapshot["next_id"]))
             treat = boids.Treat(**snapshot.get("treat", {}))
             run_sample = validate(self.SPECS, "sample", snapshot.get("run_sample", params.sample))
+            sky_aspect = snapshot.get("sky_aspect", params.width / params.height)
+            if isinstance(sky_aspect, bool) or not isinstance(sky_aspect, (int, float)) or not 0 < sky_aspect < math.inf:
+                raise TypeError(f"sky_aspect {shown(sky_aspect)}")
         except (KeyError, TypeError) as exc:
             raise ValueError(f"restore: the snapshot is incomplete ({exc})") from None
         if not (len(x) == len(v) == len(ids) == params.population and np.isfinite(x).all()
                 and np.isfinite(v).all() and steps >= 0):
             raise ValueError("restore: the snapshot's arrays do not fit together")
         self.params, self.state, self.treat, self.run_sample = params, state, treat, run_sample
+        self.sky_aspect = float(sky_aspect)
         self.history = new_history()
         self.history.record(steps, self._measure())
         self._mark("restarted from the last good step")

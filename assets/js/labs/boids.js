@@ -42,6 +42,9 @@ import { mountRules, preloadEditor } from "../ui/rules.js";
 
 const LAB = "boids";
 const CURSOR_STEP = 3;              // lengths per arrow key press (Shift: x4)
+const STAGE_ROOM_WIDE_PX = 290;     // a wide window's height not given to the stage: the title, lead and Play row
+const STAGE_ROOM_PX = 190;          // ... a narrow or short one's (a phone's stage scrolls with the page)
+const LAPTOP_STAGE_MIN_PX = 400;    // a wide window that leaves the stage this much height is a laptop's
 const TAP_KEEPS_MS = 350;           // Enter or Space let go sooner than this: a tap, the treat stays
 
 export async function mount(section, ctx) {
@@ -56,6 +59,14 @@ export async function mount(section, ctx) {
   const $ = (sel) => section.querySelector(sel);
   const canvas = $(".bd-canvas");
   const stageEl = $(".bd-stage");
+  /** The width the stage's column offers it (measure may narrow the stage itself). */
+  function columnWidth() {
+    const cap = stageEl.style.maxWidth;
+    stageEl.style.maxWidth = "";
+    const w = stageEl.clientWidth;
+    stageEl.style.maxWidth = cap;
+    return w;
+  }
   const stage = new BoidsStage(canvas, fx);
   // minimal mode: "More settings" waits behind "Show all settings", which also opens it
   const advanced = $(".bd-advanced");
@@ -67,13 +78,22 @@ export async function mount(section, ctx) {
   // ---- size the stage, then start the model in a world of the same shape ----
   let cssW = 0, cssH = 0, dpr = 1, measuredVH = 0;
   function measure() {
-    cssW = Math.max(200, Math.round(stageEl.clientWidth || 640));
+    const columnW = Math.max(200, Math.round(columnWidth() || 640));
     // a wide screen shows the engine's default sky (its height / width); a phone a taller one
     const [w0, h0] = layout.constants.world_default;
-    const ratio = cssW >= 560 ? h0 / w0 : 1.1;
+    const wide = columnW >= 560;
+    const ratio = wide ? h0 / w0 : 1.1;
     measuredVH = viewHeight(); // the window's height bounds the stage's (embed.js: in a growing frame, the screen's)
-    const maxH = Math.max(260, measuredVH - 190);
+    // In a laptop's window the stage and its Play row fit under the lab's title and lead (with
+    // the row, about 290 px of the height; the row was below a 1280 x 800 window), and the stage
+    // keeps the default sky's shape, narrowed in its column (as Lab 1's is), never below 480 px
+    // wide.  A shorter wide window (a phone on its side) keeps the whole width and a wider sky;
+    // a phone's taller stage scrolls with its page.
+    const laptop = wide && measuredVH - STAGE_ROOM_WIDE_PX >= LAPTOP_STAGE_MIN_PX;
+    const maxH = Math.max(260, measuredVH - (laptop ? STAGE_ROOM_WIDE_PX : STAGE_ROOM_PX));
+    cssW = laptop ? Math.min(columnW, Math.max(480, Math.floor(maxH / ratio))) : columnW;
     cssH = Math.round(Math.min(cssW * ratio, maxH));
+    stageEl.style.maxWidth = cssW < columnW ? `${cssW}px` : "";
     dpr = pixelRatio();
     stage.resize(cssW, cssH, dpr);
   }
@@ -488,9 +508,9 @@ export async function mount(section, ctx) {
   const loop = createLoop(tick);
 
   // ---- resizing: the world follows the canvas shape ----
-  let lastW = cssW;
+  let lastW = Math.round(columnWidth());
   function onResize() {
-    const w = Math.round(stageEl.clientWidth);
+    const w = Math.round(columnWidth());
     if (!w || (Math.abs(w - lastW) < 2 && Math.abs(viewHeight() - measuredVH) < 2)) return;
     lastW = w;
     measure();
