@@ -10,6 +10,7 @@ button does.
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -669,7 +670,6 @@ def contrast(a, b):
 
 
 def _rgb(css):
-    import re
     return tuple(int(float(v)) for v in re.findall(r"[\d.]+", css)[:3])
 
 
@@ -1066,6 +1066,13 @@ def test_projector_colours_by_control_and_url(browser, server, size, name):
         show_lab(page, "boids")  # the page's theme stays on, and in the address, from lab to lab
         assert "theme=projector" in page.url
         page.screenshot(path=str(SHOTS / f"access-projector-boids-{name}.png"))
+        # the white stage has an edge on the near-white page, 3:1 or more against both (Lab 3's
+        # sky, whose edge is where the boids wrap, had none)
+        edge = page.evaluate("""() => { const s = getComputedStyle(document.querySelector('#lab-boids .bd-stage'));
+            return [s.boxShadow, s.backgroundColor, getComputedStyle(document.body).backgroundColor]; }""")
+        ring = re.search(r"rgb\(\d+, \d+, \d+\)", edge[0])
+        assert ring and re.search(r"0px 0px 0px [2-9]px", edge[0]), edge
+        assert min(contrast(_rgb(ring.group(0)), _rgb(edge[1])), contrast(_rgb(ring.group(0)), _rgb(edge[2]))) >= 3, edge
         btn = page.locator("#lab-boids .access-projector")
         btn.click()
         assert page.evaluate("() => document.documentElement.dataset.theme") is None
