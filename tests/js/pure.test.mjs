@@ -490,3 +490,11 @@ test("the key hint under a stage says what N and P step through in that lab", as
   assert.match(keyHints("vicsek"), /<kbd>P<\/kbd> next\/previous arrow ·/);
   assert.doesNotMatch(keyHints("boids"), /next\/previous/);  // Lab 3 has no N/P
 });
+
+test("a copied link from a page opened as a file says where it opens", async () => {
+  const { copiedHere, copiedWords } = await import("../../assets/js/ui/share.js");
+  const words = copiedWords();
+  assert.equal(copiedHere(words, "https:"), words);
+  const file = copiedHere(words, "file:");
+  assert.ok(file.startsWith(words) && file.includes("opens only where the same file sits in the same folder"), file);
+});

@@ -109,6 +109,15 @@ export function copiedWords(changedDuringRun = false, done = "setting changes") 
     : "Link copied. Opening it replays this run from its start with the same settings.";
 }
 
+/** A copy's answer, and where the link opens: a page opened as a file (the single file from a
+ *  USB stick, say) copies a file:// link, which opens only where that file sits at that place. */
+export function copiedHere(words, protocol = typeof location !== "undefined" ? location.protocol : "https:") {
+  return protocol === "file:"
+    ? `${words} It points to this file on this computer, so it opens only where the same file sits in the same folder; ` +
+      "to share the run, put the file where the others can reach it, or use the lab's web address."
+    : words;
+}
+
 /** How long a copy's answer stays beside its button (it is spoken once as well). */
 export const COPY_NOTE_MS = 20000;
 
@@ -139,7 +148,7 @@ export function answerBeside(button, words, kind = "info", ms = COPY_NOTE_MS, sp
  *  too (a sandboxed frame), or the prompt is dismissed, the note shows the link to copy by
  *  hand, so the click is never silent. */
 export async function copyLink(url, button, done = copiedWords()) {
-  const said = () => (typeof done === "function" ? done() : done); // (a function: words that wait for the link)
+  const said = () => copiedHere(typeof done === "function" ? done() : done); // (a function: words that wait for the link)
   const notify = (words, kind, spoken) => answerBeside(button, words, kind, COPY_NOTE_MS, spoken);
   if (typeof url !== "string") {
     // A link still being made (a promise): the clipboard is asked now, inside the click, with
