@@ -411,19 +411,26 @@ def test_the_page_responds_while_python_starts(browser, server):
     (a click or a scroll would be handled).  Measured side by side with the main-thread
     engine, which blocks the page for whole seconds while it imports numpy, as total blocking
     time (the time of each stall beyond 50 ms, summed: Lighthouse's measure)."""
-    mode_w, worker = _boot_gaps(browser, server, "worker")
-    mode_m, main = _boot_gaps(browser, server, "main")
-    assert (mode_w, mode_m) == ("worker", "main-thread")
-    tbt = {k: sum(max(0.0, g - 50) for g in v) for k, v in (("worker", worker), ("main", main))}
-    print(f"\nwhile Python started: total blocking time {tbt['worker']:.0f} ms in the worker, "
-          f"{tbt['main']:.0f} ms on the main thread; worst stall {max(worker):.0f} / {max(main):.0f} ms")
-    assert len(worker) > 20  # Python took a while to start, and the page kept running meanwhile
-    assert sorted(worker)[len(worker) // 2] < 25  # the typical timer is on time
-    assert tbt["main"] > 150  # the comparison is real: the main-thread engine blocks
+    # three boots of each, side by side in turn, and their medians: one boot's blocking time
+    # moves a lot with the machine (the main thread's 158-507 ms, the worker's 9-91 ms), and a
+    # single pair once read 91 against 158 ms
+    tbt = {"worker": [], "main-thread": []}
+    for _ in range(3):
+        for engine in ("worker", "main"):
+            mode, gaps = _boot_gaps(browser, server, engine)
+            tbt[mode].append(sum(max(0.0, g - 50) for g in gaps))
+            if mode == "worker":
+                assert len(gaps) > 20  # Python took a while to start, and the page kept running meanwhile
+                assert sorted(gaps)[len(gaps) // 2] < 25  # the typical timer is on time
+    assert [len(v) for v in tbt.values()] == [3, 3], tbt  # (each boot ran where it was asked)
+    worker, main = (sorted(tbt[k])[1] for k in ("worker", "main-thread"))
+    print(f"\nwhile Python started: total blocking time {worker:.0f} ms in the worker, {main:.0f} ms on the "
+          f"main thread (medians of {tbt})")
+    assert main > 150  # the comparison is real: the main-thread engine blocks
     # the worker's start still blocks the page a little (PyScript's own set-up on the main
-    # thread, 100-170 ms); measured 0.09-0.31 of the main-thread engine's in CI runs, so half
-    # of it is the bound: the engine's own start must not be on the page's thread
-    assert tbt["worker"] < 0.5 * tbt["main"]
+    # thread, up to 100-170 ms); measured 0.09-0.31 of the main-thread engine's in CI runs, so
+    # half of it is the bound: the engine's own start must not be on the page's thread
+    assert worker < 0.5 * main
 
 
 def test_the_worker_does_not_wait_for_pyscripts_unused_plugins(browser, server):
