@@ -86,7 +86,6 @@ def build_params(args) -> boids.Params:
     params = params.with_values(**sets)
     if population is not None:  # (after the world: a link's 10,000 boids come with their grown sky)
         params = scaling.with_population(params, population)
-        sets["population"] = population
     sample = one_sample(None if args.sample is None else validate(boids.SPECS, "sample", args.sample),
                         params.sample if "sample" in sets else None)
     return params if sample is None else params.with_values(sample=sample)

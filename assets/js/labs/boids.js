@@ -77,8 +77,8 @@ export async function mount(section, ctx) {
 
   // ---- size the stage, then start the model in a world of the same shape ----
   let cssW = 0, cssH = 0, dpr = 1, measuredVH = 0;
-  function measure() {
-    const columnW = Math.max(200, Math.round(columnWidth() || 640));
+  function measure(column = columnWidth()) {
+    const columnW = Math.max(200, Math.round(column || 640));
     // a wide screen shows the engine's default sky (its height / width); a phone a taller one
     const [w0, h0] = layout.constants.world_default;
     const wide = columnW >= 560;
@@ -513,7 +513,7 @@ export async function mount(section, ctx) {
     const w = Math.round(columnWidth());
     if (!w || (Math.abs(w - lastW) < 2 && Math.abs(viewHeight() - measuredVH) < 2)) return;
     lastW = w;
-    measure();
+    measure(w);
     showWorld(); // (whether the sky is drawn stretched follows the stage's shape)
     if (linkedWorld) { dirty = true; return; }  // a linked world keeps its size
     const want = worldFor(cssW, cssH, world.width * world.height);
